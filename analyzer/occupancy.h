@@ -1,0 +1,101 @@
+// The theoretical occupancy model: a bit-exact port of NVIDIA's cuda_occupancy.h (CUDA 13.0)
+// extended with what a trace knows and the header does not (executed carveout, clusters), plus
+// Nsight Compute's display variants. Pure C++: no CUDA needed. See docs/occupancy.md.
+#pragma once
+
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "status.h"
+
+namespace occ {
+
+// Device limits the model needs. Filled from a trace's device row or from the built-in
+// architecture table (arch_table.h). Field meanings follow cudaOccDeviceProp.
+struct DeviceProps {
+  std::string name;                  // "NVIDIA H100 80GB HBM3"; informational
+  int cc_major = 0;
+  int cc_minor = 0;
+  int num_sms = 0;
+  int warp_size = 32;
+  int max_threads_per_block = 1024;  // device limit
+  int max_threads_per_sm = 0;
+  int regs_per_block = 0;
+  int regs_per_sm = 0;
+  int smem_per_block = 0;            // default per-block limit (48 KiB)
+  int smem_per_block_optin = 0;      // opt-in limit, excludes the reserve (H100: 232448)
+  int smem_per_sm = 0;               // maximum carveout (H100: 233472)
+  int reserved_smem_per_block = 0;   // driver reserve per block (1024 on cc >= 8.0)
+};
+
+enum class CacheConfig { kPreferNone = 0, kPreferShared = 1, kPreferL1 = 2, kPreferEqual = 3 };
+enum class ShmemLimitConfig { kDefault = 0, kOptIn = 1 };
+enum class PartitionedGlobalCaching { kOff = 0, kOn = 1, kOnStrict = 2 };
+
+// One launch (or a hypothetical one). Field meanings follow cudaOccFuncAttributes +
+// cudaOccDeviceState + the launch's block and dynamic shared memory.
+struct LaunchParams {
+  int block_threads = 0;                  // bx * by * bz
+  int regs_per_thread = 0;
+  int static_smem = 0;                    // bytes
+  int dynamic_smem = 0;                   // bytes
+  int func_max_threads_per_block = INT_MAX;  // only used by the block-size search
+  ShmemLimitConfig shmem_limit_config = ShmemLimitConfig::kDefault;
+  int max_dynamic_smem = 0;               // cudaFuncAttributeMaxDynamicSharedMemorySize
+  int carveout_pct = -1;                  // requested carveout %, -1 = none requested
+  CacheConfig cache_config = CacheConfig::kPreferNone;
+  int num_block_barriers = 1;             // named barriers; 0 skips the barrier limit
+  PartitionedGlobalCaching gc = PartitionedGlobalCaching::kOff;
+  int virtual_resource_count = 0;
+  int executed_smem_config = 0;           // bytes the driver configured (CUPTI sharedMemoryExecuted); 0 = unknown
+  int cluster_size = 1;                   // blocks per cluster (cx*cy*cz)
+};
+
+// Bits as in cudaOccLimitingFactor, reproduced exactly (ties set several bits; BARRIERS is
+// added without clearing earlier bits).
+enum LimitingFactor : uint32_t {
+  kLimitWarps = 0x01,
+  kLimitRegisters = 0x02,
+  kLimitSharedMemory = 0x04,
+  kLimitBlocks = 0x08,
+  kLimitBarriers = 0x10,
+  kLimitVirtual = 0x20,
+};
+
+constexpr int kNoLimit = INT_MAX;
+
+struct OccupancyResult {
+  int active_blocks_per_sm = 0;
+  int active_warps_per_sm = 0;
+  double theoretical_occupancy_pct = 0;   // active warps / max warps per SM * 100
+  uint32_t limiting_factors = 0;          // LimitingFactor bits, exactly as cuda_occupancy.h
+  int block_limit_warps = 0;
+  int block_limit_registers = 0;          // kNoLimit when the kernel uses no registers
+  int block_limit_shared_mem = 0;         // kNoLimit when no shared memory is allocated
+  int block_limit_blocks = 0;
+  int block_limit_barriers = kNoLimit;    // kNoLimit when not applicable
+  int block_limit_virtual = kNoLimit;
+  int allocated_registers_per_block = 0;
+  int allocated_shared_mem_per_block = 0;
+  int allocated_registers_per_thread = 0; // ncu's "Registers Per Thread" (allocation-rounded)
+  int shared_mem_config_bytes = 0;        // carveout the header assumes for this launch
+  // Nsight Compute's display variants (docs/occupancy.md):
+  int ncu_block_limit_shared_mem = 0;     // floor(executed carveout / alloc) when executed is known
+  int ncu_block_limit_barriers = 0;       // min(barrier limit, block limit SM)
+  int warps_per_block = 0;
+  int max_warps_per_sm = 0;
+};
+
+// Returns the occupancy of `launch` on `device`, or InvalidArgument naming the bad value
+// (block size 0 or above the device limit, registers > 255, shared memory above the limit...).
+// A launch that is valid but cannot be resident (e.g. too many registers per block) is OK with
+// active_blocks_per_sm == 0.
+StatusOr<OccupancyResult> ComputeOccupancy(const DeviceProps& device, const LaunchParams& launch);
+
+// Human-readable names of the bits ("warps", "registers", "shared_memory", "blocks",
+// "barriers", "virtual"), in that order.
+std::vector<std::string> LimitingFactorNames(uint32_t factors);
+
+}  // namespace occ

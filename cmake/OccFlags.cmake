@@ -1,0 +1,17 @@
+# Compiler flags as INTERFACE targets, linked by project targets only (never global flags),
+# so generated protobuf code and third-party headers are not held to our warning level.
+add_library(occ_warnings INTERFACE)
+target_compile_options(occ_warnings INTERFACE
+  -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wold-style-cast -Wcast-align
+  -Wunused -Woverloaded-virtual -Wconversion -Wsign-conversion -Wnull-dereference
+  -Wdouble-promotion -Wformat=2 -Wimplicit-fallthrough)
+if(OCC_WERROR)
+  target_compile_options(occ_warnings INTERFACE -Werror)
+endif()
+
+add_library(occ_sanitizers INTERFACE)
+if(OCC_SANITIZE)
+  # Applied globally so that every object (protobuf generated code too) agrees on the ABI.
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()

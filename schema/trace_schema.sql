@@ -1,0 +1,184 @@
+-- occtrace trace file schema, version 1 (OCC_META.schema_version).
+--
+-- Tables that the Nsight Systems SQLite export (`nsys export --type sqlite`) also has keep its
+-- table and column names, so scripts written for nsys exports read occtrace traces unchanged:
+-- StringIds, TARGET_INFO_GPU, TARGET_INFO_CUDA_DEVICE and CUPTI_ACTIVITY_KIND_KERNEL (here a
+-- view). occtrace's own data lives in OCC_* tables. docs/schema.md documents every column.
+--
+-- Storage layout: a launch row (OCC_LAUNCH) holds only what changes per launch; everything
+-- that is the same for many launches of a kernel (name, grid, block, resources, executed
+-- carveout, graph node) is interned once in OCC_KERNEL_CONFIG. This keeps a launch at about
+-- 30 bytes on disk and lets the analyzer aggregate by configId without string work.
+
+CREATE TABLE IF NOT EXISTS OCC_META (
+  name  TEXT PRIMARY KEY NOT NULL,
+  value TEXT
+);
+
+-- Interned strings (kernel names), as in nsys exports.
+CREATE TABLE IF NOT EXISTS StringIds (
+  id    INTEGER PRIMARY KEY,
+  value TEXT NOT NULL
+);
+
+-- One row per CUDA device used, nsys column names. Values the CUPTI device record does not
+-- carry come from cuDeviceGetAttribute at trace time.
+CREATE TABLE IF NOT EXISTS TARGET_INFO_GPU (
+  vmId                  INTEGER,
+  id                    INTEGER PRIMARY KEY,  -- = TARGET_INFO_CUDA_DEVICE.gpuId
+  name                  TEXT,
+  busLocation           TEXT,
+  isDiscrete            INTEGER,
+  l2CacheSize           INTEGER,
+  totalMemory           INTEGER,
+  memoryBandwidth       INTEGER,
+  clockRate             INTEGER,              -- Hz
+  smCount               INTEGER,
+  pwGpuId               INTEGER,
+  uuid                  TEXT,
+  luid                  INTEGER,
+  chipName              TEXT,
+  cuDevice              INTEGER,
+  ctxswDevPath          TEXT,
+  ctrlDevPath           TEXT,
+  revision              INTEGER,
+  nodeMask              INTEGER,
+  constantMemory        INTEGER,
+  maxIPC                INTEGER,
+  maxRegistersPerBlock  INTEGER,
+  maxShmemPerBlock      INTEGER,              -- default (non-opt-in) limit, 48 KiB
+  maxShmemPerBlockOptin INTEGER,
+  maxShmemPerSm         INTEGER,
+  maxRegistersPerSm     INTEGER,
+  threadsPerWarp        INTEGER,
+  asyncEngines          INTEGER,
+  maxWarpsPerSm         INTEGER,
+  maxBlocksPerSm        INTEGER,
+  maxThreadsPerBlock    INTEGER,
+  maxBlockDimX          INTEGER,
+  maxBlockDimY          INTEGER,
+  maxBlockDimZ          INTEGER,
+  maxGridDimX           INTEGER,
+  maxGridDimY           INTEGER,
+  maxGridDimZ           INTEGER,
+  computeMajor          INTEGER,
+  computeMinor          INTEGER,
+  smMajor               INTEGER,
+  smMinor               INTEGER,
+  numaNodeId            INTEGER
+);
+
+CREATE TABLE IF NOT EXISTS TARGET_INFO_CUDA_DEVICE (
+  gpuId              INTEGER NOT NULL,  -- TARGET_INFO_GPU.id
+  cudaId             INTEGER NOT NULL,  -- CUDA ordinal = kernel deviceId
+  pid                INTEGER,
+  uuid               TEXT,
+  numMultiprocessors INTEGER
+);
+
+-- Device facts the occupancy model needs that nsys does not export.
+CREATE TABLE IF NOT EXISTS OCC_DEVICE (
+  gpuId                       INTEGER PRIMARY KEY,  -- TARGET_INFO_GPU.id
+  reservedSharedMemPerBlock   INTEGER,              -- CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK
+  maxThreadsPerMultiprocessor INTEGER,              -- CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR
+  isMigEnabled                INTEGER,
+  gpuInstanceId               INTEGER,
+  computeInstanceId           INTEGER,
+  driverVersion               INTEGER               -- cuDriverGetVersion
+);
+
+-- One row per distinct launch configuration. Columns named as in nsys' kernel table.
+CREATE TABLE IF NOT EXISTS OCC_KERNEL_CONFIG (
+  id                              INTEGER PRIMARY KEY,
+  deviceId                        INTEGER NOT NULL,
+  contextId                       INTEGER NOT NULL,
+  greenContextId                  INTEGER,
+  demangledName                   INTEGER NOT NULL,  -- StringIds.id
+  shortName                       INTEGER NOT NULL,  -- StringIds.id
+  mangledName                     INTEGER NOT NULL,  -- StringIds.id
+  launchType                      INTEGER NOT NULL,  -- CUpti_ActivityLaunchType
+  cacheConfig                     INTEGER NOT NULL,  -- requested CUfunc_cache
+  registersPerThread              INTEGER NOT NULL,
+  gridX                           INTEGER NOT NULL,
+  gridY                           INTEGER NOT NULL,
+  gridZ                           INTEGER NOT NULL,
+  blockX                          INTEGER NOT NULL,
+  blockY                          INTEGER NOT NULL,
+  blockZ                          INTEGER NOT NULL,
+  staticSharedMemory              INTEGER NOT NULL,
+  dynamicSharedMemory             INTEGER NOT NULL,
+  localMemoryPerThread            INTEGER NOT NULL,
+  localMemoryTotal                INTEGER,
+  sharedMemoryExecuted            INTEGER NOT NULL,  -- executed carveout (bytes); 0 = not reported
+  sharedMemoryLimitConfig         INTEGER NOT NULL,  -- CUpti_FuncShmemLimitConfig: 0 default, 1 opt-in
+  sharedMemoryRequestedPercentage INTEGER,           -- requested carveout %, NULL if none requested
+  graphId                         INTEGER NOT NULL,  -- 0 unless launched from a graph
+  graphNodeId                     INTEGER NOT NULL,
+  clusterX                        INTEGER NOT NULL,
+  clusterY                        INTEGER NOT NULL,
+  clusterZ                        INTEGER NOT NULL,
+  clusterSchedulingPolicy         INTEGER NOT NULL,
+  maxPotentialClusterSize         INTEGER NOT NULL,
+  maxActiveClusters               INTEGER NOT NULL,
+  isDeviceLaunched                INTEGER NOT NULL
+);
+
+-- One row per kernel launch: only what differs between launches of one configuration.
+CREATE TABLE IF NOT EXISTS OCC_LAUNCH (
+  start         INTEGER NOT NULL,  -- ns (CUPTI timestamp); 0 when the profiler replayed it
+  duration      INTEGER NOT NULL,  -- ns, end - start
+  configId      INTEGER NOT NULL,  -- OCC_KERNEL_CONFIG.id
+  streamId      INTEGER NOT NULL,
+  correlationId INTEGER NOT NULL
+);
+
+-- Achieved occupancy (issue 5): one row per launch the range profiler was asked to measure.
+CREATE TABLE IF NOT EXISTS OCC_ACHIEVED (
+  correlationId              INTEGER NOT NULL,  -- OCC_LAUNCH.correlationId
+  contextId                  INTEGER NOT NULL,
+  status                     TEXT NOT NULL,     -- 'measured' or why not ('graph', 'capturing', 'no-range', ...)
+  achievedOccupancyPct       REAL,              -- sm__warps_active.avg.pct_of_peak_sustained_active
+  warpsActivePerCycle        REAL,              -- sm__warps_active.avg.per_cycle_active
+  smCyclesActive             REAL,              -- sm__cycles_active.avg
+  gpuTimeNs                  REAL,              -- gpu__time_duration.sum
+  policy                     TEXT NOT NULL,     -- 'sample' or 'all'
+  sampleIndex                INTEGER            -- n-th sample of its signature (0-based)
+);
+
+-- nsys-compatible kernel table, as a view over the compact storage.
+CREATE VIEW IF NOT EXISTS CUPTI_ACTIVITY_KIND_KERNEL AS
+SELECT
+  l.start                              AS start,
+  l.start + l.duration                 AS "end",
+  c.deviceId                           AS deviceId,
+  c.contextId                          AS contextId,
+  c.greenContextId                     AS greenContextId,
+  l.streamId                           AS streamId,
+  l.correlationId                      AS correlationId,
+  CAST((SELECT value FROM OCC_META WHERE name = 'pid') AS INTEGER) AS globalPid,
+  c.demangledName                      AS demangledName,
+  c.shortName                          AS shortName,
+  c.mangledName                        AS mangledName,
+  c.launchType                         AS launchType,
+  c.cacheConfig                        AS cacheConfig,
+  c.registersPerThread                 AS registersPerThread,
+  c.gridX AS gridX, c.gridY AS gridY, c.gridZ AS gridZ,
+  c.blockX AS blockX, c.blockY AS blockY, c.blockZ AS blockZ,
+  c.staticSharedMemory                 AS staticSharedMemory,
+  c.dynamicSharedMemory                AS dynamicSharedMemory,
+  c.localMemoryPerThread               AS localMemoryPerThread,
+  c.localMemoryTotal                   AS localMemoryTotal,
+  NULL                                 AS gridId,
+  c.sharedMemoryExecuted               AS sharedMemoryExecuted,
+  c.graphNodeId                        AS graphNodeId,
+  c.sharedMemoryLimitConfig            AS sharedMemoryLimitConfig,
+  NULL AS qmdBulkReleaseDone, NULL AS qmdPreexitDone, NULL AS qmdLastCtaDone,
+  c.graphId                            AS graphId,
+  c.clusterX AS clusterX, c.clusterY AS clusterY, c.clusterZ AS clusterZ,
+  c.clusterSchedulingPolicy            AS clusterSchedulingPolicy,
+  c.maxPotentialClusterSize            AS maxPotentialClusterSize,
+  c.maxActiveClusters                  AS maxActiveClusters,
+  c.sharedMemoryRequestedPercentage    AS sharedMemoryRequestedPercentage,
+  NULL                                 AS tensorSizeMinusOneElements,
+  c.id                                 AS occConfigId
+FROM OCC_LAUNCH l JOIN OCC_KERNEL_CONFIG c ON c.id = l.configId;

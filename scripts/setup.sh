@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the Debian packages occtrace needs, when missing (idempotent; needs root or sudo).
+#   scripts/setup.sh          build dependencies
+#   scripts/setup.sh --test   also test-only tools (clang for libFuzzer, chromium for the HTML test)
+set -euo pipefail
+pkgs=(cmake make g++ pkg-config sqlite3 libsqlite3-dev libprotobuf-dev protobuf-compiler
+      libcli11-dev libgtest-dev libgmock-dev)
+if [[ "${1:-}" == "--test" ]]; then
+  pkgs+=(clang libclang-rt-14-dev chromium)
+fi
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+echo "setup: installing ${missing[*]}" >&2
+sudo_cmd=()
+if [[ "$(id -u)" -ne 0 ]]; then sudo_cmd=(sudo); fi
+"${sudo_cmd[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
