@@ -86,6 +86,7 @@ struct OccupancyResult {
   int ncu_block_limit_barriers = 0;       // min(barrier limit, block limit SM)
   int warps_per_block = 0;
   int max_warps_per_sm = 0;
+  bool partitioned_gc_enabled = false;    // the header's result.partitionedGCConfig != OFF
 };
 
 // Returns the occupancy of `launch` on `device`, or InvalidArgument naming the bad value
@@ -93,6 +94,17 @@ struct OccupancyResult {
 // A launch that is valid but cannot be resident (e.g. too many registers per block) is OK with
 // active_blocks_per_sm == 0.
 StatusOr<OccupancyResult> ComputeOccupancy(const DeviceProps& device, const LaunchParams& launch);
+
+// The header's computation alone, for any input it accepts: no range validation beyond what
+// cudaOccMaxActiveBlocksPerMultiprocessor itself checks (it returns InvalidArgument exactly where
+// the header returns an error, e.g. block size <= 0 or a carveout above the largest supported
+// size). A block larger than the device limit gives 0 blocks, as in the header. The Nsight
+// Compute fields are filled too. Used by ComputeOccupancy and the differential test.
+StatusOr<OccupancyResult> ComputeOccupancyUnchecked(const DeviceProps& device,
+                                                    const LaunchParams& launch);
+
+// Checks `launch` against the device's limits: what ComputeOccupancy rejects.
+Status ValidateLaunch(const DeviceProps& device, const LaunchParams& launch);
 
 // Human-readable names of the bits ("warps", "registers", "shared_memory", "blocks",
 // "barriers", "virtual"), in that order.
