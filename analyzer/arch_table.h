@@ -68,8 +68,9 @@ StatusOr<DeviceProps> DevicePropsForCc(int cc_major, int cc_minor, int num_sms);
 
 // "H100", "h100-sxm", "NVIDIA H100 80GB HBM3" (case-insensitive, spaces/dashes/underscores
 // ignored), or "sm_90" / "9.0" / "90" / "sm90a" -> DeviceProps. Unknown names ->
-// InvalidArgument naming the closest known GPUs.
-StatusOr<DeviceProps> LookupGpu(std::string_view name_or_cc);
+// InvalidArgument naming the closest known GPUs. num_sms_override > 0 replaces the SM count
+// (MIG / green contexts, or a compute capability without a reference GPU such as sm_88).
+StatusOr<DeviceProps> LookupGpu(std::string_view name_or_cc, int num_sms_override = 0);
 
 // Fills every zero field of `device` (other than name, cc and num_sms) from the table for its
 // compute capability and appends the names of the fields it filled to `defaulted` (may be
