@@ -234,7 +234,8 @@ void ExplainGap(const ConfigStats& c, const OccupancyResult& r, const Waves& w, 
         std::to_string(w.blocks_per_wave) + " (" + std::to_string(r.active_blocks_per_sm) +
         " blocks/SM x " + std::to_string(num_sms) + " SMs), so busy SMs hold at most " +
         std::to_string(std::min<int64_t>(blocks_per_busy_sm, r.active_blocks_per_sm)) +
-        " blocks: wave-capped estimate " + Fixed(estimate) + "%");
+        " of " + std::to_string(r.active_blocks_per_sm) + " possible blocks: wave-capped "
+        "estimate " + Fixed(estimate) + "%");
     explained = estimate <= achieved->mean_pct() + kAchievedGapPoints;
   } else if (w.tail_blocks > 0) {
     int64_t tail_sms = std::min<int64_t>(w.tail_blocks, num_sms);
@@ -359,7 +360,8 @@ Judged JudgeGroup(Context* ctx, const Group& g, int64_t run_total_ns) {
   for (const auto& note : advice.notes) {
     // Barrier, wave and grid notes are covered above or once per report.
     if (note.find("barrier") != std::string::npos || note.find("wave") != std::string::npos ||
-        note.find("grid") != std::string::npos || note.find("local memory") != std::string::npos) {
+        note.find("grid") != std::string::npos || note.find("local memory") != std::string::npos ||
+        note.find("idle lanes") != std::string::npos) {
       continue;
     }
     bool dup = false;
