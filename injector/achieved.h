@@ -1,0 +1,52 @@
+// Interface between the injector core (subscriber, callbacks, writer thread) and the
+// achieved-occupancy measurement (CUPTI range profiler, sampling policy). The core owns the one
+// CUPTI subscriber and forwards every callback; the profiler hands finished samples to a sink
+// that queues them for the writer thread (never SQLite on the launching thread).
+#pragma once
+
+#include <cupti.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace occ::inj {
+
+// One row of OCC_ACHIEVED (schema/trace_schema.sql).
+struct AchievedSample {
+  uint32_t correlation_id = 0;   // outermost launch API id: joins OCC_LAUNCH.correlationId
+  uint32_t context_id = 0;
+  std::string status;            // "measured", or why not: "graph", "capturing", "no-range", ...
+  double achieved_occupancy_pct = -1;  // < 0: absent
+  double warps_active_per_cycle = -1;
+  double sm_cycles_active = -1;
+  double gpu_time_ns = -1;
+  std::string policy;            // "sample" or "all"
+  int32_t sample_index = 0;      // n-th sample of its signature
+};
+
+// Thread-safe; may be called from any application thread.
+using AchievedSink = std::function<void(AchievedSample&&)>;
+
+class AchievedProfiler {
+ public:
+  virtual ~AchievedProfiler() = default;
+  // Called once, right after the core subscribed: enable the callbacks the profiler needs.
+  virtual void EnableCallbacks(CUpti_SubscriberHandle subscriber) = 0;
+  // The core forwards every callback of its subscriber here, after its own handling.
+  virtual void OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                          const void* cbdata) = 0;
+  // At process exit (or tracing shutdown), before the core's final flush.
+  virtual void Shutdown() = 0;
+  // name/value rows for OCC_META: mode, status (why absent), counts of measured launches...
+  virtual std::vector<std::pair<std::string, std::string>> SessionMeta() const = 0;
+};
+
+// Reads OCCTRACE_ACHIEVED / OCCTRACE_SAMPLES / OCCTRACE_SAMPLE_BUDGET. Returns nullptr when
+// the mode is "off"; the core then records achieved_mode=off itself.
+std::unique_ptr<AchievedProfiler> CreateAchievedProfiler(AchievedSink sink);
+
+}  // namespace occ::inj
