@@ -37,6 +37,7 @@ std::atomic<int> g_commit_request{0};   // a chained signal: commit now
 std::atomic<int> g_signal_wake_fd{-1};
 std::atomic<pid_t> g_signal_owner_pid{0};
 std::atomic<bool> g_forked_child{false};
+std::atomic<int> g_live_sessions{0};
 
 int SignalIndex(int signal_number) {
   for (int i = 0; i < kNumHandledSignals; ++i) {
@@ -168,20 +169,25 @@ void ApplyEnvironment(SessionOptions* options) {
   options->quiet = quiet != nullptr && *quiet != '\0' && *quiet != '0';
 }
 
-void TraceSession::OnForkChild() { g_forked_child.store(true); }
+void TraceSession::OnForkChild() {
+  if (g_live_sessions.load() > 0) g_forked_child.store(true);
+}
 bool TraceSession::InForkedChild() { return g_forked_child.load(); }
 
 TraceSession::TraceSession(const SessionOptions& options, SessionHooks hooks)
-    : options_(options), hooks_(std::move(hooks)), owner_pid_(getpid()) {}
+    : options_(options), hooks_(std::move(hooks)), writer_(std::make_unique<TraceWriter>()),
+      owner_pid_(getpid()) {
+  g_live_sessions.fetch_add(1);
+}
 
 std::unique_ptr<TraceSession> TraceSession::Start(const SessionOptions& options, SessionHooks hooks) {
   static std::once_flag atfork_once;
   std::call_once(atfork_once, [] { pthread_atfork(nullptr, nullptr, ForkChildHook); });
 
   std::unique_ptr<TraceSession> session(new TraceSession(options, std::move(hooks)));
-  if (!session->writer_.Open(options.path)) return nullptr;
+  if (!session->writer_->Open(options.path)) return nullptr;
   const PatternContext process = CurrentProcessContext();
-  TraceWriter& w = session->writer_;
+  TraceWriter& w = *session->writer_;
   w.SetMeta("schema_version", "1");
   w.SetMeta("occtrace_version", OCC_VERSION);
   w.SetMeta("command_line", CommandLine());
@@ -207,15 +213,22 @@ std::unique_ptr<TraceSession> TraceSession::Start(const SessionOptions& options,
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, &previous);
   session->active_.store(true);
-  session->writer_thread_ = std::thread([s = session.get()] { s->WriterLoop(); });
-  session->writer_thread_id_ = session->writer_thread_.get_id();
+  session->writer_thread_ = std::make_unique<std::thread>([s = session.get()] { s->WriterLoop(); });
+  session->writer_thread_id_ = session->writer_thread_->get_id();
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   return session;
 }
 
 TraceSession::~TraceSession() {
-  if (InForkedChild() || getpid() != owner_pid_) return;  // never touch the parent's state
+  if (InForkedChild() || getpid() != owner_pid_) {
+    // Never touch the parent's file, connection, thread or buffers (leaked on purpose).
+    static_cast<void>(writer_.release());
+    static_cast<void>(writer_thread_.release());
+    free_buffers_.clear();
+    return;
+  }
   Finish("complete");
+  g_live_sessions.fetch_sub(1);
   if (g_signal_wake_fd.load() == wake_fd_) g_signal_wake_fd.store(-1);
   for (int i = 0; i < kNumHandledSignals; ++i) {
     if (g_installed[i].exchange(false)) sigaction(kHandledSignals[i], &g_previous_actions[i], nullptr);
@@ -314,34 +327,34 @@ void TraceSession::Wake() {
 void TraceSession::ProcessItems(std::deque<Item>* items) {
   for (Item& item : *items) {
     if (auto* buffer = std::get_if<BufferItem>(&item)) {
-      writer_.AddBuffer(buffer->data, buffer->valid_size);
+      writer_->AddBuffer(buffer->data, buffer->valid_size);
       ReleaseBuffer(buffer->data);
     } else if (auto* extras = std::get_if<DeviceExtras>(&item)) {
-      writer_.AddDeviceExtras(*extras);
+      writer_->AddDeviceExtras(*extras);
     } else if (auto* sample = std::get_if<AchievedSample>(&item)) {
-      writer_.AddAchieved(*sample);
+      writer_->AddAchieved(*sample);
     } else if (auto* meta = std::get_if<MetaItem>(&item)) {
-      writer_.SetMeta(meta->name, meta->value);
+      writer_->SetMeta(meta->name, meta->value);
     }
   }
   items->clear();
-  if (writer_.failed()) active_.store(false);
+  if (writer_->failed()) active_.store(false);
 }
 
 void TraceSession::CloseWriter(const std::string& status) {
   if (hooks_.final_meta) {
-    for (auto& [name, value] : hooks_.final_meta()) writer_.SetMeta(name, value);
+    for (auto& [name, value] : hooks_.final_meta()) writer_->SetMeta(name, value);
   }
-  const WriterStats& stats = writer_.stats();
-  writer_.SetMeta("launch_count", std::to_string(stats.launches));
-  writer_.SetMeta("kernel_count", std::to_string(stats.kernels));
-  writer_.SetMeta("config_count", std::to_string(stats.configs));
-  writer_.SetMeta("achieved_count", std::to_string(stats.achieved));
-  writer_.SetMeta("dropped_records", std::to_string(dropped_records_.load()));
-  writer_.SetMeta("refused_buffer_requests", std::to_string(refused_buffers_.load()));
-  writer_.SetMeta("end_time_ns", std::to_string(RealtimeNs()));
-  writer_.SetMeta("status", status);
-  const bool ok = writer_.Close();
+  const WriterStats& stats = writer_->stats();
+  writer_->SetMeta("launch_count", std::to_string(stats.launches));
+  writer_->SetMeta("kernel_count", std::to_string(stats.kernels));
+  writer_->SetMeta("config_count", std::to_string(stats.configs));
+  writer_->SetMeta("achieved_count", std::to_string(stats.achieved));
+  writer_->SetMeta("dropped_records", std::to_string(dropped_records_.load()));
+  writer_->SetMeta("refused_buffer_requests", std::to_string(refused_buffers_.load()));
+  writer_->SetMeta("end_time_ns", std::to_string(RealtimeNs()));
+  writer_->SetMeta("status", status);
+  const bool ok = writer_->Close();
   final_stats_ = stats;
   active_.store(false);
   if (!options_.quiet) {
@@ -448,9 +461,9 @@ void TraceSession::WriterLoop() {
         }
         ProcessItems(&items);
       }
-      writer_.SetMeta("launch_count", std::to_string(writer_.stats().launches));
-      writer_.Commit();
-      if (writer_.failed()) active_.store(false);
+      writer_->SetMeta("launch_count", std::to_string(writer_->stats().launches));
+      writer_->Commit();
+      if (writer_->failed()) active_.store(false);
       next_commit = Clock::now() + period;
     }
   }
@@ -458,10 +471,10 @@ void TraceSession::WriterLoop() {
 
 void TraceSession::Finish(const char* reason) {
   if (InForkedChild() || getpid() != owner_pid_) return;
-  if (!writer_thread_.joinable() && !finished_.load()) {
+  if (!writer_thread_ && !finished_.load()) {
     // Start() failed before the writer thread existed: nothing was traced.
     finished_.store(true);
-    writer_.Close();
+    writer_->Close();
     return;
   }
   if (finished_.exchange(true)) {
@@ -490,7 +503,7 @@ void TraceSession::Finish(const char* reason) {
     }
     Wake();
   }
-  if (writer_thread_.joinable() && !OnWriterThread()) writer_thread_.join();
+  if (writer_thread_ && writer_thread_->joinable() && !OnWriterThread()) writer_thread_->join();
 }
 
 WriterStats TraceSession::final_stats() const {

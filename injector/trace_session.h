@@ -93,7 +93,8 @@ class TraceSession {
   WriterStats final_stats() const;
   uint64_t dropped_records() const { return dropped_records_.load(); }
 
-  // pthread_atfork child hook: marks every session of the parent as foreign.
+  // pthread_atfork child hook: if the parent had a live session, marks this process as a
+  // forked child in which every session call is a no-op.
   static void OnForkChild();
   static bool InForkedChild();
 
@@ -120,7 +121,10 @@ class TraceSession {
 
   SessionOptions options_;
   SessionHooks hooks_;
-  TraceWriter writer_;  // writer thread only (and Finish after joining it)
+  // Heap-held so that a forked child can abandon them (release, never destroy): destroying
+  // them there would close the parent's SQLite connection or std::terminate on a thread
+  // that does not exist in the child.
+  std::unique_ptr<TraceWriter> writer_;  // writer thread only (and Finish after joining it)
   pid_t owner_pid_ = 0;
   int wake_fd_ = -1;
 
@@ -132,7 +136,7 @@ class TraceSession {
   std::vector<uint8_t*> free_buffers_;
   size_t allocated_buffers_ = 0;
 
-  std::thread writer_thread_;
+  std::unique_ptr<std::thread> writer_thread_;
   std::thread::id writer_thread_id_;
   std::atomic<bool> active_{false};
   std::atomic<bool> finished_{false};
