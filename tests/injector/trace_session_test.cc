@@ -206,6 +206,7 @@ std::atomic<int> g_program_handler_calls{0};
 void ProgramHandler(int) { g_program_handler_calls.fetch_add(1); }
 
 TEST(TraceSessionSignalTest, ProgramHandlerIsChainedAndTracingContinues) {
+  g_program_handler_calls.store(0);
   const std::string path = testing::TempPath("chain");
   struct sigaction program {}, saved {};
   program.sa_handler = ProgramHandler;
