@@ -91,7 +91,8 @@ void QueryDevice(Tracer* tracer, CUcontext context) {
   CUpti_Device_GetChipName_Params chip{};
   chip.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
   chip.deviceIndex = device_id;
-  if (OCC_CUPTI_OK(cuptiDeviceGetChipName(&chip)) && chip.pChipName != nullptr) {
+  // Optional (a profiler API; may be unavailable, e.g. under vGPU): no message when it fails.
+  if (cuptiDeviceGetChipName(&chip) == CUPTI_SUCCESS && chip.pChipName != nullptr) {
     extras.chip_name = chip.pChipName;
   }
   tracer->session->SubmitDeviceExtras(std::move(extras));
