@@ -114,7 +114,7 @@ void Merge(ConfigStats* into, const ConfigStats& from) {
     }
   }
   into->launches += from.launches;
-  into->total_ns += from.total_ns;
+  into->total_ns = SaturatingAdd(into->total_ns, from.total_ns);
   if (from.achieved_samples > 0) {
     if (into->achieved_samples == 0) {
       into->achieved_min = from.achieved_min;
@@ -481,7 +481,7 @@ StatusOr<Analysis> Analyze(const ReportOptions& options, const std::vector<std::
       reader->AddWarning("no kernel launches in this file");
     }
     any_launch |= scan.launches > 0;
-    a.run_total_ns += scan.total_ns;
+    a.run_total_ns = SaturatingAdd(a.run_total_ns, scan.total_ns);
     a.run_launches += scan.launches;
     if (scan.first_start > 0) {
       first = first == 0 ? scan.first_start : std::min(first, scan.first_start);
@@ -657,21 +657,21 @@ StatusOr<occtrace::Report> BuildReport(const ReportOptions& options) {
     names.insert(g.name());
     matched_launches += g.launches();
     double theo = g.occupancy().theoretical_occupancy_pct();
-    if (theo < 50) below_half_ns += g.total_ns();
-    recoverable += g.recoverable_ns_upper_bound();
-    judged_ns += g.total_ns();
+    if (theo < 50) below_half_ns = SaturatingAdd(below_half_ns, g.total_ns());
+    recoverable = SaturatingAdd(recoverable, g.recoverable_ns_upper_bound());
+    judged_ns = SaturatingAdd(judged_ns, g.total_ns());
     weighted_theo += theo * static_cast<double>(g.total_ns());
     if (g.achieved().samples() > 0) {
-      achieved_ns += g.total_ns();
+      achieved_ns = SaturatingAdd(achieved_ns, g.total_ns());
       weighted_ach += g.achieved().mean_pct() * static_cast<double>(g.total_ns());
     }
-    by_limiter[g.limiting_factor()] += g.total_ns();
+    by_limiter[g.limiting_factor()] = SaturatingAdd(by_limiter[g.limiting_factor()], g.total_ns());
   }
   int64_t unjudged_ns = 0;
   for (const auto& g : a.unjudged) {
     names.insert(g.name());
     matched_launches += g.launches();
-    unjudged_ns += g.total_ns();
+    unjudged_ns = SaturatingAdd(unjudged_ns, g.total_ns());
   }
   if (matched_launches == 0) {
     return NotFound("no kernel launch matches --kernel '" + options.kernel_regex + "'");

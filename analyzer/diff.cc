@@ -26,12 +26,12 @@ std::map<std::string, KernelTotals> Totals(const std::vector<occtrace::KernelGro
   for (const auto& g : groups) {
     KernelTotals& t = totals[g.name()];
     t.present = true;
-    t.total_ns += g.total_ns();
+    t.total_ns = SaturatingAdd(t.total_ns, g.total_ns());
     t.launches += g.launches();
     if (g.judged()) {
       t.weighted_occupancy += g.occupancy().theoretical_occupancy_pct() *
                               static_cast<double>(g.total_ns());
-      t.judged_ns += g.total_ns();
+      t.judged_ns = SaturatingAdd(t.judged_ns, g.total_ns());
     }
     if (g.total_ns() > t.largest_ns) {
       t.largest_ns = g.total_ns();

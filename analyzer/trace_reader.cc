@@ -548,7 +548,7 @@ void AddLaunch(ConfigStats* c, int64_t ns) {
     c->max_ns = std::max(c->max_ns, ns);
   }
   ++c->launches;
-  c->total_ns += ns;
+  c->total_ns = SaturatingAdd(c->total_ns, ns);
 }
 
 }  // namespace
@@ -620,10 +620,10 @@ StatusOr<TraceScan> TraceReader::ScanOcctrace(const std::string& kernel_regex) {
     AddLaunch(&c, duration);
     if (start > 0) {
       first_start = std::min(first_start, start);
-      last_end = std::max(last_end, start + duration);
+      last_end = std::max(last_end, SaturatingAdd(start, duration));
     }
     ++scan.launches;
-    scan.total_ns += duration;
+    scan.total_ns = SaturatingAdd(scan.total_ns, duration);
   }
   if (unknown_config > 0) {
     AddWarning(std::to_string(unknown_config) +
@@ -694,7 +694,7 @@ StatusOr<TraceScan> TraceReader::ScanNsys(const std::string& kernel_regex) {
       "SELECT g.*, sd.value AS demangled, ss.value AS short, sm.value AS mangled, "
       "CASE WHEN ?1 IS NULL THEN 1 ELSE coalesce(sd.value, ss.value, '') REGEXP ?1 END AS matched "
       "FROM (SELECT " + keys + ", min(" + graph + ") AS graph, min(" + context + ") AS context, "
-      "sum(" + good + ") AS good, sum(CASE WHEN " + good + " THEN " + dur + " END) AS total, "
+      "sum(" + good + ") AS good, total(CASE WHEN " + good + " THEN " + dur + " END) AS total, "
       "min(CASE WHEN " + good + " THEN " + dur + " END) AS min_ns, "
       "max(CASE WHEN " + good + " THEN " + dur + " END) AS max_ns, "
       "min(CASE WHEN " + good + " AND k.start > 0 THEN k.start END) AS first_start, "
@@ -755,7 +755,7 @@ StatusOr<TraceScan> TraceReader::ScanNsys(const std::string& kernel_regex) {
     if (auto s = r.Int("first_start")) first_start = std::min(first_start, *s);
     if (auto e = r.Int("last_end")) last_end = std::max(last_end, *e);
     scan.launches += c.launches;
-    scan.total_ns += c.total_ns;
+    scan.total_ns = SaturatingAdd(scan.total_ns, c.total_ns);
     scan.configs.push_back(std::move(c));
   }
   if (bad > 0) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <climits>
 #include <functional>
 #include <map>
 #include <memory>
@@ -20,6 +21,13 @@
 #include "status.h"
 
 namespace occ {
+
+// GPU-time sums saturate instead of overflowing: corrupt rows can hold durations near 2^63.
+inline int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t sum = 0;
+  if (__builtin_add_overflow(a, b, &sum)) return b > 0 ? INT64_MAX : INT64_MIN;
+  return sum;
+}
 
 // The newest occtrace trace schema this reader understands (OCC_META.schema_version).
 inline constexpr int kSupportedTraceSchemaVersion = 1;

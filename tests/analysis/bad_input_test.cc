@@ -244,3 +244,24 @@ TEST(BadInput, SqlDumpCannotAttachFiles) {
 
 }  // namespace
 }  // namespace occ
+
+namespace occ {
+namespace {
+
+// Durations summing past 2^63 ns saturate (no signed overflow; UBSan checks this in CI).
+TEST(BadRows, HugeDurationsSaturate) {
+  testing::ScratchDir dir;
+  std::string path = dir.Path("huge.db");
+  testing::MakeOccTrace(path, testing::H100TraceInserts() +
+      "WITH RECURSIVE n(i) AS (SELECT 1000 UNION ALL SELECT i + 1 FROM n WHERE i < 10999) "
+      "INSERT INTO OCC_LAUNCH SELECT 9000000000000000000 + i, 999000000000000, 1, 7, i FROM n;");
+  auto r = testing::RunCli({path, "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  occtrace::Report report;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &report).ok());
+  EXPECT_EQ(report.summary().total_gpu_ns(), INT64_MAX);
+  EXPECT_EQ(report.summary().launches(), 10 + 10000);
+}
+
+}  // namespace
+}  // namespace occ
