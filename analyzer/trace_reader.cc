@@ -270,7 +270,6 @@ int Field(const std::optional<int64_t>& v) {
 }  // namespace
 
 Status TraceReader::ReadDevices() {
-  const std::string& path = info_.path();
   OCC_ASSIGN_OR_RETURN(bool has_gpu, db_->HasTable("TARGET_INFO_GPU"));
   OCC_ASSIGN_OR_RETURN(bool has_cuda, db_->HasTable("TARGET_INFO_CUDA_DEVICE"));
   OCC_ASSIGN_OR_RETURN(bool has_occ_device, db_->HasTable("OCC_DEVICE"));
@@ -400,7 +399,6 @@ Status TraceReader::ReadDevices() {
     }
     devices_.push_back(std::move(device));
   }
-  (void)path;
   return OkStatus();
 }
 
