@@ -761,6 +761,17 @@ StatusOr<occtrace::Report> BuildReport(const ReportOptions& options) {
                      std::to_string(static_cast<int>(a.judged.size()) - hidden_small) +
                      " groups (--top 0 shows all)");
   }
+  for (const auto& reader : a.readers) {
+    for (const auto& d : reader->devices()) {
+      if (d.defaulted_fields.empty()) continue;
+      std::string list;
+      for (const auto& f : d.defaulted_fields) list += (list.empty() ? "" : ", ") + f;
+      report.add_notes(reader->info().path() + ", device " + std::to_string(d.device_id) + " (" +
+                       Abbrev(d.props.name) + "): not recorded in the trace, taken from the "
+                       "architecture table for " + CcLabel(d.props.cc_major, d.props.cc_minor) +
+                       ": " + list);
+    }
+  }
   if (a.files.size() > 1) {
     report.add_notes("groups with the same kernel, configuration and GPU model are merged across "
                      "files (file_index -1)");

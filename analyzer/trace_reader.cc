@@ -391,12 +391,6 @@ Status TraceReader::ReadDevices() {
                                                ": SM count unknown";
     device.source = device.defaulted_fields.empty() ? occtrace::SOURCE_TRACE
                                                     : occtrace::SOURCE_ARCH_TABLE;
-    if (!device.defaulted_fields.empty()) {
-      std::string list;
-      for (const auto& f : device.defaulted_fields) list += (list.empty() ? "" : ", ") + f;
-      AddWarning("device " + std::to_string(device.device_id) + " (" + Abbrev(p.name) +
-                 "): not in the trace, taken from the architecture table: " + list);
-    }
     devices_.push_back(std::move(device));
   }
   return OkStatus();

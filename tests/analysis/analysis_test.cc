@@ -313,7 +313,7 @@ VALUES (10, 110, 0, 1, 7, 1, 2, 36, 1000, 1, 1, 96, 1, 1, 0, 0, 0, 0);
   EXPECT_TRUE(AnyContains(d.defaulted_fields(), "regs_per_sm"));
   EXPECT_EQ(d.regs_per_sm(), 65536);          // CUDA Programming Guide: 64 K registers per SM
   EXPECT_EQ(d.smem_per_block_optin(), 232448);  // H100: 227 KiB opt-in
-  EXPECT_TRUE(AnyContains(report->files(0).warnings(), "architecture table"));
+  EXPECT_TRUE(AnyContains(report->notes(), "taken from the architecture table"));
   ASSERT_EQ(report->groups_size(), 1);
   EXPECT_DOUBLE_EQ(report->groups(0).occupancy().theoretical_occupancy_pct(), 75.0);
 }
