@@ -47,7 +47,8 @@ std::string FindInjectionLibrary() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"occtrace: record every CUDA kernel launch of COMMAND into an SQLite trace",
+  CLI::App app{"occtrace [OPTIONS] -- COMMAND ARGS...\n"
+               "Runs COMMAND with every CUDA kernel launch recorded into an SQLite trace.",
                "occtrace"};
   std::string output;
   bool force = false;
