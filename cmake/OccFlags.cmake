@@ -12,6 +12,9 @@ endif()
 add_library(occ_sanitizers INTERFACE)
 if(OCC_SANITIZE)
   # Applied globally so that every object (protobuf generated code too) agrees on the ABI.
-  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
-  add_link_options(-fsanitize=address,undefined)
+  # C/C++ only: nvcc does not understand these flags (CUDA test programs are not sanitized).
+  add_compile_options($<$<COMPILE_LANGUAGE:C,CXX>:-fsanitize=address,undefined>
+                      $<$<COMPILE_LANGUAGE:C,CXX>:-fno-omit-frame-pointer>
+                      $<$<COMPILE_LANGUAGE:C,CXX>:-fno-sanitize-recover=undefined>)
+  add_link_options($<$<LINK_LANGUAGE:C,CXX>:-fsanitize=address,undefined>)
 endif()
