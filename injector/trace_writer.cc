@@ -61,7 +61,9 @@ bool TraceWriter::Open(const std::string& path) {
   if (!ok) return Fail();
   in_transaction_ = true;
   pending_launches_.reserve(kLaunchBatchRows);
-  return true;
+  // The schema and its version travel together: readers refuse files without it.
+  SetMeta("schema_version", kTraceSchemaVersion);
+  return !failed_;
 }
 
 bool TraceWriter::PrepareStatements() {

@@ -43,6 +43,7 @@ TEST_F(TraceWriterTest, SchemaIsCreated) {
   }
   EXPECT_EQ(reader.Text("PRAGMA integrity_check"), "ok");
   EXPECT_EQ(reader.Text("PRAGMA journal_mode"), "delete") << "closed traces are one self-contained file";
+  EXPECT_EQ(reader.Meta("schema_version"), "1");
 }
 
 TEST_F(TraceWriterTest, KernelRecordsRoundTripThroughTheNsysView) {
