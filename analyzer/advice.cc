@@ -34,6 +34,9 @@ std::string FormatBytes(i64 bytes) {
 
 i64 CeilDiv(i64 a, i64 b) { return (a + b - 1) / b; }
 
+// "1 block/SM", "5 blocks/SM".
+std::string BlocksPerSm(i64 n) { return std::to_string(n) + (n == 1 ? " block/SM" : " blocks/SM"); }
+
 StatusOr<OccupancyResult> At(const DeviceProps& d, const LaunchParams& l) {
   return ComputeOccupancyUnchecked(d, l);
 }
@@ -201,7 +204,7 @@ namespace {
 
 std::string LimiterDetail(uint32_t bit, const DeviceProps& d, const LaunchParams& l,
                           const OccupancyResult& r, const ArchConstants* arch) {
-  const std::string arrow = " → " + std::to_string(r.active_blocks_per_sm) + " blocks/SM";
+  const std::string arrow = " → " + BlocksPerSm(r.active_blocks_per_sm);
   switch (bit) {
     case kLimitRegisters:
       return std::to_string(l.regs_per_thread) + " regs/thread" +
@@ -287,7 +290,7 @@ std::string LimiterSentence(const DeviceProps& d, const LaunchParams& l, const O
     return s;
   }
   if (r.active_warps_per_sm >= r.max_warps_per_sm) {
-    return "full occupancy: " + std::to_string(r.active_blocks_per_sm) + " blocks/SM × " +
+    return "full occupancy: " + BlocksPerSm(r.active_blocks_per_sm) + " × " +
            std::to_string(r.warps_per_block) + " warps = " + std::to_string(r.active_warps_per_sm) +
            " of " + std::to_string(r.max_warps_per_sm) + " warps/SM";
   }
@@ -429,7 +432,7 @@ StatusOr<BlockSizeAdvice> AdviseBlockSize(const DeviceProps& d, const LaunchPara
   if (best.occupancy_pct != advice.current.occupancy_pct) {
     add("theoretical occupancy " + Pct(advice.current.occupancy_pct) + " → " + Pct(best.occupancy_pct));
   }
-  if (grid_known) {
+  if (grid_known && std::fabs(best.waves.waves_per_sm - advice.current.waves.waves_per_sm) >= 0.005) {
     add("waves " + Num(advice.current.waves.waves_per_sm, 2) + " → " + Num(best.waves.waves_per_sm, 2));
   }
   if (best.warp_waste_pct < advice.current.warp_waste_pct) {
@@ -485,7 +488,7 @@ StatusOr<RegisterAdvice> AdviseRegisterCap(const DeviceProps& d, const LaunchPar
                     ? "no register cap makes this launch fit"
                     : "no better option from registers: they do not limit occupancy (up to " +
                           std::to_string(a.headroom_registers) + " registers/thread keep " +
-                          std::to_string(current.active_blocks_per_sm) + " blocks/SM)";
+                          BlocksPerSm(current.active_blocks_per_sm) + ")";
     return a;
   }
   const RegisterStep& next = a.steps.front();
@@ -502,7 +505,7 @@ StatusOr<RegisterAdvice> AdviseRegisterCap(const DeviceProps& d, const LaunchPar
            "/thread (now " + std::to_string(l.regs_per_thread) + "): __launch_bounds__(" +
            std::to_string(l.block_threads) + ", " + std::to_string(next.active_blocks_per_sm) +
            ") or -maxrregcount=" + std::to_string(next.max_registers_per_thread) + " → " +
-           std::to_string(next.active_blocks_per_sm) + " blocks/SM, theoretical occupancy " +
+           BlocksPerSm(next.active_blocks_per_sm) + ", theoretical occupancy " +
            Pct(current.theoretical_occupancy_pct) + " → " + Pct(next.occupancy_pct);
   if (a.spill_warning) {
     s.text += "; the kernel already uses " + std::to_string(local_memory_per_thread) +
@@ -584,7 +587,7 @@ StatusOr<SharedMemAdvice> AdviseSharedMemory(const DeviceProps& d, const LaunchP
     s.text = "Raise or drop the shared-memory carveout preference (cudaFuncAttributePreferredSharedMemoryCarveout" +
              std::string(l.carveout_pct >= 0 ? " = " + std::to_string(l.carveout_pct) + "%" : "") +
              " / cache config): it caps the SM at " + FormatBytes(current.shared_mem_config_bytes) +
-             " → " + std::to_string(free.active_blocks_per_sm) + " blocks/SM, theoretical occupancy " +
+             " → " + BlocksPerSm(free.active_blocks_per_sm) + ", theoretical occupancy " +
              Pct(current.theoretical_occupancy_pct) + " → " + Pct(free.theoretical_occupancy_pct);
     carveout_fix = s;
   }
@@ -599,7 +602,7 @@ StatusOr<SharedMemAdvice> AdviseSharedMemory(const DeviceProps& d, const LaunchP
                     ? "shared memory per block exceeds what one block may use"
                     : "no better option from shared memory: it does not limit occupancy (" +
                           FormatBytes(a.headroom_bytes) + " more per block keep " +
-                          std::to_string(current.active_blocks_per_sm) + " blocks/SM)";
+                          BlocksPerSm(current.active_blocks_per_sm) + ")";
     return a;
   }
   const SharedMemStep& next = a.steps.front();
@@ -613,7 +616,7 @@ StatusOr<SharedMemAdvice> AdviseSharedMemory(const DeviceProps& d, const LaunchP
                   FormatBytes(d.reserved_smem_per_block) + " driver reserve per block counted";
   s.text = "Use at most " + FormatBytes(next.max_user_smem_per_block) +
            " of shared memory per block (now " + FormatBytes(a.user_smem_per_block) + ") → " +
-           std::to_string(next.active_blocks_per_sm) + " blocks/SM, theoretical occupancy " +
+           BlocksPerSm(next.active_blocks_per_sm) + ", theoretical occupancy " +
            Pct(current.theoretical_occupancy_pct) + " → " + Pct(next.occupancy_pct) +
            (arch->configurable_carveout
                 ? " (needs a carveout of at least " + FormatBytes(next.carveout_bytes) + ")"
@@ -642,6 +645,28 @@ StatusOr<LaunchAdvice> AdviseLaunch(const DeviceProps& d, const LaunchParams& l,
   if (out.registers.suggestion) out.suggestions.push_back(*out.registers.suggestion);
   if (out.shared_memory.suggestion) out.suggestions.push_back(*out.shared_memory.suggestion);
   if (out.block_size.suggestion) out.suggestions.push_back(*out.block_size.suggestion);
+  if ((RealLimiters(out.occupancy) & kLimitBarriers) != 0 && out.occupancy.active_blocks_per_sm > 0) {
+    // Named barriers come from a per-SM pool (sm_90+): fewer per block, more resident blocks.
+    LaunchParams fewer = l;
+    for (int n = l.num_block_barriers - 1; n >= 1; --n) {
+      fewer.num_block_barriers = n;
+      OCC_ASSIGN_OR_RETURN(const OccupancyResult r, ComputeOccupancyUnchecked(d, fewer));
+      if (r.active_blocks_per_sm > out.occupancy.active_blocks_per_sm) {
+        Suggestion s;
+        s.kind = "barriers";
+        s.block_size = l.block_threads;
+        s.predicted_blocks_per_sm = r.active_blocks_per_sm;
+        s.predicted_occupancy_pct = r.theoretical_occupancy_pct;
+        s.assumptions = "block size, registers and shared memory unchanged";
+        s.text = "Use at most " + std::to_string(n) + " named barriers per block (now " +
+                 std::to_string(l.num_block_barriers) + ", e.g. merge bar.sync IDs) → " +
+                 BlocksPerSm(r.active_blocks_per_sm) + ", theoretical occupancy " +
+                 Pct(out.occupancy.theoretical_occupancy_pct) + " → " + Pct(r.theoretical_occupancy_pct);
+        out.suggestions.push_back(s);
+        break;
+      }
+    }
+  }
   if (out.waves && out.waves->grid_below_sm_count) {
     Suggestion s;
     s.kind = "grid_size";

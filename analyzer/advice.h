@@ -59,7 +59,7 @@ std::string TailSentence(const Waves& waves);
 
 // A suggestion, with what it predicts and assumes (mirrors occtrace.Suggestion in report.proto).
 struct Suggestion {
-  std::string kind;                   // "block_size", "register_cap", "shared_memory", "grid_size"
+  std::string kind;                   // "block_size", "register_cap", "shared_memory", "barriers", "grid_size"
   std::string text;                   // one sentence with the numbers
   double predicted_occupancy_pct = 0;
   int predicted_blocks_per_sm = 0;

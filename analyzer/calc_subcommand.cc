@@ -323,16 +323,18 @@ class CalcSubcommand : public Subcommand {
     os << "\n\n";
     os << "Theoretical occupancy  " << Pct(c.theoretical_occupancy_pct()) << "  ("
        << c.active_warps_per_sm() << " of " << c.max_warps_per_sm() << " warps/SM, "
-       << c.active_blocks_per_sm() << " blocks/SM)\n";
+       << c.active_blocks_per_sm() << (c.active_blocks_per_sm() == 1 ? " block/SM)\n" : " blocks/SM)\n");
     os << c.limiter_sentence() << "\n\n";
 
     os << "Block limit (blocks/SM)\n";
     auto row = [&](const char* name, int value, const char* factor, const std::string& note) {
-      bool marked = false;
-      for (const auto& f : c.limiting_factors()) marked = marked || f == factor;
+      bool header_bit = false, real = false;
+      for (const auto& f : c.limiting_factors()) header_bit = header_bit || f == factor;
+      for (const auto& f : c.real_limiters()) real = real || f == factor;
+      // The header keeps e.g. WARPS set when barriers lower the result: say which bits bind.
+      const char* mark = real ? "<- limiting" : header_bit ? "(cuda_occupancy.h sets this bit too)" : "";
       char buf[160];
-      std::snprintf(buf, sizeof(buf), "  %-22s %6s %s", name, LimitText(value).c_str(),
-                    marked ? "<- limiting (cuda_occupancy.h bit)" : "");
+      std::snprintf(buf, sizeof(buf), "  %-22s %6s %s", name, LimitText(value).c_str(), mark);
       std::string line = buf;
       while (!line.empty() && line.back() == ' ') line.pop_back();
       os << line << note << "\n";
@@ -382,7 +384,7 @@ class CalcSubcommand : public Subcommand {
     if (!c.register_steps().empty()) {
       os << "    caps:";
       for (const auto& s : c.register_steps()) {
-        os << " <=" << s.max_registers_per_thread() << " -> " << s.active_blocks_per_sm() << " blocks ("
+        os << " <=" << s.max_registers_per_thread() << " -> " << s.active_blocks_per_sm() << " blk ("
            << Pct(s.occupancy_pct()) << ");";
       }
       os << "\n";
@@ -391,7 +393,7 @@ class CalcSubcommand : public Subcommand {
     if (!c.shared_mem_steps().empty()) {
       os << "    budgets:";
       for (const auto& s : c.shared_mem_steps()) {
-        os << " <=" << s.max_user_smem_per_block() << " B -> " << s.active_blocks_per_sm() << " blocks ("
+        os << " <=" << s.max_user_smem_per_block() << " B -> " << s.active_blocks_per_sm() << " blk ("
            << Pct(s.occupancy_pct()) << ");";
       }
       os << "\n";
