@@ -424,15 +424,18 @@ StatusOr<BlockSizeAdvice> AdviseBlockSize(const DeviceProps& d, const LaunchPara
   auto add = [&why](const std::string& part) { why += (why.empty() ? "" : ", ") + part; };
   const BlockScore bs = Score(best, d.num_sms, grid_known);
   const BlockScore cs = Score(advice.current, d.num_sms, grid_known);
-  if (bs.sm_fill > cs.sm_fill) {
-    add("busy SMs " + std::to_string(std::min<i64>(advice.current.grid_blocks, d.num_sms)) + " → " +
-        std::to_string(std::min<i64>(best.grid_blocks, d.num_sms)) + " of " +
-        std::to_string(d.num_sms));
+  auto busy_sms = [&](const BlockSizeCandidate& c) {
+    return c.active_blocks_per_sm > 0 ? std::min<i64>(c.grid_blocks, d.num_sms) : 0;
+  };
+  if (bs.sm_fill > cs.sm_fill && busy_sms(advice.current) > 0) {
+    add("busy SMs " + std::to_string(busy_sms(advice.current)) + " → " +
+        std::to_string(busy_sms(best)) + " of " + std::to_string(d.num_sms));
   }
   if (best.occupancy_pct != advice.current.occupancy_pct) {
     add("theoretical occupancy " + Pct(advice.current.occupancy_pct) + " → " + Pct(best.occupancy_pct));
   }
-  if (grid_known && std::fabs(best.waves.waves_per_sm - advice.current.waves.waves_per_sm) >= 0.005) {
+  if (grid_known && advice.current.active_blocks_per_sm > 0 &&
+      std::fabs(best.waves.waves_per_sm - advice.current.waves.waves_per_sm) >= 0.005) {
     add("waves " + Num(advice.current.waves.waves_per_sm, 2) + " → " + Num(best.waves.waves_per_sm, 2));
   }
   if (best.warp_waste_pct < advice.current.warp_waste_pct) {
@@ -485,7 +488,7 @@ StatusOr<RegisterAdvice> AdviseRegisterCap(const DeviceProps& d, const LaunchPar
   }
   if (a.steps.empty()) {
     a.verdict = current.active_blocks_per_sm == 0
-                    ? "no register cap makes this launch fit"
+                    ? "no register cap alone makes this launch fit"
                     : "no better option from registers: they do not limit occupancy (up to " +
                           std::to_string(a.headroom_registers) + " registers/thread keep " +
                           BlocksPerSm(current.active_blocks_per_sm) + ")";
@@ -599,7 +602,9 @@ StatusOr<SharedMemAdvice> AdviseSharedMemory(const DeviceProps& d, const LaunchP
       return a;
     }
     a.verdict = current.active_blocks_per_sm == 0
-                    ? "shared memory per block exceeds what one block may use"
+                    ? (current.block_limit_shared_mem == 0
+                           ? "shared memory per block exceeds what one block may use"
+                           : "shared memory does not keep this launch from running")
                     : "no better option from shared memory: it does not limit occupancy (" +
                           FormatBytes(a.headroom_bytes) + " more per block keep " +
                           BlocksPerSm(current.active_blocks_per_sm) + ")";

@@ -354,8 +354,12 @@ class CalcSubcommand : public Subcommand {
     if (c.has_waves()) {
       const auto& w = c.waves();
       char buf[200];
-      std::snprintf(buf, sizeof(buf), "\nWaves: %.2f per SM (%lld blocks per wave)", w.waves_per_sm(),
-                    static_cast<long long>(w.blocks_per_wave()));
+      if (w.blocks_per_wave() == 0) {
+        std::snprintf(buf, sizeof(buf), "\nWaves: none (no block of this launch fits on an SM)");
+      } else {
+        std::snprintf(buf, sizeof(buf), "\nWaves: %.2f per SM (%lld blocks per wave)",
+                      w.waves_per_sm(), static_cast<long long>(w.blocks_per_wave()));
+      }
       os << buf;
       if (!w.tail_sentence().empty()) os << "; " << w.tail_sentence();
       os << "\n";
