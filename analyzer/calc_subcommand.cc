@@ -102,26 +102,45 @@ class CalcSubcommand : public Subcommand {
   }
 
   void AddFlags(CLI::App* app) override {
-    app->add_option("--gpu", gpu_, "GPU name or alias (H100, a100, \"RTX 4090\", ...) or compute "
-                                   "capability (sm_90, 9.0, 90)")->required();
-    app->add_option("--block", block_, "threads per block: N or XxYxZ")->required();
-    app->add_option("--regs", regs_, "registers per thread (ptxas -v / ncu), 0..255; default 0");
-    app->add_option("--smem-static", smem_static_, "static shared memory per block, bytes (K suffix = KiB)");
-    app->add_option("--smem-dynamic", smem_dynamic_, "dynamic shared memory per block, bytes (K suffix = KiB)");
+    app->add_option("--gpu", gpu_,
+                    "GPU name or alias (H100, a100, \"RTX 4090\", ...) or compute capability "
+                    "(sm_90, 9.0, 90)")
+        ->required()
+        ->type_name("NAME");
+    app->add_option("--block", block_, "threads per block: N or XxYxZ")
+        ->required()
+        ->type_name("N|XxYxZ");
+    app->add_option("--regs", regs_, "registers per thread (ptxas -v, ncu), 0..255; default 0")
+        ->type_name("N");
+    app->add_option("--smem-static", smem_static_,
+                    "static shared memory per block, bytes (K suffix = KiB)")
+        ->type_name("BYTES");
+    app->add_option("--smem-dynamic", smem_dynamic_,
+                    "dynamic shared memory per block, bytes (K suffix = KiB)")
+        ->type_name("BYTES");
     app->add_option("--smem-config", smem_config_,
                     "executed shared-memory carveout, bytes (ncu 'Shared Memory Configuration "
-                    "Size', CUPTI sharedMemoryExecuted): adds Nsight Compute's Smem row");
-    app->add_option("--carveout", carveout_, "requested carveout preference, percent 0..100");
+                    "Size', CUPTI sharedMemoryExecuted): adds Nsight Compute's Smem row")
+        ->type_name("BYTES");
+    app->add_option("--carveout", carveout_, "requested carveout preference, percent 0..100")
+        ->type_name("PCT");
     app->add_option("--cache-config", cache_config_, "cache preference: none, shared, l1, equal")
         ->check(CLI::IsMember({"none", "shared", "l1", "equal"}));
     app->add_flag("--opt-in", opt_in_,
                   "the kernel opted in to more than 48 KiB of dynamic shared memory "
                   "(cudaFuncAttributeMaxDynamicSharedMemorySize)");
-    app->add_option("--barriers", barriers_, "named barriers per block, 0..16 (default 1; limits "
-                                             "blocks on sm_90 and newer)");
-    app->add_option("--grid", grid_, "grid size (blocks): N or XxYxZ; adds waves and fixed-work advice");
-    app->add_option("--sms", sms_, "SM count override (MIG, green contexts, or sm_XY without a reference GPU)");
-    app->add_option("--local-mem", local_mem_, "local memory per thread, bytes (spills: warns on register caps)");
+    app->add_option("--barriers", barriers_,
+                    "named barriers per block, 0..16 (default 1, an assumption; limits blocks on "
+                    "sm_90 and newer)")
+        ->type_name("N");
+    app->add_option("--grid", grid_, "grid size in blocks, N or XxYxZ: adds waves and fixed-work advice")
+        ->type_name("N|XxYxZ");
+    app->add_option("--sms", sms_,
+                    "SM count override (MIG, green contexts, or sm_XY without a reference GPU)")
+        ->type_name("N");
+    app->add_option("--local-mem", local_mem_,
+                    "local memory per thread, bytes (spills: register caps get a warning)")
+        ->type_name("BYTES");
     app->add_option("--format", format_, "output format: text or json")
         ->check(CLI::IsMember({"text", "json"}));
   }
