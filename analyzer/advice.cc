@@ -313,15 +313,24 @@ std::string LimiterSentence(const DeviceProps& d, const LaunchParams& l, const O
 
 namespace {
 
+// How evenly a grid spreads over the SMs: blocks per SM / ceil(blocks per SM). The busiest SM
+// runs ceil(grid / SMs) blocks while the average runs grid / SMs, so this is the share of the
+// busiest SM's time the average SM is busy (1 = even; 64 blocks on 132 SMs: 0.48).
+double SmBalance(i64 grid_blocks, int num_sms) {
+  if (grid_blocks <= 0 || num_sms <= 0) return 0;
+  const double per_sm = static_cast<double>(grid_blocks) / num_sms;
+  return per_sm / std::ceil(per_sm);
+}
+
 // Higher is better, compared lexicographically (docs/occupancy.md, "Block size").
 struct BlockScore {
   int runnable = 0;
-  double sm_fill = 0;        // share of SMs that get a block (grid known)
+  double balance = 0;        // SmBalance, 1 when >= 0.9 (grid known)
   double occupancy = 0;
-  int wave_ok = 0;           // >= 4 waves or >= 90 % wave/balance efficiency (grid known)
+  int wave_ok = 0;           // >= 4 waves or wave efficiency >= 0.9; 1 below one wave (grid known)
   double no_waste = 0;       // 100 - warp waste %
   int two_blocks = 0;        // >= 2 resident blocks hide __syncthreads() stalls
-  auto Key() const { return std::make_tuple(runnable, sm_fill, occupancy, wave_ok, no_waste, two_blocks); }
+  auto Key() const { return std::make_tuple(runnable, balance, occupancy, wave_ok, no_waste, two_blocks); }
 };
 
 BlockScore Score(const BlockSizeCandidate& c, int num_sms, bool grid_known) {
@@ -331,15 +340,13 @@ BlockScore Score(const BlockSizeCandidate& c, int num_sms, bool grid_known) {
   s.no_waste = std::round((100.0 - c.warp_waste_pct) * 100.0) / 100.0;
   s.two_blocks = c.active_blocks_per_sm >= 2 ? 1 : 0;
   if (grid_known && s.runnable) {
-    s.sm_fill = std::min<double>(1.0, static_cast<double>(c.grid_blocks) / num_sms);
-    double efficiency = c.waves.wave_efficiency;
-    if (c.waves.waves_per_sm < 1.0) {
-      // One partial wave: every block is resident at once; what matters is how evenly the
-      // blocks spread over the SMs.
-      const double per_sm = static_cast<double>(c.grid_blocks) / num_sms;
-      efficiency = per_sm / std::ceil(per_sm);
-    }
-    s.wave_ok = (c.waves.waves_per_sm >= 4.0 || efficiency >= 0.9) ? 1 : 0;
+    const double balance = SmBalance(c.grid_blocks, num_sms);
+    s.balance = balance >= 0.9 ? 1.0 : std::round(balance * 100.0) / 100.0;
+    // Below one wave every block is resident at once: the balance above is what counts.
+    s.wave_ok = (c.waves.waves_per_sm < 1.0 || c.waves.waves_per_sm >= 4.0 ||
+                 c.waves.wave_efficiency >= 0.9)
+                    ? 1
+                    : 0;
   }
   return s;
 }
@@ -427,9 +434,13 @@ StatusOr<BlockSizeAdvice> AdviseBlockSize(const DeviceProps& d, const LaunchPara
   auto busy_sms = [&](const BlockSizeCandidate& c) {
     return c.active_blocks_per_sm > 0 ? std::min<i64>(c.grid_blocks, d.num_sms) : 0;
   };
-  if (bs.sm_fill > cs.sm_fill && busy_sms(advice.current) > 0) {
-    add("busy SMs " + std::to_string(busy_sms(advice.current)) + " → " +
-        std::to_string(busy_sms(best)) + " of " + std::to_string(d.num_sms));
+  if (bs.balance > cs.balance && busy_sms(advice.current) > 0) {
+    if (busy_sms(best) != busy_sms(advice.current)) {
+      add("busy SMs " + std::to_string(busy_sms(advice.current)) + " → " +
+          std::to_string(busy_sms(best)) + " of " + std::to_string(d.num_sms));
+    }
+    add("SM load balance " + Pct(100.0 * SmBalance(advice.current.grid_blocks, d.num_sms)) + " → " +
+        Pct(100.0 * SmBalance(best.grid_blocks, d.num_sms)));
   }
   if (best.occupancy_pct != advice.current.occupancy_pct) {
     add("theoretical occupancy " + Pct(advice.current.occupancy_pct) + " → " + Pct(best.occupancy_pct));
