@@ -251,3 +251,18 @@ TEST(AdviseLaunch, FewerNamedBarriers) {
 
 }  // namespace
 }  // namespace occ
+
+namespace occ {
+namespace {
+
+// 130 blocks of 1024 threads on 132 SMs: one block per busy SM. A block size that needs more than
+// 132 blocks for the same work (e.g. 992 threads -> 135 blocks) puts two blocks on some SM and
+// doubles its work: not advice.
+TEST(BlockSizeAdvice, NearlyFullSubWaveGridStays) {
+  auto a = AdviseBlockSize(H100(), Launch(1024, 32), 130);
+  ASSERT_TRUE(a.ok());
+  EXPECT_FALSE(a->suggestion.has_value()) << a->verdict;
+}
+
+}  // namespace
+}  // namespace occ
