@@ -214,9 +214,13 @@ class CalcSubcommand : public Subcommand {
 
     OCC_ASSIGN_OR_RETURN(const LaunchAdvice advice, AdviseLaunch(device, launch, inputs));
     OCC_ASSIGN_OR_RETURN(const Curve curve, BlockSizeCurve(device, launch));
+    OCC_ASSIGN_OR_RETURN(const Curve register_curve, RegisterCurve(device, launch));
+    OCC_ASSIGN_OR_RETURN(const Curve smem_curve, SharedMemCurve(device, launch));
 
     occtrace::OccupancyCalc out;
     Fill(device, launch, block, inputs, advice, curve, &out);
+    AddCurve(register_curve, out.mutable_register_curve());
+    AddCurve(smem_curve, out.mutable_shared_mem_curve());
     if (regs_.empty()) out.add_notes("registers per thread not given (--regs): 0 assumed, so registers never limit");
     if (format_ == "json") {
       std::string json;
@@ -236,6 +240,18 @@ class CalcSubcommand : public Subcommand {
   }
 
  private:
+  static void AddCurve(const Curve& curve,
+                       google::protobuf::RepeatedPtrField<occtrace::OccupancyCurvePoint>* out) {
+    for (const auto& p : curve.points) {
+      auto* c = out->Add();
+      c->set_x(p.x);
+      c->set_active_blocks_per_sm(p.active_blocks_per_sm);
+      c->set_active_warps_per_sm(p.active_warps_per_sm);
+      c->set_occupancy_pct(p.occupancy_pct);
+      for (const auto& n : LimitingFactorNames(p.limiting_factors)) c->add_limiting_factors(n);
+    }
+  }
+
   static void Fill(const DeviceProps& d, const LaunchParams& l, const Dims& block,
                    const AdviceInputs& in, const LaunchAdvice& a, const Curve& curve,
                    occtrace::OccupancyCalc* out) {
@@ -286,14 +302,7 @@ class CalcSubcommand : public Subcommand {
       w->set_grid_below_sm_count(a.waves->grid_below_sm_count);
       w->set_tail_sentence(TailSentence(*a.waves));
     }
-    for (const auto& p : curve.points) {
-      auto* c = out->add_block_size_curve();
-      c->set_x(p.x);
-      c->set_active_blocks_per_sm(p.active_blocks_per_sm);
-      c->set_active_warps_per_sm(p.active_warps_per_sm);
-      c->set_occupancy_pct(p.occupancy_pct);
-      for (const auto& n : LimitingFactorNames(p.limiting_factors)) c->add_limiting_factors(n);
-    }
+    AddCurve(curve, out->mutable_block_size_curve());
     for (const auto& s : a.registers.steps) {
       auto* p = out->add_register_steps();
       p->set_max_registers_per_thread(s.max_registers_per_thread);
