@@ -38,7 +38,7 @@ h3{font-size:16px;margin:0 0 4px}
 .card .v{font-size:24px;font-weight:600;font-variant-numeric:tabular-nums}
 .card .d{color:var(--muted);font-size:12.5px}
 table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
-th,td{padding:6px 10px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
+th,td{padding:6px 8px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
 th{background:var(--soft);font-weight:600;font-size:12.5px}
 .scroll{overflow-x:auto}
 td.num{text-align:right;white-space:nowrap}
@@ -49,7 +49,7 @@ table.sortable th:hover{background:#e9ecef}
 table.sortable th[aria-sort=ascending]::after{content:" \25B2";font-size:10px}
 table.sortable th[aria-sort=descending]::after{content:" \25BC";font-size:10px}
 table.sortable tbody tr:hover{background:#f1f3f5}
-td.name{min-width:300px;max-width:440px;overflow-wrap:anywhere}
+td.name{min-width:260px;max-width:440px;overflow-wrap:anywhere}
 td.name a{color:var(--fg);text-decoration:none}
 td.name a:hover{color:var(--accent);text-decoration:underline}
 .meter{display:inline-block;width:40px;height:8px;background:#e9ecef;border-radius:4px;
@@ -63,7 +63,7 @@ margin-right:8px;vertical-align:middle;overflow:hidden}
 .kernel details{margin:4px 0 10px}
 .kernel summary{cursor:pointer;color:var(--accent)}
 .kernel .full{overflow-wrap:anywhere;background:var(--soft);padding:8px;border-radius:6px;margin-top:4px}
-.grid2{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1.2fr);gap:24px;align-items:start}
+.grid2{display:grid;grid-template-columns:minmax(0,1.1fr) minmax(0,1fr);gap:24px;align-items:start}
 .grid2>div{min-width:0}
 table.metrics td{white-space:normal;text-align:right}
 table.metrics th{width:auto;white-space:nowrap}
@@ -153,8 +153,8 @@ std::string NumCell(const std::string& text, double sort_key) {
 }
 
 std::string LimiterPill(std::string_view limiter) {
-  return "<span class=\"pill\" style=\"background:" + std::string(LimiterColor(limiter)) + "\">" +
-         E(LimiterLabel(limiter)) + "</span>";
+  return "<span class=\"pill\" style=\"background:" + std::string(LimiterColor(limiter)) +
+         "\" title=\"" + E(LimiterLabel(limiter)) + "\">" + E(LimiterShortLabel(limiter)) + "</span>";
 }
 
 void Card(std::ostream& out, std::string_view key, const std::string& value, const std::string& detail,
@@ -264,8 +264,8 @@ void PrintTopTable(const occtrace::Report& report, std::ostream& out) {
          "<th class=\"num\">Total time</th><th class=\"num\">Launches</th><th class=\"num\">Grid</th>"
          "<th class=\"num\">Block</th><th class=\"num\">Reg/Trd</th>"
          "<th class=\"num\">Theoretical occupancy (%)</th>"
-         "<th class=\"num\">Achieved occupancy, measured (%)</th><th>Limiter</th>"
-         "<th class=\"num\">Recoverable, upper bound</th></tr></thead>\n<tbody>\n";
+         "<th class=\"num\">Achieved, measured (%)</th><th>Limiter</th>"
+         "<th class=\"num\">Recoverable (upper bound)</th></tr></thead>\n<tbody>\n";
   for (const occtrace::KernelGroup& g : report.groups()) {
     out << "<tr>" << NumCell(std::to_string(g.rank()), g.rank()) << "<td class=\"name\"><a href=\"#k"
         << g.rank() << "\"><code>" << E(ShortenKernelName(g.name(), 70)) << "</code></a></td>"
@@ -286,7 +286,9 @@ void PrintTopTable(const occtrace::Report& report, std::ostream& out) {
       out << "<td class=\"num\" data-v=\"-1\">–</td>";
     }
     out << "<td>" << (g.judged() ? LimiterPill(g.limiting_factor()) : "–") << "</td>"
-        << NumCell(g.judged() ? FormatDuration(g.recoverable_ns_upper_bound()) : "–",
+        << NumCell(g.judged() && g.recoverable_ns_upper_bound() > 0
+                       ? FormatDuration(g.recoverable_ns_upper_bound())
+                       : "–",
                    static_cast<double>(g.recoverable_ns_upper_bound()))
         << "</tr>\n";
   }
@@ -417,8 +419,9 @@ void PrintNotes(const occtrace::Report& report, std::ostream& out) {
           << ": " << E(warning) << "</li>\n";
     }
   }
-  out << "<li>" << E(kTheoreticalMeaning) << "</li>\n<li>" << E(kAchievedMeaning) << "</li>\n<li>"
-      << E(kRecoverableMeaning) << "</li>\n</ul>\n</section>\n";
+  out << "<li>" << E(kTheoreticalMeaning) << "</li>\n<li>" << E(kAchievedMeaning) << "</li>\n";
+  if (!NotesCoverRecoverable(report)) out << "<li>" << E(kRecoverableMeaning) << "</li>\n";
+  out << "</ul>\n</section>\n";
 }
 
 }  // namespace

@@ -123,6 +123,7 @@ std::string LimiterLabel(std::string_view limiter) {
   if (limiter == "virtual") return "virtual resources";
   if (limiter == "none") return "none (full occupancy)";
   if (limiter == "cannot_run") return "cannot run";
+  if (limiter == "unjudged") return "not judged";
   if (limiter.empty()) return "unknown";
   return std::string(limiter);
 }
@@ -221,6 +222,13 @@ std::string LimiterLine(const occtrace::KernelGroup& group) {
   return out + ": " + sentence + ".";
 }
 
+bool NotesCoverRecoverable(const occtrace::Report& report) {
+  for (const std::string& note : report.notes()) {
+    if (note.find("upper bound") != std::string::npos) return true;
+  }
+  return false;
+}
+
 bool HasAchieved(const occtrace::KernelGroup& group) {
   return group.has_achieved() && group.achieved().samples() > 0;
 }
@@ -268,16 +276,10 @@ std::string WavesText(const occtrace::KernelGroup& group) {
 }
 
 std::string SuggestionLine(const occtrace::Suggestion& suggestion) {
+  // The advice writes its predictions into the sentence ("→ 4 blocks/SM, theoretical occupancy
+  // 37.5% → 50%"); the structured fields feed the CSV columns and the charts.
   std::string out = suggestion.text();
   if (!out.empty() && out.back() != '.') out += '.';
-  if (suggestion.predicted_occupancy_pct() > 0 || suggestion.predicted_blocks_per_sm() > 0) {
-    out += " Predicted theoretical occupancy " + FormatPct(suggestion.predicted_occupancy_pct()) +
-           " (" + std::to_string(suggestion.predicted_blocks_per_sm()) + " blocks/SM";
-    if (suggestion.predicted_waves_per_sm() > 0) {
-      out += ", " + FormatFixed(suggestion.predicted_waves_per_sm(), 2) + " waves";
-    }
-    out += ").";
-  }
   return out;
 }
 

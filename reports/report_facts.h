@@ -35,7 +35,7 @@ std::string FileVersions(const occtrace::InputFile& file);
 std::string AchievedModeText(const occtrace::InputFile& file);
 
 // "registers", "shared memory", "warps per block", "blocks per SM", "barriers", "none",
-// "cannot run"; unknown names come back unchanged.
+// "cannot run", "not judged"; unknown names come back unchanged.
 std::string LimiterLabel(std::string_view limiter);
 // A block limit, or "no limit" for kNoLimit (INT32_MAX), as the model encodes it.
 std::string BlockLimitText(int32_t limit);
@@ -71,7 +71,7 @@ bool AnyAchieved(const occtrace::Report& report);
 std::string AchievedText(const occtrace::KernelGroup& group);
 // "1.55 (1 full wave + a partial wave of 372 blocks; the tail can be up to 50% of the runtime)".
 std::string WavesText(const occtrace::KernelGroup& group);
-// "Use 128 threads per block. Predicted theoretical occupancy 75.0% (6 blocks/SM, 2.10 waves)."
+// The suggestion's sentence (the advice states its predictions in it), ending in a period.
 std::string SuggestionLine(const occtrace::Suggestion& suggestion);
 // "up to 12.3 ms (upper bound)".
 std::string RecoverableText(int64_t ns);
@@ -88,6 +88,10 @@ struct Metric {
   std::string value;
 };
 std::vector<Metric> OccupancyMetrics(const occtrace::KernelGroup& group);
+
+// True when the analyzer's notes already explain that recoverable time is an upper bound, so
+// the printers do not repeat kRecoverableMeaning.
+bool NotesCoverRecoverable(const occtrace::Report& report);
 
 // Sentences every report prints about its own figures.
 extern const std::string_view kTheoreticalMeaning;
