@@ -218,7 +218,7 @@ void PrintRun(const occtrace::Report& report, std::ostream& out) {
                         E(DeviceLimits(device)) + "</span>";
     const std::string provenance = DeviceProvenance(device);
     if (!provenance.empty()) value += "<br><span class=\"warn\">" + E(provenance) + "</span>";
-    KvRow(out, report.devices_size() > 1 ? "GPU " + std::to_string(device.device_id()) : "GPU", value);
+    KvRow(out, report.devices_size() > 1 ? "GPU (" + DeviceTag(report, device) + ")" : "GPU", value);
   }
   for (int i = 0; i < report.files_size(); ++i) {
     const occtrace::InputFile& file = report.files(i);
@@ -247,9 +247,7 @@ void PrintLimiters(const occtrace::Report& report, std::ostream& out) {
 }
 
 void PrintTopTable(const occtrace::Report& report, std::ostream& out) {
-  out << "<section id=\"top\">\n<h2>Top " << report.groups_size();
-  if (report.groups_total() > report.groups_size()) out << " of " << E(FormatCount(report.groups_total()));
-  out << " kernel configurations";
+  out << "<section id=\"top\">\n<h2>" << E(TopTitle(report));
   if (!report.sort().empty()) out << " <span class=\"muted\">(sorted by " << E(report.sort()) << ")</span>";
   out << "</h2>\n";
   if (report.groups_size() == 0) {
@@ -301,7 +299,7 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
   out << "<details><summary>Full name</summary><div class=\"full mono\">" << E(g.name())
       << "</div></details>\n";
   std::string meta = LaunchText(g) + " · " + TimeText(g);
-  if (report.devices_size() > 1) {
+  if (report.devices_size() > 1 && report.what_if_gpu().empty()) {
     if (const occtrace::Device* device = FindDevice(report, g)) meta += " · " + DeviceTitle(*device);
   }
   out << "<div class=\"meta\">" << E(meta) << "</div>\n";
@@ -389,14 +387,21 @@ void PrintUnjudged(const occtrace::Report& report, std::ostream& out) {
 
 void PrintDiff(const occtrace::Report& report, std::ostream& out) {
   if (report.diff_size() == 0) return;
-  out << "<section id=\"diff\">\n<h2>Before / after</h2>\n<table class=\"sortable\" id=\"diff-table\">\n"
-         "<thead><tr><th>Kernel</th><th>Status</th><th>Config before</th><th>Config after</th>"
-         "<th class=\"num\">Theoretical before (%)</th><th class=\"num\">Theoretical after (%)</th>"
-         "<th class=\"num\">Total time before</th><th class=\"num\">Total time after</th></tr></thead>\n"
+  out << "<section id=\"diff\">\n<h2>Before / after</h2>\n<div class=\"scroll\"><table "
+         "class=\"sortable\" id=\"diff-table\">\n<thead><tr><th>Kernel</th><th>Status</th>"
+         "<th>Config before</th><th>Config after</th><th class=\"num\">Theoretical before (%)</th>"
+         "<th class=\"num\">Theoretical after (%)</th><th class=\"num\">Total time before</th>"
+         "<th class=\"num\">Total time after</th><th class=\"num\">Change</th></tr></thead>\n"
          "<tbody>\n";
   for (const occtrace::DiffRow& d : report.diff()) {
-    const bool before = d.status() != "new";
-    const bool after = d.status() != "gone";
+    const bool before = DiffHasBefore(d);
+    const bool after = DiffHasAfter(d);
+    const std::string change = DiffTimeChange(d);
+    double change_key = 0;
+    if (!change.empty()) {
+      change_key = static_cast<double>(d.total_ns_after() - d.total_ns_before()) /
+                   static_cast<double>(d.total_ns_before());
+    }
     out << "<tr><td class=\"name\"><code title=\"" << E(d.name()) << "\">"
         << E(ShortenKernelName(d.name(), 70)) << "</code></td><td>" << E(d.status()) << "</td><td>"
         << (before ? E(d.config_before()) : "–") << "</td><td>" << (after ? E(d.config_after()) : "–")
@@ -405,9 +410,9 @@ void PrintDiff(const occtrace::Report& report, std::ostream& out) {
         << NumCell(after ? FormatFixed(d.occupancy_after_pct(), 1) : "–", after ? d.occupancy_after_pct() : -1)
         << NumCell(before ? FormatDuration(d.total_ns_before()) : "–", static_cast<double>(d.total_ns_before()))
         << NumCell(after ? FormatDuration(d.total_ns_after()) : "–", static_cast<double>(d.total_ns_after()))
-        << "</tr>\n";
+        << NumCell(change.empty() ? "–" : change, change_key) << "</tr>\n";
   }
-  out << "</tbody>\n</table>\n</section>\n";
+  out << "</tbody>\n</table></div>\n</section>\n";
 }
 
 void PrintNotes(const occtrace::Report& report, std::ostream& out) {

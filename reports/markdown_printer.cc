@@ -70,7 +70,7 @@ void PrintHeader(const occtrace::Report& report, std::ostream& out) {
     const std::string provenance = DeviceProvenance(device);
     if (!provenance.empty()) value += ". Note: " + Cell(provenance);
     std::string label = "GPU";
-    if (report.devices_size() > 1) label += " " + std::to_string(device.device_id());
+    if (report.devices_size() > 1) label += " (" + DeviceTag(report, device) + ")";
     TableRow({label, value}, out);
   }
   for (int i = 0; i < report.files_size(); ++i) {
@@ -100,9 +100,7 @@ void PrintHeader(const occtrace::Report& report, std::ostream& out) {
 }
 
 void PrintTopTable(const occtrace::Report& report, std::ostream& out) {
-  out << "## Top " << report.groups_size();
-  if (report.groups_total() > report.groups_size()) out << " of " << FormatCount(report.groups_total());
-  out << " kernel configurations";
+  out << "## " << TopTitle(report);
   if (!report.sort().empty()) out << " (sorted by " << MarkdownText(report.sort()) << ")";
   out << "\n\n";
   if (report.groups_size() == 0) {
@@ -135,7 +133,7 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
   out << "Full name: " << MarkdownCode(g.name(), false) << "\n\n";
   out << "Launch: " << MarkdownText(LaunchText(g)) << ".\n\nTime: " << MarkdownText(TimeText(g))
       << ".\n\n";
-  if (report.devices_size() > 1) {
+  if (report.devices_size() > 1 && report.what_if_gpu().empty()) {
     if (const occtrace::Device* device = FindDevice(report, g)) {
       out << "GPU: " << MarkdownText(DeviceTitle(*device)) << "\n\n";
     }
@@ -212,18 +210,19 @@ void PrintUnjudged(const occtrace::Report& report, std::ostream& out) {
 void PrintDiff(const occtrace::Report& report, std::ostream& out) {
   if (report.diff_size() == 0) return;
   out << "## Before / after\n\n";
-  TableHeader({"Kernel", "Status", "Config before", "Config after", "Theoretical before (%)",
-               "Theoretical after (%)", "Total Time before", "Total Time after"},
-              {false, false, false, false, true, true, true, true}, out);
+  TableHeader({"Kernel", "Status", "Config before", "Config after", "Theoretical Occupancy before (%)",
+               "Theoretical Occupancy after (%)", "Total Time before", "Total Time after", "Change"},
+              {false, false, false, false, true, true, true, true, true}, out);
   for (const occtrace::DiffRow& d : report.diff()) {
-    const bool before = d.status() != "new";
-    const bool after = d.status() != "gone";
+    const bool before = DiffHasBefore(d);
+    const bool after = DiffHasAfter(d);
     TableRow({MarkdownCode(ShortenKernelName(d.name(), 72), true), Cell(d.status()),
               before ? Cell(d.config_before()) : "–", after ? Cell(d.config_after()) : "–",
               before ? FormatFixed(d.occupancy_before_pct(), 1) : "–",
               after ? FormatFixed(d.occupancy_after_pct(), 1) : "–",
               before ? FormatDuration(d.total_ns_before()) : "–",
-              after ? FormatDuration(d.total_ns_after()) : "–"},
+              after ? FormatDuration(d.total_ns_after()) : "–",
+              DiffTimeChange(d).empty() ? "–" : DiffTimeChange(d)},
              out);
   }
   out << '\n';

@@ -13,9 +13,16 @@
 
 namespace occ::reports {
 
-// The device a group ran on (same file and CUDA ordinal; ordinal only for merged groups), or
+// The device a group's occupancy was evaluated on: the --gpu what-if device when there is one,
+// else the device it ran on (same file and CUDA ordinal; ordinal only for merged groups);
 // nullptr when the report has no matching device row.
 const occtrace::Device* FindDevice(const occtrace::Report& report, const occtrace::KernelGroup& group);
+
+// "device 0", "device 1, file 2" (several input files) or "what-if" (the --gpu device).
+std::string DeviceTag(const occtrace::Report& report, const occtrace::Device& device);
+
+// "Top 3 of 120 kernel configurations", "Top 2 kernel configurations", "The kernel configuration".
+std::string TopTitle(const occtrace::Report& report);
 
 // "occ-report 0.1.0".
 std::string ToolName(const occtrace::Report& report);
@@ -79,6 +86,11 @@ std::string RecoverableText(int64_t ns);
 double UnjudgedTimePct(const occtrace::Report& report);
 // The suggested block sizes of a group (block_size suggestions), for the charts.
 std::vector<int32_t> SuggestedBlockSizes(const occtrace::KernelGroup& group);
+
+// --diff rows: "-34.4%" (GPU-time change after vs before), "" unless both sides exist.
+std::string DiffTimeChange(const occtrace::DiffRow& row);
+bool DiffHasBefore(const occtrace::DiffRow& row);  // not "new"
+bool DiffHasAfter(const occtrace::DiffRow& row);   // not "gone"
 
 // Nsight Compute's occupancy figures for a judged group, in its order and with its names
 // ("Theoretical Occupancy", "Block Limit Registers", ...): the `| Metric | Value |` tables of

@@ -115,9 +115,7 @@ void PrintHeader(const occtrace::Report& report, TextWriter& w) {
     const occtrace::Device& device = report.devices(i);
     std::string tag;
     if (report.devices_size() > 1 || device.device_id() != 0) {
-      tag = "[device " + std::to_string(device.device_id());
-      if (report.files_size() > 1) tag += ", file " + std::to_string(device.file_index());
-      tag += "] ";
+      tag = "[" + DeviceTag(report, device) + "] ";
     }
     w.Field(i == 0 ? "GPU" : "", tag + SanitizeForDisplay(DeviceTitle(device)));
     w.Field("", DeviceLimits(device));
@@ -161,11 +159,7 @@ void PrintSummary(const occtrace::Report& report, TextWriter& w) {
 }
 
 void PrintTopTable(const occtrace::Report& report, TextWriter& w) {
-  std::string title = "Top " + std::to_string(report.groups_size());
-  if (report.groups_total() > report.groups_size()) {
-    title += " of " + FormatCount(report.groups_total());
-  }
-  title += " kernel configurations";
+  std::string title = TopTitle(report);
   if (!report.sort().empty()) title += ", sorted by " + SanitizeForDisplay(report.sort());
   w.Section(title);
   if (report.groups_size() == 0) {
@@ -229,7 +223,7 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
   }
   const occtrace::Device* device = FindDevice(report, g);
   std::string launch = LaunchText(g);
-  if (device != nullptr && report.devices_size() > 1) {
+  if (device != nullptr && report.devices_size() > 1 && report.what_if_gpu().empty()) {
     launch += "; on " + SanitizeForDisplay(DeviceTitle(*device));
   }
   w.Field("Launch", launch, kIndent);
@@ -318,21 +312,32 @@ void PrintUnjudged(const occtrace::Report& report, TextWriter& w) {
 
 void PrintDiff(const occtrace::Report& report, TextWriter& w) {
   if (report.diff_size() == 0) return;
-  w.Section("Before / after (--diff)");
+  w.Section("Before / after (--diff): theoretical occupancy and GPU time");
+  constexpr int kStatus = 7, kTheo = 21, kTime = 21, kChange = 7;
+  const int name_width = w.width() - 2 - kStatus - kTheo - kTime - kChange - 4;
+  auto row = [&](const std::string& name, const std::string& status, const std::string& theo,
+                 const std::string& time, const std::string& change, Style style) {
+    std::string line = "  " + PadRight(TruncateToWidth(name, name_width), name_width) + " " +
+                       PadRight(status, kStatus) + " " + PadLeft(theo, kTheo) + " " +
+                       PadLeft(time, kTime) + " " + PadLeft(change, kChange);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    w.Line(w.Styled(line, style));
+  };
+  row("Kernel", "Status", "Theo% before → after", "Total before → after", "Change", Style::kBold);
   for (const occtrace::DiffRow& d : report.diff()) {
-    std::string text = ShortenKernelName(d.name(), 48) + " [" + SanitizeForDisplay(d.status()) + "]: ";
-    if (d.status() != "new") {
-      text += SanitizeForDisplay(d.config_before()) + ", " + FormatPct(d.occupancy_before_pct()) +
-              " theoretical, " + FormatDuration(d.total_ns_before()) + " in " +
-              FormatCount(d.launches_before()) + " launches";
+    const bool before = DiffHasBefore(d);
+    const bool after = DiffHasAfter(d);
+    const std::string theo = (before ? FormatFixed(d.occupancy_before_pct(), 1) : "–") + " → " +
+                             (after ? FormatFixed(d.occupancy_after_pct(), 1) : "–");
+    const std::string time = (before ? FormatDuration(d.total_ns_before()) : "–") + " → " +
+                             (after ? FormatDuration(d.total_ns_after()) : "–");
+    row(ShortenKernelName(d.name(), name_width), SanitizeForDisplay(d.status()), theo, time,
+        DiffTimeChange(d), Style::kPlain);
+    if (before && after && d.config_before() != d.config_after()) {
+      w.Bullet("", "was " + SanitizeForDisplay(d.config_before()) + "; now " +
+                       SanitizeForDisplay(d.config_after()),
+               4, Style::kDim);
     }
-    if (d.status() != "new" && d.status() != "gone") text += " → ";
-    if (d.status() != "gone") {
-      text += SanitizeForDisplay(d.config_after()) + ", " + FormatPct(d.occupancy_after_pct()) +
-              " theoretical, " + FormatDuration(d.total_ns_after()) + " in " +
-              FormatCount(d.launches_after()) + " launches";
-    }
-    w.Bullet("- ", text, 0);
   }
 }
 
