@@ -410,7 +410,9 @@ void PrintDiff(const occtrace::Report& report, std::ostream& out) {
         << NumCell(after ? FormatFixed(d.occupancy_after_pct(), 1) : "–", after ? d.occupancy_after_pct() : -1)
         << NumCell(before ? FormatDuration(d.total_ns_before()) : "–", static_cast<double>(d.total_ns_before()))
         << NumCell(after ? FormatDuration(d.total_ns_after()) : "–", static_cast<double>(d.total_ns_after()))
-        << NumCell(change.empty() ? "–" : change, change_key) << "</tr>\n";
+        << "<td class=\"num" << (change_key < 0 ? " good" : change_key > 0 ? " bad" : "")
+        << "\" data-v=\"" << FormatFixed(change_key, 6) << "\">" << (change.empty() ? "–" : E(change))
+        << "</td></tr>\n";
   }
   out << "</tbody>\n</table></div>\n</section>\n";
 }

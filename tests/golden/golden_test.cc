@@ -26,6 +26,7 @@
 #include "analyzer/occ_report.h"
 #include "analyzer/sqlite_db.h"
 #include "kTraceSchemaSql.h"
+#include "reports/strings.h"
 
 namespace occ {
 namespace {
@@ -191,6 +192,14 @@ TEST_P(GoldenTest, MatchesExpectedOutput) {
   const fs::path artifacts = fs::path(OCC_GOLDEN_ARTIFACT_DIR) / c.name;
   fs::create_directories(artifacts);
   std::ofstream(artifacts / (std::string("actual.") + c.format.extension), std::ios::binary) << actual;
+
+  if (std::string(c.format.name) == "text") {
+    // The text report's promise, checked on real pipeline output too.
+    std::istringstream lines(actual);
+    for (std::string line; std::getline(lines, line);) {
+      EXPECT_LE(reports::DisplayWidth(line), 100) << line;
+    }
+  }
 
   const fs::path expected_path = case_dir / (std::string("expected.") + c.format.extension);
   if (UpdateMode()) {
