@@ -387,7 +387,13 @@ StatusOr<BlockSizeAdvice> AdviseBlockSize(const DeviceProps& d, const LaunchPara
     auto kx = Score(x, d.num_sms, grid_known).Key();
     auto ky = Score(y, d.num_sms, grid_known).Key();
     if (kx != ky) return kx > ky;
-    return x.block_size < y.block_size;  // equal merit: more, smaller blocks balance better
+    // Equal merit: Nsight Compute's "128-256 threads as a start", then the smaller block (more
+    // blocks balance better).
+    auto off_range = [](int b) { return b < 128 ? 128 - b : (b > 256 ? b - 256 : 0); };
+    if (off_range(x.block_size) != off_range(y.block_size)) {
+      return off_range(x.block_size) < off_range(y.block_size);
+    }
+    return x.block_size < y.block_size;
   };
   std::stable_sort(all.begin(), all.end(), better);
   advice.ranked = all;

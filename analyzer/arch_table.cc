@@ -223,7 +223,7 @@ StatusOr<DeviceProps> DevicePropsForCc(int cc_major, int cc_minor, int num_sms) 
     }
   }
   return InvalidArgument(label + " has no reference GPU to take an SM count from; name a GPU or "
-                         "give the SM count");
+                         "give the SM count (occ-report calc --sms N)");
 }
 
 StatusOr<DeviceProps> LookupGpu(std::string_view name_or_cc, int num_sms_override) {

@@ -444,3 +444,22 @@ StatusOr<int> AvailableDynamicSmemPerBlock(const DeviceProps& device, const Laun
 }
 
 }  // namespace occ
+
+namespace occ {
+
+StatusOr<int> FunctionMaxThreadsPerBlock(const DeviceProps& device, int regs_per_thread) {
+  OCC_RETURN_IF_ERROR(CheckDevice(device));
+  if (regs_per_thread < 0 || regs_per_thread > 255) {
+    return InvalidArgument("registers per thread " + std::to_string(regs_per_thread) +
+                           " is outside 0..255");
+  }
+  OCC_ASSIGN_OR_RETURN(const ArchConstants* arch, FindArchConstants(device.cc_major, device.cc_minor));
+  const i64 per_warp = RoundUp(static_cast<i64>(regs_per_thread) * device.warp_size,
+                               arch->reg_alloc_unit_per_warp);
+  if (per_warp == 0) return device.max_threads_per_block;
+  const i64 groups = device.regs_per_block / (per_warp * arch->sub_partitions);
+  const i64 threads = groups * arch->sub_partitions * device.warp_size;
+  return ClampToInt(std::min<i64>(threads, device.max_threads_per_block));
+}
+
+}  // namespace occ

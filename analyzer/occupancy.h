@@ -128,6 +128,13 @@ StatusOr<BlockSizeSearch> MaxPotentialBlockSize(
 StatusOr<int> AvailableDynamicSmemPerBlock(const DeviceProps& device, const LaunchParams& launch,
                                            int num_blocks);
 
+// The kernel's max threads per block as the driver derives it from registers
+// (cudaFuncAttributes::maxThreadsPerBlock without __launch_bounds__): the largest block passing
+// the hardware register check, i.e. sub-partitions x warp size x
+// floor(regs_per_block / (allocated registers per warp x sub-partitions)), capped at the device
+// limit. Measured on H100: 65 regs -> 896, 96 -> 640, 100 -> 512, 168 -> 384, 250 -> 256.
+StatusOr<int> FunctionMaxThreadsPerBlock(const DeviceProps& device, int regs_per_thread);
+
 // Human-readable names of the bits ("warps", "registers", "shared_memory", "blocks",
 // "barriers", "virtual"), in that order.
 std::vector<std::string> LimitingFactorNames(uint32_t factors);

@@ -154,7 +154,7 @@ TEST(OccupancyDifferential, AgainstCudaOccupancyHeader) {
   const int64_t total = ConfigCount();
   const auto& table = AllArchConstants();
   LaunchGenerator gen(20261121);
-  std::map<std::string, Tally> per_cc;
+  std::map<std::pair<int, int>, Tally> per_cc;
   int64_t mismatches = 0;
   int reported = 0;
   Coverage cov;
@@ -170,7 +170,7 @@ TEST(OccupancyDifferential, AgainstCudaOccupancyHeader) {
         &want, &prop, &attr, &state, l.block_threads, static_cast<size_t>(l.dynamic_smem));
     const StatusOr<OccupancyResult> got = ComputeOccupancyUnchecked(d, l);
 
-    Tally& t = per_cc[std::to_string(a.cc_major) + "." + std::to_string(a.cc_minor)];
+    Tally& t = per_cc[{a.cc_major, a.cc_minor}];
     ++t.compared;
     bool same;
     if (err != CUDA_OCC_SUCCESS) {
@@ -226,7 +226,8 @@ TEST(OccupancyDifferential, AgainstCudaOccupancyHeader) {
               "seed 20261121\n", __CUDA_OCC_MAJOR__, __CUDA_OCC_MINOR__);
   std::printf("%-6s %10s %14s %10s\n", "cc", "configs", "header_errors", "mismatches");
   for (const auto& [cc, t] : per_cc) {
-    std::printf("%-6s %10lld %14lld %10lld\n", cc.c_str(), static_cast<long long>(t.compared),
+    const std::string name = std::to_string(cc.first) + "." + std::to_string(cc.second);
+    std::printf("%-6s %10lld %14lld %10lld\n", name.c_str(), static_cast<long long>(t.compared),
                 static_cast<long long>(t.header_errors), static_cast<long long>(t.mismatches));
   }
   std::printf("total  %10lld %14s %10lld\n", static_cast<long long>(total), "",
