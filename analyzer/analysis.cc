@@ -747,9 +747,6 @@ StatusOr<occtrace::Report> BuildReport(const ReportOptions& options) {
     report.add_notes("barrier count per kernel is not recorded: 1 named barrier assumed; kernels "
                      "using 3 or more (sm_90/100/103) or 2 or more (sm_110/12x) may fit fewer "
                      "blocks per SM");
-    report.add_notes("recoverable GPU time is an upper bound: it assumes runtime falls in "
-                     "proportion to the occupancy gained, which holds only for latency-bound "
-                     "kernels");
     report.add_notes("GPU-time shares are of all " + std::to_string(a.run_launches) +
                      " launches in the input" + (a.files.size() > 1 ? "s" : "") + "; registers "
                      "as reported by the driver");

@@ -4,6 +4,9 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cctype>
+#include <string_view>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -55,6 +58,19 @@ Status Render(const occtrace::Report& report, const std::string& format, const P
   return Internal("no " + format + " printer in this build of occ-report");
 }
 
+// A word as a POSIX shell would need it to retype the command.
+std::string ShellQuote(const std::string& word) {
+  bool plain = !word.empty();
+  for (char c : word) {
+    plain &= std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+             std::string_view("_./:=,+-@%").find(c) != std::string_view::npos;
+  }
+  if (plain) return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 class ReportSubcommand : public Subcommand {
  public:
   std::string name() const override { return "report"; }
@@ -89,8 +105,10 @@ class ReportSubcommand : public Subcommand {
         ->check(CLI::IsMember({"text", "markdown", "html", "json", "csv"}));
     app->add_option("-o,--output", output_,
                     "Write the report to FILE (format from its extension unless --format)");
-    app->add_flag("-f,--force,--force-overwrite", force_, "Replace an existing -o FILE");
-    app->add_flag("--no-color", no_color_, "No ANSI colors in text output (also NO_COLOR=1)");
+    flags_.push_back(app->add_flag("-f,--force,--force-overwrite", force_,
+                                   "Replace an existing -o FILE"));
+    flags_.push_back(app->add_flag("--no-color", no_color_,
+                                   "No ANSI colors in text output (also NO_COLOR=1)"));
   }
 
   Status Run(const RunContext& ctx) override {
@@ -154,22 +172,23 @@ class ReportSubcommand : public Subcommand {
   // The invocation as the user could retype it, for Report.generated_for.
   std::string CommandLine() const {
     std::string line = "occ-report";
-    for (const auto& f : options_.inputs) line += " " + f;
+    for (const auto& f : options_.inputs) line += " " + ShellQuote(f);
     if (app_ == nullptr) return line;
     for (const CLI::Option* opt : app_->get_options()) {
       if (opt->get_positional() || opt->count() == 0 || opt->get_name() == "--help") continue;
       std::string name = opt->get_lnames().empty() ? opt->get_name()
                                                    : "--" + opt->get_lnames().front();
-      if (opt->get_type_size() == 0) {
+      if (std::find(flags_.begin(), flags_.end(), opt) != flags_.end()) {
         line += " " + name;
       } else {
-        for (const auto& value : opt->results()) line += " " + name + " " + value;
+        for (const auto& value : opt->results()) line += " " + name + " " + ShellQuote(value);
       }
     }
     return line;
   }
 
   CLI::App* app_ = nullptr;
+  std::vector<const CLI::Option*> flags_;
   ReportOptions options_;
   std::string format_;
   std::string output_;

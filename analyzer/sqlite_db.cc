@@ -58,6 +58,10 @@ StatusOr<Db> Db::OpenWith(const std::string& path, const std::string& label, int
     return BadInput(std::move(message));
   }
   sqlite3_extended_result_codes(raw, 1);
+  // Inputs are untrusted: no function with side effects runs from a view or trigger a file
+  // defines, and the schema cannot be corrupted through writable_schema tricks.
+  sqlite3_db_config(raw, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
+  sqlite3_db_config(raw, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
   return Db(raw, label);
 }
 
@@ -85,6 +89,32 @@ Status Db::Exec(std::string_view sql_text) const {
     return BadInput(std::move(message));
   }
   return OkStatus();
+}
+
+namespace {
+
+int DenyEscapes(void*, int action, const char* arg1, const char*, const char*, const char*) {
+  switch (action) {
+    case SQLITE_ATTACH:
+    case SQLITE_DETACH:
+      return SQLITE_DENY;
+    case SQLITE_PRAGMA: {
+      std::string_view pragma = arg1 ? arg1 : "";
+      return (pragma == "foreign_keys" || pragma == "user_version") ? SQLITE_OK : SQLITE_DENY;
+    }
+    default:
+      return SQLITE_OK;
+  }
+}
+
+}  // namespace
+
+Status Db::ExecUntrusted(std::string_view sql_text) const {
+  sqlite3_limit(db_.get(), SQLITE_LIMIT_ATTACHED, 0);
+  sqlite3_set_authorizer(db_.get(), DenyEscapes, nullptr);
+  Status status = Exec(sql_text);
+  sqlite3_set_authorizer(db_.get(), nullptr, nullptr);
+  return status;
 }
 
 StatusOr<Stmt> Db::Prepare(std::string_view sql_text) const {

@@ -35,6 +35,10 @@ class Db {
 
   // Runs one or more statements without results (sqlite3_exec).
   Status Exec(std::string_view sql_text) const;
+  // Runs SQL text from an input file (a `.sql` dump) into this in-memory database with what
+  // could reach beyond it denied: ATTACH / DETACH (and so VACUUM INTO) and pragmas other than
+  // the ones dumps contain.
+  Status ExecUntrusted(std::string_view sql_text) const;
   StatusOr<Stmt> Prepare(std::string_view sql_text) const;
   // True if a table or view of that name exists; `type` receives "table" or "view".
   StatusOr<bool> HasTable(std::string_view name, std::string* type = nullptr) const;

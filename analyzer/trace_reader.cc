@@ -104,7 +104,7 @@ StatusOr<std::unique_ptr<TraceReader>> TraceReader::Open(const std::string& path
     }
     OCC_ASSIGN_OR_RETURN(sql::Db db, sql::Db::OpenMemory(path));
     reader->db_ = std::make_unique<sql::Db>(std::move(db));
-    Status loaded = reader->db_->Exec(text);
+    Status loaded = reader->db_->ExecUntrusted(text);
     if (!loaded.ok()) return BadInput(path + ": cannot load SQL text: " +
                                       loaded.message().substr(path.size() + 2));
   }
@@ -426,6 +426,12 @@ Status TraceReader::LoadAchieved() {
     if (!(a.gpu_time_ns >= 0 && a.gpu_time_ns < 1e15)) a.gpu_time_ns = -1;
     achieved_.emplace(stmt.Int64(0), std::move(a));
   }
+  constexpr size_t kFilterBits = size_t{1} << 20;
+  achieved_filter_.assign(kFilterBits / 64, 0);
+  for (const auto& [corr, row] : achieved_) {
+    uint64_t bit = static_cast<uint64_t>(corr) & (kFilterBits - 1);
+    achieved_filter_[bit / 64] |= uint64_t{1} << (bit % 64);
+  }
   if (bad > 0) {
     AddWarning(std::to_string(bad) + " OCC_ACHIEVED rows with an achieved occupancy outside "
                "0..100% skipped");
@@ -435,6 +441,9 @@ Status TraceReader::LoadAchieved() {
 
 const TraceReader::AchievedRow* TraceReader::FindAchieved(int64_t correlation_id,
                                                           int64_t context_id) const {
+  if (achieved_filter_.empty()) return nullptr;
+  uint64_t bit = static_cast<uint64_t>(correlation_id) & (achieved_filter_.size() * 64 - 1);
+  if ((achieved_filter_[bit / 64] & (uint64_t{1} << (bit % 64))) == 0) return nullptr;
   auto [begin, end] = achieved_.equal_range(correlation_id);
   for (auto it = begin; it != end; ++it) {
     if (it->second.context_id == context_id) return &it->second;

@@ -142,6 +142,9 @@ class TraceReader {
   bool occtrace_ = false;
   std::map<std::string, std::string> meta_;
   std::unordered_multimap<int64_t, AchievedRow> achieved_;  // by correlationId
+  // One bit per correlationId modulo its size: nearly every launch has no OCC_ACHIEVED row, and
+  // this L2-resident filter answers that without a hash-table probe (a cache miss) per launch.
+  std::vector<uint64_t> achieved_filter_;
   std::map<std::string, bool> nsys_columns_;
   int file_index_ = 0;
 };

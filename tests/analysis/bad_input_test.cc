@@ -221,3 +221,26 @@ INSERT INTO OCC_LAUNCH VALUES (3000000, 100, 20, 1, 500), (3000100, 100, 21, 1, 
 
 }  // namespace
 }  // namespace occ
+
+namespace occ {
+namespace {
+
+// A .sql dump cannot reach beyond its in-memory database.
+TEST(BadInput, SqlDumpCannotAttachFiles) {
+  testing::ScratchDir dir;
+  std::string path = dir.Path("escape.sql");
+  std::string target = dir.Path("created.db");
+  testing::WriteFile(path, "ATTACH DATABASE '" + target + "' AS x; CREATE TABLE x.t (a);\n");
+  auto r = testing::RunCli({path});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(path), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("not authorized"), std::string::npos) << r.err;
+  EXPECT_TRUE(testing::ReadFile(target).empty());
+  testing::WriteFile(path, "CREATE TABLE t (a); VACUUM INTO '" + target + "';\n");
+  r = testing::RunCli({path});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(testing::ReadFile(target).empty());
+}
+
+}  // namespace
+}  // namespace occ
