@@ -1,6 +1,614 @@
-// Placeholder until the range-profiler implementation lands (owned by the achieved engineer).
+// Achieved occupancy (issue 5): the CUPTI range profiler around chosen kernel launches.
+//
+// Per context, the range profiler is enabled once (CONTEXT_CREATED, or lazily at the first
+// launch) with a one-pass config, and Start/Stop bracket a chosen driver-level launch: Start
+// in the launch's ENTER callback, Stop + decode + evaluate in its EXIT callback. Auto range
+// captures every kernel launched in the context between Start and Stop, so every launch in a
+// context with an enabled profiler holds that context's mutex from ENTER to EXIT: a launch
+// from another thread (PyTorch's autograd threads) cannot fall into someone else's range.
+//
+// Lock order: contexts_mutex_ (map only, never held while waiting for a context) before
+// ContextState::mutex. The policy has its own leaf mutex. The sink is called with the context
+// mutex held (it only queues).
+#include <cuda.h>
+#include <cupti.h>
+#include <generated_cuda_meta.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
 #include "injector/achieved.h"
+#include "injector/achieved_policy.h"
+#include "injector/range_profiler.h"
 
 namespace occ::inj {
-std::unique_ptr<AchievedProfiler> CreateAchievedProfiler(AchievedSink) { return nullptr; }
+namespace {
+
+int64_t BootTimeNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_BOOTTIME, &ts);
+  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+// Process start on the CLOCK_BOOTTIME scale (/proc/self/stat field 22, in clock ticks), so the
+// budget is a fraction of the program's whole wall time, interpreter start-up included.
+int64_t ProcessStartBootTimeNs() {
+  std::ifstream stat("/proc/self/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return BootTimeNs();
+  // Field 2 (comm) may contain spaces and parentheses: fields after it start at the last ')'.
+  const size_t paren = line.rfind(')');
+  if (paren == std::string::npos) return BootTimeNs();
+  std::istringstream fields(line.substr(paren + 2));
+  std::string field;
+  // Fields 3..21 precede starttime (field 22).
+  for (int i = 3; i <= 21 && fields >> field; ++i) {
+  }
+  unsigned long long start_ticks = 0;
+  if (!(fields >> start_ticks)) return BootTimeNs();
+  const long ticks_per_second = sysconf(_SC_CLK_TCK);
+  if (ticks_per_second <= 0) return BootTimeNs();
+  const int64_t start = static_cast<int64_t>(start_ticks) *
+                        (1'000'000'000 / static_cast<int64_t>(ticks_per_second));
+  const int64_t now = BootTimeNs();
+  return start <= now ? start : now;
+}
+
+struct LaunchArgs {
+  CUfunction function = nullptr;
+  uint32_t grid[3] = {1, 1, 1};
+  uint32_t block[3] = {1, 1, 1};
+  uint32_t dynamic_smem = 0;
+  CUstream stream = nullptr;
+};
+
+bool IsKernelLaunch(CUpti_CallbackId cbid) {
+  switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsGraphLaunch(CUpti_CallbackId cbid) {
+  return cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
+         cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
+}
+
+// Runtime launch APIs whose correlation id the kernel's activity record carries.
+constexpr CUpti_CallbackId kRuntimeLaunchCbids[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
+};
+
+bool IsRuntimeLaunch(CUpti_CallbackId cbid) {
+  for (CUpti_CallbackId id : kRuntimeLaunchCbids) {
+    if (id == cbid) return true;
+  }
+  return false;
+}
+
+constexpr CUpti_CallbackId kDriverCbids[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+};
+
+LaunchArgs ReadLaunchArgs(CUpti_CallbackId cbid, const void* params) {
+  LaunchArgs args;
+  auto from_classic = [&args](const auto* p) {
+    args.function = p->f;
+    args.grid[0] = p->gridDimX;
+    args.grid[1] = p->gridDimY;
+    args.grid[2] = p->gridDimZ;
+    args.block[0] = p->blockDimX;
+    args.block[1] = p->blockDimY;
+    args.block[2] = p->blockDimZ;
+    args.dynamic_smem = p->sharedMemBytes;
+    args.stream = p->hStream;
+  };
+  auto from_ex = [&args](const auto* p) {
+    args.function = p->f;
+    if (const CUlaunchConfig* config = p->config) {
+      args.grid[0] = config->gridDimX;
+      args.grid[1] = config->gridDimY;
+      args.grid[2] = config->gridDimZ;
+      args.block[0] = config->blockDimX;
+      args.block[1] = config->blockDimY;
+      args.block[2] = config->blockDimZ;
+      args.dynamic_smem = config->sharedMemBytes;
+      args.stream = config->hStream;
+    }
+  };
+  switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+      from_classic(static_cast<const cuLaunchKernel_params*>(params));
+      break;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+      from_classic(static_cast<const cuLaunchKernel_ptsz_params*>(params));
+      break;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+      from_classic(static_cast<const cuLaunchCooperativeKernel_params*>(params));
+      break;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
+      from_classic(static_cast<const cuLaunchCooperativeKernel_ptsz_params*>(params));
+      break;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+      from_ex(static_cast<const cuLaunchKernelEx_params*>(params));
+      break;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+      from_ex(static_cast<const cuLaunchKernelEx_ptsz_params*>(params));
+      break;
+    default:
+      break;
+  }
+  return args;
+}
+
+struct ContextState {
+  std::mutex mutex;  // held from launch ENTER to EXIT while `profiler` is set
+  std::unique_ptr<ContextRangeProfiler> profiler;
+};
+
+// What a launch's ENTER left for its EXIT on the same thread.
+struct PendingLaunch {
+  std::shared_ptr<ContextState> context;
+  std::unique_lock<std::mutex> lock;
+  bool measuring = false;
+  LaunchSignature signature;
+  AchievedSample sample;
+  int64_t start_ns = 0;
+};
+
+struct ThreadState {
+  int runtime_depth = 0;               // nesting of runtime launch APIs on this thread
+  uint32_t outer_correlation_id = 0;   // id of the outermost one
+  bool in_launch = false;
+  PendingLaunch pending;
+};
+
+thread_local ThreadState t_thread;
+
+class RangeAchievedProfiler final : public AchievedProfiler {
+ public:
+  RangeAchievedProfiler(AchievedSink sink, AchievedConfig config)
+      : sink_(std::move(sink)),
+        policy_(config, BootTimeNs, ProcessStartBootTimeNs()),
+        policy_name_(AchievedModeName(config.mode)) {}
+
+  ~RangeAchievedProfiler() override = default;
+
+  void EnableCallbacks(CUpti_SubscriberHandle subscriber) override {
+    ProfilerError error;
+    bool ok = CheckCupti(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                                             CUPTI_CBID_RESOURCE_CONTEXT_CREATED),
+                         "cuptiEnableCallback(CONTEXT_CREATED)", &error) &&
+              CheckCupti(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                                             CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING),
+                         "cuptiEnableCallback(CONTEXT_DESTROY_STARTING)", &error);
+    for (CUpti_CallbackId cbid : kDriverCbids) {
+      ok = ok && CheckCupti(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid),
+                            "cuptiEnableCallback(driver launch)", &error);
+    }
+    for (CUpti_CallbackId cbid : kRuntimeLaunchCbids) {
+      ok = ok && CheckCupti(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid),
+                            "cuptiEnableCallback(runtime launch)", &error);
+    }
+    if (!ok) DisableAll("error: " + error.Message());
+  }
+
+  void OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                  const void* cbdata) override {
+    switch (domain) {
+      case CUPTI_CB_DOMAIN_RUNTIME_API:
+        if (IsRuntimeLaunch(cbid)) OnRuntimeLaunch(static_cast<const CUpti_CallbackData*>(cbdata));
+        break;
+      case CUPTI_CB_DOMAIN_DRIVER_API:
+        if (IsKernelLaunch(cbid)) {
+          OnKernelLaunch(cbid, static_cast<const CUpti_CallbackData*>(cbdata));
+        } else if (IsGraphLaunch(cbid)) {
+          OnGraphLaunch(static_cast<const CUpti_CallbackData*>(cbdata));
+        }
+        break;
+      case CUPTI_CB_DOMAIN_RESOURCE: {
+        const auto* resource = static_cast<const CUpti_ResourceData*>(cbdata);
+        if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
+          if (!disabled_.load(std::memory_order_acquire)) GetContext(resource->context);
+        } else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
+          DestroyContext(resource->context);
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  void Shutdown() override {
+    std::unordered_map<CUcontext, std::shared_ptr<ContextState>> contexts;
+    {
+      std::lock_guard<std::mutex> lock(contexts_mutex_);
+      if (shut_down_) return;
+      shut_down_ = true;
+      contexts.swap(contexts_);
+    }
+    disabled_.store(true, std::memory_order_release);
+    for (auto& [ctx, state] : contexts) {
+      std::lock_guard<std::mutex> lock(state->mutex);
+      if (state->profiler) state->profiler->Disable();
+      state->profiler.reset();
+    }
+    if (profiler_initialized_.exchange(false)) DeinitializeCuptiProfiler();
+  }
+
+  std::vector<std::pair<std::string, std::string>> SessionMeta() const override {
+    std::vector<std::pair<std::string, std::string>> meta;
+    const AchievedConfig& config = policy_.config();
+    std::string status;
+    std::string metrics;
+    std::string chip;
+    {
+      std::lock_guard<std::mutex> lock(status_mutex_);
+      status = status_;
+      metrics = metrics_;
+      chip = chip_;
+    }
+    if (status.empty()) status = policy_.launches_measured() > 0 ? "ok" : "ok: no launch measured";
+    meta.emplace_back("achieved_mode", std::string(AchievedModeName(config.mode)));
+    meta.emplace_back("achieved_status", status);
+    meta.emplace_back("achieved_metrics", metrics);
+    meta.emplace_back("achieved_chip", chip);
+    meta.emplace_back("achieved_launches_measured", std::to_string(policy_.launches_measured()));
+    meta.emplace_back("achieved_launches_not_measured",
+                      std::to_string(not_measured_.load(std::memory_order_relaxed)));
+    meta.emplace_back("achieved_signatures_measured",
+                      std::to_string(policy_.signatures_measured()));
+    meta.emplace_back("achieved_signatures_seen", std::to_string(policy_.signatures_seen()));
+    meta.emplace_back("achieved_samples_per_signature",
+                      std::to_string(config.samples_per_signature));
+    meta.emplace_back("achieved_sample_budget", std::to_string(config.budget_fraction));
+    meta.emplace_back("achieved_budget_applies",
+                      config.mode == AchievedMode::kSample ? "1" : "0");
+    meta.emplace_back("achieved_profiling_ns", std::to_string(policy_.profiling_ns()));
+    meta.emplace_back("achieved_setup_ns", std::to_string(setup_ns_.load()));
+    meta.emplace_back("achieved_budget_pauses", std::to_string(policy_.budget_pauses()));
+    meta.emplace_back("achieved_skipped_for_budget",
+                      std::to_string(policy_.skipped_for_budget()));
+    return meta;
+  }
+
+ private:
+  void OnRuntimeLaunch(const CUpti_CallbackData* data) {
+    ThreadState& thread = t_thread;
+    if (data->callbackSite == CUPTI_API_ENTER) {
+      if (thread.runtime_depth++ == 0) thread.outer_correlation_id = data->correlationId;
+    } else if (thread.runtime_depth > 0) {
+      --thread.runtime_depth;
+    }
+  }
+
+  uint32_t CorrelationId(const CUpti_CallbackData* data) const {
+    const ThreadState& thread = t_thread;
+    return thread.runtime_depth > 0 ? thread.outer_correlation_id : data->correlationId;
+  }
+
+  void OnKernelLaunch(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
+    ThreadState& thread = t_thread;
+    if (data->callbackSite == CUPTI_API_ENTER) {
+      if (thread.in_launch || disabled_.load(std::memory_order_acquire)) return;
+      thread.in_launch = true;
+      OnKernelLaunchEnter(cbid, data, &thread.pending);
+    } else if (thread.in_launch) {
+      thread.in_launch = false;
+      OnKernelLaunchExit(data, &thread.pending);
+    }
+  }
+
+  void OnKernelLaunchEnter(CUpti_CallbackId cbid, const CUpti_CallbackData* data,
+                           PendingLaunch* pending) {
+    std::shared_ptr<ContextState> state = GetContext(data->context);
+    if (!state) return;
+    const LaunchArgs args = ReadLaunchArgs(cbid, data->functionParams);
+    LaunchSignature signature;
+    signature.context = reinterpret_cast<uintptr_t>(data->context);
+    signature.function = reinterpret_cast<uintptr_t>(args.function);
+    signature.grid_x = args.grid[0];
+    signature.grid_y = args.grid[1];
+    signature.grid_z = args.grid[2];
+    signature.block_x = args.block[0];
+    signature.block_y = args.block[1];
+    signature.block_z = args.block[2];
+    signature.dynamic_smem = args.dynamic_smem;
+
+    // Every launch in a context with an enabled profiler holds its mutex until EXIT, so no
+    // launch from another thread lands in a measured range.
+    std::unique_lock<std::mutex> lock(state->mutex);
+    if (!state->profiler) return;
+    AchievedPolicy::Decision decision = policy_.Decide(signature);
+    if (!decision.measure) {
+      pending->context = std::move(state);
+      pending->lock = std::move(lock);
+      pending->measuring = false;
+      return;
+    }
+
+    AchievedSample sample;
+    sample.correlation_id = CorrelationId(data);
+    sample.context_id = data->contextUid;
+    sample.policy = policy_name_;
+    sample.sample_index = decision.sample_index;
+
+    // Starting the profiler while the stream captures breaks the capture (the app's
+    // cudaStreamEndCapture fails): never measure a capturing launch. The sample is given back:
+    // the kernel may still run eagerly later.
+    CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+    if (cuStreamIsCapturing(args.stream, &capture) != CUDA_SUCCESS ||
+        capture != CU_STREAM_CAPTURE_STATUS_NONE) {
+      policy_.Release(signature);
+      sample.status = "capturing";
+      Emit(std::move(sample), /*measured=*/false);
+      pending->context = std::move(state);
+      pending->lock = std::move(lock);
+      pending->measuring = false;
+      return;
+    }
+
+    const int64_t start_ns = BootTimeNs();
+    ProfilerError error;
+    if (!state->profiler->Start(&error)) {
+      policy_.Finish(signature, BootTimeNs() - start_ns, false);
+      FailContext(state.get(), error);
+      return;
+    }
+    pending->context = std::move(state);
+    pending->lock = std::move(lock);
+    pending->measuring = true;
+    pending->signature = signature;
+    pending->sample = std::move(sample);
+    pending->start_ns = start_ns;
+  }
+
+  void OnKernelLaunchExit(const CUpti_CallbackData* data, PendingLaunch* pending) {
+    if (!pending->context) return;
+    std::shared_ptr<ContextState> state = std::move(pending->context);
+    std::unique_lock<std::mutex> lock = std::move(pending->lock);
+    if (!pending->measuring) return;
+    pending->measuring = false;
+    AchievedSample sample = std::move(pending->sample);
+    if (!state->profiler) return;
+
+    ContextRangeProfiler::Measurement measurement;
+    ProfilerError error;
+    const bool decoded = state->profiler->StopAndDecode(&measurement, &error);
+    const int64_t profiling_ns = BootTimeNs() - pending->start_ns;
+    const CUresult launch_result = data->functionReturnValue != nullptr
+                                       ? *static_cast<const CUresult*>(data->functionReturnValue)
+                                       : CUDA_SUCCESS;
+    bool measured = false;
+    if (!decoded) {
+      sample.status = "error";
+    } else if (launch_result != CUDA_SUCCESS) {
+      sample.status = "launch-failed";
+    } else if (measurement.num_ranges == 0) {
+      sample.status = "no-range";
+    } else if (measurement.occupancy_pct < 0) {
+      sample.status = "no-value";
+    } else {
+      measured = true;
+      sample.status = "measured";
+      sample.achieved_occupancy_pct = measurement.occupancy_pct;
+      sample.warps_active_per_cycle = measurement.warps_per_cycle;
+      sample.sm_cycles_active = measurement.cycles_active;
+      sample.gpu_time_ns = measurement.gpu_time_ns;
+    }
+    policy_.Finish(pending->signature, profiling_ns, measured);
+    Emit(std::move(sample), measured);
+    if (!decoded) FailContext(state.get(), error);
+  }
+
+  void OnGraphLaunch(const CUpti_CallbackData* data) {
+    if (data->callbackSite != CUPTI_API_ENTER || disabled_.load(std::memory_order_acquire)) {
+      return;
+    }
+    // Start/Stop around cuGraphLaunch yields no range (cupti-notes.md §5.3): graph kernels are
+    // recorded as not measured, one row per graph launch the policy picks.
+    const auto* params = static_cast<const cuGraphLaunch_params*>(data->functionParams);
+    LaunchSignature signature;
+    signature.context = reinterpret_cast<uintptr_t>(data->context);
+    signature.function = reinterpret_cast<uintptr_t>(params != nullptr ? params->hGraph : nullptr);
+    signature.grid_x = signature.grid_y = signature.grid_z = 0;  // never a kernel's grid
+    AchievedPolicy::Decision decision = policy_.Decide(signature);
+    if (!decision.measure) return;
+    policy_.Finish(signature, 0, false);
+    AchievedSample sample;
+    sample.correlation_id = CorrelationId(data);
+    sample.context_id = data->contextUid;
+    sample.status = "graph";
+    sample.policy = policy_name_;
+    sample.sample_index = decision.sample_index;
+    Emit(std::move(sample), false);
+  }
+
+  void Emit(AchievedSample&& sample, bool measured) {
+    if (!measured) not_measured_.fetch_add(1, std::memory_order_relaxed);
+    sink_(std::move(sample));
+  }
+
+  // The context's profiler, set up on first use; nullptr when achieved measurement is off for
+  // it (setup failed, or disabled).
+  std::shared_ptr<ContextState> GetContext(CUcontext ctx) {
+    if (ctx == nullptr) return nullptr;
+    {
+      std::lock_guard<std::mutex> lock(contexts_mutex_);
+      if (shut_down_) return nullptr;
+      auto it = contexts_.find(ctx);
+      if (it != contexts_.end()) return it->second->profiler ? it->second : nullptr;
+    }
+    // Set up outside contexts_mutex_ (it takes ~100 ms); two threads racing on one new context
+    // both build a profiler and the loser discards its own.
+    auto state = std::make_shared<ContextState>();
+    const int64_t start_ns = BootTimeNs();
+    ProfilerError error;
+    if (!profiler_initialized_.load()) {
+      if (InitializeCuptiProfiler(&error)) {
+        if (profiler_initialized_.exchange(true)) DeinitializeCuptiProfiler();
+      }
+    }
+    if (error.ok()) state->profiler = ContextRangeProfiler::Create(ctx, &error);
+    setup_ns_.fetch_add(BootTimeNs() - start_ns);
+    if (!state->profiler) {
+      std::lock_guard<std::mutex> lock(contexts_mutex_);
+      contexts_.emplace(ctx, state);  // remembered as failed: no retry per launch
+      ReportFailure(error);
+      return nullptr;
+    }
+    {
+      std::lock_guard<std::mutex> lock(status_mutex_);
+      chip_ = state->profiler->chip_name();
+      metrics_.clear();
+      for (const char* metric : state->profiler->metrics()) {
+        if (!metrics_.empty()) metrics_ += ",";
+        metrics_ += metric;
+      }
+    }
+    std::lock_guard<std::mutex> lock(contexts_mutex_);
+    if (shut_down_) {
+      state->profiler->Disable();
+      return nullptr;
+    }
+    auto [it, inserted] = contexts_.emplace(ctx, state);
+    if (!inserted) {
+      state->profiler->Disable();
+      return it->second->profiler ? it->second : nullptr;
+    }
+    return state;
+  }
+
+  void DestroyContext(CUcontext ctx) {
+    std::shared_ptr<ContextState> state;
+    {
+      std::lock_guard<std::mutex> lock(contexts_mutex_);
+      auto it = contexts_.find(ctx);
+      if (it == contexts_.end()) return;
+      state = std::move(it->second);
+      contexts_.erase(it);
+    }
+    std::lock_guard<std::mutex> lock(state->mutex);
+    if (state->profiler) state->profiler->Disable();
+    state->profiler.reset();
+  }
+
+  // A CUPTI profiler error during measurement: stop measuring everywhere, keep tracing.
+  // Called with the context's mutex held.
+  void FailContext(ContextState* state, const ProfilerError& error) {
+    if (state->profiler) state->profiler->Disable();
+    state->profiler.reset();
+    ReportFailure(error);
+  }
+
+  void ReportFailure(const ProfilerError& error) {
+    std::string status;
+    std::string message;
+    if (error.insufficient_privileges()) {
+      status = "no-permission: " + error.Message();
+      message =
+          "occtrace: achieved occupancy not measured: no permission to read GPU performance "
+          "counters (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES); tracing continues. To enable: run as "
+          "root or with CAP_PERFMON / CAP_SYS_ADMIN, or load the nvidia module with "
+          "NVreg_RestrictProfilingToAdminUsers=0 (see https://developer.nvidia.com/ERR_NVGPUCTRPERM)";
+    } else if (error.result == CUPTI_ERROR_NOT_SUPPORTED ||
+               error.result == CUPTI_ERROR_NOT_COMPATIBLE) {
+      status = "unsupported: " + error.Message();
+      message = "occtrace: achieved occupancy not measured on this device: " + error.Message() +
+                "; tracing continues";
+    } else {
+      status = "error: " + error.Message();
+      message = "occtrace: achieved occupancy measurement stopped: " + error.Message() +
+                "; tracing continues";
+    }
+    disabled_.store(true, std::memory_order_release);
+    std::lock_guard<std::mutex> lock(status_mutex_);
+    if (!status_.empty()) return;  // one line per run
+    status_ = status;
+    std::fprintf(stderr, "%s\n", message.c_str());
+  }
+
+  void DisableAll(const std::string& status) {
+    disabled_.store(true, std::memory_order_release);
+    std::lock_guard<std::mutex> lock(status_mutex_);
+    if (status_.empty()) {
+      status_ = status;
+      std::fprintf(stderr, "occtrace: achieved occupancy not measured: %s\n", status.c_str());
+    }
+  }
+
+  const AchievedSink sink_;
+  AchievedPolicy policy_;
+  const std::string policy_name_;
+
+  std::atomic<bool> disabled_{false};
+  std::atomic<bool> profiler_initialized_{false};
+  std::atomic<int64_t> setup_ns_{0};
+  std::atomic<int64_t> not_measured_{0};
+
+  std::mutex contexts_mutex_;
+  std::unordered_map<CUcontext, std::shared_ptr<ContextState>> contexts_;
+  bool shut_down_ = false;
+
+  mutable std::mutex status_mutex_;
+  std::string status_;  // empty while fine
+  std::string metrics_;
+  std::string chip_;
+};
+
+}  // namespace
+
+std::unique_ptr<AchievedProfiler> CreateAchievedProfiler(AchievedSink sink) {
+  std::vector<std::string> warnings;
+  const AchievedConfig config = ParseAchievedConfig(
+      [](const char* name) -> std::optional<std::string> {
+        const char* value = std::getenv(name);
+        if (value == nullptr) return std::nullopt;
+        return std::string(value);
+      },
+      &warnings);
+  for (const std::string& warning : warnings) std::fprintf(stderr, "%s\n", warning.c_str());
+  if (config.mode == AchievedMode::kOff) return nullptr;
+  return std::make_unique<RangeAchievedProfiler>(std::move(sink), config);
+}
+
 }  // namespace occ::inj
