@@ -84,6 +84,24 @@ AchievedConfig ParseAchievedConfig(const EnvLookup& env, std::vector<std::string
                           "' is not a fraction in (0, 1] such as 0.05 or 5%; using 5%");
     }
   }
+  if (std::optional<std::string> idle = env("OCCTRACE_ACHIEVED_IDLE")) {
+    std::optional<double> seconds = ParseDouble(Trim(*idle));
+    if (seconds && *seconds > 0 && *seconds <= 1e6) {
+      config.idle_park_ns = static_cast<int64_t>(*seconds * 1e9);
+    } else {
+      warnings->push_back("occtrace: OCCTRACE_ACHIEVED_IDLE='" + *idle +
+                          "' is not a number of seconds > 0; using 0.5");
+    }
+  }
+  if (std::optional<std::string> metrics = env("OCCTRACE_ACHIEVED_METRICS")) {
+    std::string_view text = Trim(*metrics);
+    if (text == "occupancy") {
+      config.occupancy_metric_only = true;
+    } else if (text != "all") {
+      warnings->push_back("occtrace: OCCTRACE_ACHIEVED_METRICS='" + *metrics +
+                          "' is not all|occupancy; using 'all'");
+    }
+  }
   return config;
 }
 
@@ -99,7 +117,7 @@ size_t LaunchSignatureHash::operator()(const LaunchSignature& s) const noexcept 
 }
 
 AchievedPolicy::AchievedPolicy(AchievedConfig config, NanoClock clock, int64_t start_ns)
-    : config_(config), clock_(std::move(clock)), start_ns_(start_ns) {}
+    : config_(config), clock_(std::move(clock)), start_ns_(start_ns), last_busy_ns_(start_ns) {}
 
 bool AchievedPolicy::BudgetAllowsLocked(int64_t now_ns) {
   const double elapsed = static_cast<double>(now_ns - start_ns_);
@@ -114,13 +132,18 @@ AchievedPolicy::Decision AchievedPolicy::Decide(const LaunchSignature& signature
   std::lock_guard<std::mutex> lock(mutex_);
   SignatureState& state = signatures_[signature];
   if (config_.mode == AchievedMode::kSample) {
-    if (state.reserved >= config_.samples_per_signature) return {};
-    if (!BudgetAllowsLocked(clock_())) {
+    const int64_t now = clock_();
+    if (state.reserved >= config_.samples_per_signature) {
+      return {false, 0, now - last_busy_ns_};
+    }
+    if (!BudgetAllowsLocked(now)) {
       ++skipped_for_budget_;
+      last_busy_ns_ = now;
       return {};
     }
+    last_busy_ns_ = now;
   }
-  Decision decision{true, state.reserved};
+  Decision decision{true, state.reserved, 0};
   ++state.reserved;
   return decision;
 }

@@ -29,13 +29,21 @@ struct AchievedConfig {
   AchievedMode mode = AchievedMode::kSample;
   int32_t samples_per_signature = 1;  // OCCTRACE_SAMPLES
   double budget_fraction = 0.05;      // OCCTRACE_SAMPLE_BUDGET, of elapsed wall time
+  // Sample mode: after this long with nothing to measure (no sample handed out, none skipped
+  // for budget), the range profiler is parked (disabled) until a launch needs it again; an
+  // enabled-but-stopped profiler costs ~2 us on every launch. OCCTRACE_ACHIEVED_IDLE (seconds).
+  int64_t idle_park_ns = 500'000'000;
+  // OCCTRACE_ACHIEVED_METRICS=occupancy: collect only ncu's occupancy metric (no duration or
+  // cycle counts); default "all" (still one pass on GH100).
+  bool occupancy_metric_only = false;
 };
 
 // Returns the value of an environment variable, or nullopt when unset.
 using EnvLookup = std::function<std::optional<std::string>(const char* name)>;
 
-// Reads OCCTRACE_ACHIEVED (off|sample|all), OCCTRACE_SAMPLES (integer >= 1) and
-// OCCTRACE_SAMPLE_BUDGET ("0.05", "5%"; 0 < budget <= 1). A bad value falls back to its
+// Reads OCCTRACE_ACHIEVED (off|sample|all), OCCTRACE_SAMPLES (integer >= 1),
+// OCCTRACE_SAMPLE_BUDGET ("0.05", "5%"; 0 < budget <= 1) and OCCTRACE_ACHIEVED_IDLE (seconds,
+// > 0). A bad value falls back to its
 // default and appends one warning line naming the variable and the value to *warnings.
 AchievedConfig ParseAchievedConfig(const EnvLookup& env, std::vector<std::string>* warnings);
 
@@ -67,6 +75,8 @@ class AchievedPolicy {
   struct Decision {
     bool measure = false;
     int32_t sample_index = 0;  // n-th sample of this signature (0-based) when measure
+    // When not measuring (sample mode): how long nothing was measured or waiting for budget.
+    int64_t idle_ns = 0;
   };
 
   // `clock` gives now; `start_ns` is the moment wall time counts from (process start).
@@ -111,6 +121,7 @@ class AchievedPolicy {
   int64_t launches_measured_ = 0;
   int64_t signatures_measured_ = 0;
   int64_t profiling_ns_ = 0;
+  int64_t last_busy_ns_ = 0;  // last sample handed out or skipped for budget
   int64_t budget_pauses_ = 0;
   int64_t skipped_for_budget_ = 0;
   bool paused_ = false;

@@ -11,8 +11,7 @@
 // ContextState::mutex. The policy has its own leaf mutex. The sink is called with the context
 // mutex held (it only queues).
 #include <cuda.h>
-#include <cupti.h>
-#include <generated_cuda_meta.h>
+#include <cupti.h>  // also brings generated_cuda_meta.h (launch parameter structs)
 #include <time.h>
 #include <unistd.h>
 
@@ -181,7 +180,8 @@ LaunchArgs ReadLaunchArgs(CUpti_CallbackId cbid, const void* params) {
 
 struct ContextState {
   std::mutex mutex;  // held from launch ENTER to EXIT while `profiler` is set
-  std::unique_ptr<ContextRangeProfiler> profiler;
+  std::unique_ptr<ContextRangeProfiler> profiler;  // null when parked or failed
+  std::atomic<bool> parked{false};                 // written under `mutex`
 };
 
 // What a launch's ENTER left for its EXIT on the same thread.
@@ -306,6 +306,10 @@ class RangeAchievedProfiler final : public AchievedProfiler {
     meta.emplace_back("achieved_profiling_ns", std::to_string(policy_.profiling_ns()));
     meta.emplace_back("achieved_setup_ns", std::to_string(setup_ns_.load()));
     meta.emplace_back("achieved_budget_pauses", std::to_string(policy_.budget_pauses()));
+    meta.emplace_back("achieved_idle_park_s",
+                      std::to_string(static_cast<double>(config.idle_park_ns) / 1e9));
+    meta.emplace_back("achieved_parks", std::to_string(parks_.load()));
+    meta.emplace_back("achieved_unparks", std::to_string(unparks_.load()));
     meta.emplace_back("achieved_skipped_for_budget",
                       std::to_string(policy_.skipped_for_budget()));
     return meta;
@@ -354,16 +358,37 @@ class RangeAchievedProfiler final : public AchievedProfiler {
     signature.block_z = args.block[2];
     signature.dynamic_smem = args.dynamic_smem;
 
-    // Every launch in a context with an enabled profiler holds its mutex until EXIT, so no
-    // launch from another thread lands in a measured range.
-    std::unique_lock<std::mutex> lock(state->mutex);
-    if (!state->profiler) return;
-    AchievedPolicy::Decision decision = policy_.Decide(signature);
-    if (!decision.measure) {
-      pending->context = std::move(state);
-      pending->lock = std::move(lock);
-      pending->measuring = false;
-      return;
+    // While the profiler is enabled, every launch in the context holds its mutex until EXIT, so
+    // no launch from another thread lands in a measured range. A parked context has nothing
+    // to protect: only a launch that is to be measured takes the mutex (and re-enables).
+    std::unique_lock<std::mutex> lock;
+    AchievedPolicy::Decision decision;
+    bool decided = false;
+    if (!state->parked.load(std::memory_order_acquire)) {
+      lock = std::unique_lock<std::mutex>(state->mutex);
+      if (!state->parked.load(std::memory_order_relaxed)) {
+        if (!state->profiler) return;
+        decision = policy_.Decide(signature);
+        decided = true;
+        if (!decision.measure) {
+          if (policy_.config().mode == AchievedMode::kSample &&
+              decision.idle_ns >= policy_.config().idle_park_ns) {
+            Park(state.get());
+            return;
+          }
+          pending->context = std::move(state);
+          pending->lock = std::move(lock);
+          pending->measuring = false;
+          return;
+        }
+      } else {
+        lock.unlock();
+      }
+    }
+    if (!decided) {
+      decision = policy_.Decide(signature);
+      if (!decision.measure) return;
+      lock = std::unique_lock<std::mutex>(state->mutex);
     }
 
     AchievedSample sample;
@@ -381,14 +406,27 @@ class RangeAchievedProfiler final : public AchievedProfiler {
       policy_.Release(signature);
       sample.status = "capturing";
       Emit(std::move(sample), /*measured=*/false);
-      pending->context = std::move(state);
-      pending->lock = std::move(lock);
-      pending->measuring = false;
+      if (state->profiler) {
+        pending->context = std::move(state);
+        pending->lock = std::move(lock);
+        pending->measuring = false;
+      }
       return;
     }
 
+    // Re-enabling a parked profiler is part of this sample's cost (charged to the budget).
     const int64_t start_ns = BootTimeNs();
     ProfilerError error;
+    if (state->parked.load(std::memory_order_relaxed) &&
+        !Unpark(state.get(), data->context, &error)) {
+      policy_.Finish(signature, BootTimeNs() - start_ns, false);
+      FailContext(state.get(), error);
+      return;
+    }
+    if (!state->profiler) {
+      policy_.Release(signature);
+      return;
+    }
     if (!state->profiler->Start(&error)) {
       policy_.Finish(signature, BootTimeNs() - start_ns, false);
       FailContext(state.get(), error);
@@ -400,6 +438,26 @@ class RangeAchievedProfiler final : public AchievedProfiler {
     pending->signature = signature;
     pending->sample = std::move(sample);
     pending->start_ns = start_ns;
+  }
+
+  // Called with the context's mutex held.
+  void Park(ContextState* state) {
+    if (state->profiler) state->profiler->Disable();
+    state->profiler.reset();
+    state->parked.store(true, std::memory_order_release);
+    parks_.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  // Called with the context's mutex held.
+  bool Unpark(ContextState* state, CUcontext ctx, ProfilerError* error) {
+    const int64_t start_ns = BootTimeNs();
+    state->profiler =
+        ContextRangeProfiler::Create(ctx, policy_.config().occupancy_metric_only, error);
+    setup_ns_.fetch_add(BootTimeNs() - start_ns, std::memory_order_relaxed);
+    if (!state->profiler) return false;
+    state->parked.store(false, std::memory_order_release);
+    unparks_.fetch_add(1, std::memory_order_relaxed);
+    return true;
   }
 
   void OnKernelLaunchExit(const CUpti_CallbackData* data, PendingLaunch* pending) {
@@ -425,6 +483,10 @@ class RangeAchievedProfiler final : public AchievedProfiler {
       sample.status = "launch-failed";
     } else if (measurement.num_ranges == 0) {
       sample.status = "no-range";
+    } else if (measurement.num_ranges > 1) {
+      // Another kernel ran in the context between Start and Stop (a launch without callback,
+      // or one that raced a re-enable): the ranges cannot be told apart.
+      sample.status = "multi-range";
     } else if (measurement.occupancy_pct < 0) {
       sample.status = "no-value";
     } else {
@@ -476,7 +538,7 @@ class RangeAchievedProfiler final : public AchievedProfiler {
       std::lock_guard<std::mutex> lock(contexts_mutex_);
       if (shut_down_) return nullptr;
       auto it = contexts_.find(ctx);
-      if (it != contexts_.end()) return it->second->profiler ? it->second : nullptr;
+      if (it != contexts_.end()) return it->second;
     }
     // Set up outside contexts_mutex_ (it takes ~100 ms); two threads racing on one new context
     // both build a profiler and the loser discards its own.
@@ -488,7 +550,10 @@ class RangeAchievedProfiler final : public AchievedProfiler {
         if (profiler_initialized_.exchange(true)) DeinitializeCuptiProfiler();
       }
     }
-    if (error.ok()) state->profiler = ContextRangeProfiler::Create(ctx, &error);
+    if (error.ok()) {
+      state->profiler =
+          ContextRangeProfiler::Create(ctx, policy_.config().occupancy_metric_only, &error);
+    }
     setup_ns_.fetch_add(BootTimeNs() - start_ns);
     if (!state->profiler) {
       std::lock_guard<std::mutex> lock(contexts_mutex_);
@@ -513,7 +578,7 @@ class RangeAchievedProfiler final : public AchievedProfiler {
     auto [it, inserted] = contexts_.emplace(ctx, state);
     if (!inserted) {
       state->profiler->Disable();
-      return it->second->profiler ? it->second : nullptr;
+      return it->second;
     }
     return state;
   }
@@ -584,6 +649,8 @@ class RangeAchievedProfiler final : public AchievedProfiler {
   std::atomic<bool> profiler_initialized_{false};
   std::atomic<int64_t> setup_ns_{0};
   std::atomic<int64_t> not_measured_{0};
+  std::atomic<int64_t> parks_{0};
+  std::atomic<int64_t> unparks_{0};
 
   std::mutex contexts_mutex_;
   std::unordered_map<CUcontext, std::shared_ptr<ContextState>> contexts_;

@@ -68,13 +68,14 @@ void DeinitializeCuptiProfiler() {
 }
 
 std::unique_ptr<ContextRangeProfiler> ContextRangeProfiler::Create(CUcontext ctx,
+                                                                   bool occupancy_only,
                                                                    ProfilerError* error) {
   std::unique_ptr<ContextRangeProfiler> profiler(new ContextRangeProfiler(ctx));
-  if (!profiler->Setup(error)) return nullptr;
+  if (!profiler->Setup(occupancy_only, error)) return nullptr;
   return profiler;
 }
 
-bool ContextRangeProfiler::Setup(ProfilerError* error) {
+bool ContextRangeProfiler::Setup(bool occupancy_only, ProfilerError* error) {
   uint32_t device_index = 0;
   if (!CheckCupti(cuptiGetDeviceId(ctx_, &device_index), "cuptiGetDeviceId", error)) return false;
 
@@ -123,7 +124,7 @@ bool ContextRangeProfiler::Setup(ProfilerError* error) {
     return false;
   }
 
-  if (!BuildConfig(availability_image, error)) return false;
+  if (!BuildConfig(availability_image, occupancy_only, error)) return false;
 
   CUpti_RangeProfiler_Enable_Params enable{};
   enable.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE;
@@ -165,13 +166,14 @@ bool ContextRangeProfiler::Setup(ProfilerError* error) {
 }
 
 bool ContextRangeProfiler::BuildConfig(const std::vector<uint8_t>& availability,
-                                       ProfilerError* error) {
+                                       bool occupancy_only, ProfilerError* error) {
   // Try the full set first; fall back to the occupancy metric alone if the extras would need a
   // second pass (kernel replay with save/restore of device memory) on this chip.
   const std::vector<std::vector<const char*>> candidates = {
       {kOccupancyMetric, kWarpsPerCycleMetric, kCyclesActiveMetric, kGpuTimeMetric},
       {kOccupancyMetric}};
-  for (const std::vector<const char*>& metrics : candidates) {
+  for (size_t c = occupancy_only ? 1 : 0; c < candidates.size(); ++c) {
+    const std::vector<const char*>& metrics = candidates[c];
     if (host_ != nullptr) {
       CUpti_Profiler_Host_Deinitialize_Params deinit{
           CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE, nullptr, host_};

@@ -58,7 +58,9 @@ class ContextRangeProfiler {
   // Checks device support, builds the one-pass configuration (all four metrics when they fit
   // in one pass, else the occupancy metric alone) and enables the range profiler on `ctx`.
   // nullptr on failure, with *error saying which call failed.
-  static std::unique_ptr<ContextRangeProfiler> Create(CUcontext ctx, ProfilerError* error);
+  // `occupancy_only` skips straight to the single-metric configuration.
+  static std::unique_ptr<ContextRangeProfiler> Create(CUcontext ctx, bool occupancy_only,
+                                                      ProfilerError* error);
 
   ~ContextRangeProfiler();
   ContextRangeProfiler(const ContextRangeProfiler&) = delete;
@@ -77,8 +79,9 @@ class ContextRangeProfiler {
 
  private:
   explicit ContextRangeProfiler(CUcontext ctx) : ctx_(ctx) {}
-  bool Setup(ProfilerError* error);
-  bool BuildConfig(const std::vector<uint8_t>& availability, ProfilerError* error);
+  bool Setup(bool occupancy_only, ProfilerError* error);
+  bool BuildConfig(const std::vector<uint8_t>& availability, bool occupancy_only,
+                   ProfilerError* error);
   bool ResetCounterData(ProfilerError* error);
 
   CUcontext ctx_;

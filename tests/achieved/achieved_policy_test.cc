@@ -110,7 +110,7 @@ TEST(AchievedConfig, BadValuesWarnOnceEachAndKeepDefaults) {
 TEST(AchievedPolicy, FirstNPerSignature) {
   ManualClock clock;
   clock.now = 1000 * kMs;  // long after start: the budget is not the limit here
-  AchievedPolicy policy({AchievedMode::kSample, 2, 0.05}, clock.fn(), 0);
+  AchievedPolicy policy({AchievedMode::kSample, 2, 0.05, 500 * kMs}, clock.fn(), 0);
   const LaunchSignature a = Sig(1), b = Sig(2), a_other_grid = Sig(1, 132);
   for (int i = 0; i < 2; ++i) {
     auto d = policy.Decide(a);
@@ -137,7 +137,7 @@ TEST(AchievedPolicy, FirstNPerSignature) {
 TEST(AchievedPolicy, NoRangeUsesUpTheSampleButIsNotCounted) {
   ManualClock clock;
   clock.now = 1000 * kMs;
-  AchievedPolicy policy({AchievedMode::kSample, 1, 0.05}, clock.fn(), 0);
+  AchievedPolicy policy({AchievedMode::kSample, 1, 0.05, 500 * kMs}, clock.fn(), 0);
   ASSERT_TRUE(policy.Decide(Sig(7)).measure);
   policy.Finish(Sig(7), 3 * kMs, false);
   EXPECT_FALSE(policy.Decide(Sig(7)).measure);
@@ -149,7 +149,7 @@ TEST(AchievedPolicy, NoRangeUsesUpTheSampleButIsNotCounted) {
 TEST(AchievedPolicy, ReleasedSampleIsOfferedAgain) {
   ManualClock clock;
   clock.now = 1000 * kMs;
-  AchievedPolicy policy({AchievedMode::kSample, 1, 0.05}, clock.fn(), 0);
+  AchievedPolicy policy({AchievedMode::kSample, 1, 0.05, 500 * kMs}, clock.fn(), 0);
   ASSERT_TRUE(policy.Decide(Sig(3)).measure);
   policy.Release(Sig(3));  // stream was capturing
   auto d = policy.Decide(Sig(3));
@@ -160,7 +160,7 @@ TEST(AchievedPolicy, ReleasedSampleIsOfferedAgain) {
 TEST(AchievedPolicy, BudgetPausesAndResumes) {
   ManualClock clock;
   // Budget 5 %: after 100 ms of wall time, 5 ms of profiling are allowed.
-  AchievedPolicy policy({AchievedMode::kSample, 1, 0.05}, clock.fn(), 0);
+  AchievedPolicy policy({AchievedMode::kSample, 1, 0.05, 500 * kMs}, clock.fn(), 0);
   clock.now = 100 * kMs;
   ASSERT_TRUE(policy.Decide(Sig(1)).measure);
   policy.Finish(Sig(1), 4 * kMs, true);   // 4 <= 5: still allowed
@@ -187,7 +187,7 @@ TEST(AchievedPolicy, BudgetPausesAndResumes) {
 TEST(AchievedPolicy, WallTimeCountsFromStart) {
   ManualClock clock;
   // Started at t = 50 ms: at t = 150 ms, 100 ms have elapsed and 10 % allows 10 ms.
-  AchievedPolicy policy({AchievedMode::kSample, 1, 0.10}, clock.fn(), 50 * kMs);
+  AchievedPolicy policy({AchievedMode::kSample, 1, 0.10, 500 * kMs}, clock.fn(), 50 * kMs);
   clock.now = 150 * kMs;
   ASSERT_TRUE(policy.Decide(Sig(1)).measure);
   policy.Finish(Sig(1), 10 * kMs, true);
@@ -199,7 +199,7 @@ TEST(AchievedPolicy, WallTimeCountsFromStart) {
 TEST(AchievedPolicy, AllModeMeasuresEveryLaunchRegardlessOfBudget) {
   ManualClock clock;
   clock.now = 1 * kMs;
-  AchievedPolicy policy({AchievedMode::kAll, 1, 0.01}, clock.fn(), 0);
+  AchievedPolicy policy({AchievedMode::kAll, 1, 0.01, 500 * kMs}, clock.fn(), 0);
   for (int i = 0; i < 5; ++i) {
     auto d = policy.Decide(Sig(9));
     ASSERT_TRUE(d.measure);
@@ -213,8 +213,53 @@ TEST(AchievedPolicy, AllModeMeasuresEveryLaunchRegardlessOfBudget) {
 
 TEST(AchievedPolicy, OffModeMeasuresNothing) {
   ManualClock clock;
-  AchievedPolicy policy({AchievedMode::kOff, 1, 0.05}, clock.fn(), 0);
+  AchievedPolicy policy({AchievedMode::kOff, 1, 0.05, 500 * kMs}, clock.fn(), 0);
   EXPECT_FALSE(policy.Decide(Sig(1)).measure);
+}
+
+TEST(AchievedConfig, IdleSeconds) {
+  std::vector<std::string> warnings;
+  FakeEnv unset;
+  EXPECT_EQ(ParseAchievedConfig(unset.lookup(), &warnings).idle_park_ns, 500 * kMs);
+  FakeEnv env{{{"OCCTRACE_ACHIEVED_IDLE", "2.5"}}};
+  EXPECT_EQ(ParseAchievedConfig(env.lookup(), &warnings).idle_park_ns, 2500 * kMs);
+  EXPECT_TRUE(warnings.empty());
+  for (const char* bad : {"0", "-1", "soon", "1e9"}) {
+    warnings.clear();
+    FakeEnv b{{{"OCCTRACE_ACHIEVED_IDLE", bad}}};
+    EXPECT_EQ(ParseAchievedConfig(b.lookup(), &warnings).idle_park_ns, 500 * kMs) << bad;
+    ASSERT_EQ(warnings.size(), 1u) << bad;
+    EXPECT_NE(warnings[0].find("OCCTRACE_ACHIEVED_IDLE"), std::string::npos);
+  }
+}
+
+TEST(AchievedConfig, MetricSet) {
+  std::vector<std::string> warnings;
+  FakeEnv unset;
+  EXPECT_FALSE(ParseAchievedConfig(unset.lookup(), &warnings).occupancy_metric_only);
+  FakeEnv occ{{{"OCCTRACE_ACHIEVED_METRICS", "occupancy"}}};
+  EXPECT_TRUE(ParseAchievedConfig(occ.lookup(), &warnings).occupancy_metric_only);
+  EXPECT_TRUE(warnings.empty());
+  FakeEnv bad{{{"OCCTRACE_ACHIEVED_METRICS", "ipc"}}};
+  EXPECT_FALSE(ParseAchievedConfig(bad.lookup(), &warnings).occupancy_metric_only);
+  EXPECT_EQ(warnings.size(), 1u);
+}
+
+TEST(AchievedPolicy, IdleCountsFromLastSampleOrBudgetSkip) {
+  ManualClock clock;
+  AchievedPolicy policy({AchievedMode::kSample, 1, 0.05, 500 * kMs}, clock.fn(), 0);
+  clock.now = 1000 * kMs;
+  ASSERT_TRUE(policy.Decide(Sig(1)).measure);
+  policy.Finish(Sig(1), 10 * kMs, true);
+  clock.now = 1300 * kMs;
+  EXPECT_EQ(policy.Decide(Sig(1)).idle_ns, 300 * kMs);
+  // Budget: 5 % of 1300 ms = 65 ms; spend it so the next new signature is skipped.
+  ASSERT_TRUE(policy.Decide(Sig(2)).measure);
+  policy.Finish(Sig(2), 100 * kMs, true);
+  clock.now = 1400 * kMs;
+  EXPECT_FALSE(policy.Decide(Sig(3)).measure);  // skipped for budget: work is pending
+  clock.now = 1450 * kMs;
+  EXPECT_EQ(policy.Decide(Sig(1)).idle_ns, 50 * kMs);
 }
 
 TEST(AchievedPolicy, ModeNames) {
