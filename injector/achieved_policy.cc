@@ -90,7 +90,7 @@ AchievedConfig ParseAchievedConfig(const EnvLookup& env, std::vector<std::string
       config.idle_park_ns = static_cast<int64_t>(*seconds * 1e9);
     } else {
       warnings->push_back("occtrace: OCCTRACE_ACHIEVED_IDLE='" + *idle +
-                          "' is not a number of seconds > 0; using 0.5");
+                          "' is not a number of seconds > 0; using 0.2");
     }
   }
   if (std::optional<std::string> metrics = env("OCCTRACE_ACHIEVED_METRICS")) {
@@ -152,6 +152,9 @@ void AchievedPolicy::Finish(const LaunchSignature& signature, int64_t profiling_
                             bool measured) {
   std::lock_guard<std::mutex> lock(mutex_);
   profiling_ns_ += profiling_ns;
+  // Idle time counts from the end of the last measurement: a re-enable plus measurement can
+  // itself outlast the idle limit.
+  if (config_.mode == AchievedMode::kSample) last_busy_ns_ = clock_();
   auto it = signatures_.find(signature);
   if (it == signatures_.end()) return;
   SignatureState& state = it->second;

@@ -220,14 +220,14 @@ TEST(AchievedPolicy, OffModeMeasuresNothing) {
 TEST(AchievedConfig, IdleSeconds) {
   std::vector<std::string> warnings;
   FakeEnv unset;
-  EXPECT_EQ(ParseAchievedConfig(unset.lookup(), &warnings).idle_park_ns, 500 * kMs);
+  EXPECT_EQ(ParseAchievedConfig(unset.lookup(), &warnings).idle_park_ns, 200 * kMs);
   FakeEnv env{{{"OCCTRACE_ACHIEVED_IDLE", "2.5"}}};
   EXPECT_EQ(ParseAchievedConfig(env.lookup(), &warnings).idle_park_ns, 2500 * kMs);
   EXPECT_TRUE(warnings.empty());
   for (const char* bad : {"0", "-1", "soon", "1e9"}) {
     warnings.clear();
     FakeEnv b{{{"OCCTRACE_ACHIEVED_IDLE", bad}}};
-    EXPECT_EQ(ParseAchievedConfig(b.lookup(), &warnings).idle_park_ns, 500 * kMs) << bad;
+    EXPECT_EQ(ParseAchievedConfig(b.lookup(), &warnings).idle_park_ns, 200 * kMs) << bad;
     ASSERT_EQ(warnings.size(), 1u) << bad;
     EXPECT_NE(warnings[0].find("OCCTRACE_ACHIEVED_IDLE"), std::string::npos);
   }
@@ -250,9 +250,10 @@ TEST(AchievedPolicy, IdleCountsFromLastSampleOrBudgetSkip) {
   AchievedPolicy policy({AchievedMode::kSample, 1, 0.05, 500 * kMs}, clock.fn(), 0);
   clock.now = 1000 * kMs;
   ASSERT_TRUE(policy.Decide(Sig(1)).measure);
+  clock.now = 1010 * kMs;  // the measurement (with a re-enable) took 10 ms
   policy.Finish(Sig(1), 10 * kMs, true);
   clock.now = 1300 * kMs;
-  EXPECT_EQ(policy.Decide(Sig(1)).idle_ns, 300 * kMs);
+  EXPECT_EQ(policy.Decide(Sig(1)).idle_ns, 290 * kMs);
   // Budget: 5 % of 1300 ms = 65 ms; spend it so the next new signature is skipped.
   ASSERT_TRUE(policy.Decide(Sig(2)).measure);
   policy.Finish(Sig(2), 100 * kMs, true);

@@ -50,7 +50,9 @@ def meta(csv_path):
 def main():
     harness, workload, outdir = sys.argv[1], sys.argv[2], sys.argv[3]
     rounds = int(sys.argv[4]) if len(sys.argv) > 4 else 3
-    log = os.path.join(outdir, "cost_runs.log")
+    steps = os.environ.get("COST_STEPS", "300")
+    tag = os.environ.get("COST_TAG", "")
+    log = os.path.join(outdir, f"cost_runs{tag}.log")
     py = [sys.executable, workload]
     lines = []
 
@@ -70,9 +72,9 @@ def main():
     metas = {}
     for r in range(rounds):
         for name, extra in variants.items():
-            env = dict(extra, STEPS="300")
+            env = dict(extra, STEPS=steps)
             if extra:
-                csv_path = os.path.join(outdir, f"{name}_{r}.csv")
+                csv_path = os.path.join(outdir, f"{name}{tag}_{r}.csv")
                 env["OCC_HARNESS_CSV"] = csv_path
             w, ms, _ = run(py, env, log)
             walls[name].append(w)
@@ -91,6 +93,11 @@ def main():
             "achieved_setup_ns", "achieved_budget_pauses", "achieved_skipped_for_budget",
             "achieved_parks", "achieved_unparks")))
 
+    say(f"STEPS={steps} (+20 warm-up), {rounds} interleaved rounds")
+    if os.environ.get("COST_SKIP_ALL") == "1":
+        with open(os.path.join(outdir, f"cost{tag}.txt"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+        return
     b5 = []
     w, _, _ = run(py, {"STEPS": "5"}, log); b5.append(w)
     csv_all = os.path.join(outdir, "all.csv")
@@ -119,7 +126,7 @@ def main():
     say(f"ncu STEPS=5: exit {p.returncode}, wall {w_ncu:.3f} s, kernels profiled {n_ncu}; "
         f"cost per kernel {ncu_per * 1e3:.3f} ms")
     say(f"ratio ncu/occtrace per launch: {ncu_per / per_launch:.2f}")
-    with open(os.path.join(outdir, "cost.txt"), "w") as f:
+    with open(os.path.join(outdir, f"cost{tag}.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")
 
 
