@@ -61,7 +61,7 @@ AchievedConfig ParseAchievedConfig(const EnvLookup& env, std::vector<std::string
     } else if (text == "all") {
       config.mode = AchievedMode::kAll;
     } else {
-      warnings->push_back("occtrace: OCCTRACE_ACHIEVED='" + *mode +
+      warnings->push_back("OCCTRACE_ACHIEVED='" + *mode +
                           "' is not off|sample|all; using 'sample'");
     }
   }
@@ -72,7 +72,7 @@ AchievedConfig ParseAchievedConfig(const EnvLookup& env, std::vector<std::string
     if (ec == std::errc() && ptr == text.data() + text.size() && value >= 1) {
       config.samples_per_signature = value;
     } else {
-      warnings->push_back("occtrace: OCCTRACE_SAMPLES='" + *samples +
+      warnings->push_back("OCCTRACE_SAMPLES='" + *samples +
                           "' is not an integer >= 1; using 1");
     }
   }
@@ -80,7 +80,7 @@ AchievedConfig ParseAchievedConfig(const EnvLookup& env, std::vector<std::string
     if (std::optional<double> fraction = ParseBudgetFraction(*budget)) {
       config.budget_fraction = *fraction;
     } else {
-      warnings->push_back("occtrace: OCCTRACE_SAMPLE_BUDGET='" + *budget +
+      warnings->push_back("OCCTRACE_SAMPLE_BUDGET='" + *budget +
                           "' is not a fraction in (0, 1] such as 0.05 or 5%; using 5%");
     }
   }
@@ -89,7 +89,7 @@ AchievedConfig ParseAchievedConfig(const EnvLookup& env, std::vector<std::string
     if (seconds && *seconds > 0 && *seconds <= 1e6) {
       config.idle_park_ns = static_cast<int64_t>(*seconds * 1e9);
     } else {
-      warnings->push_back("occtrace: OCCTRACE_ACHIEVED_IDLE='" + *idle +
+      warnings->push_back("OCCTRACE_ACHIEVED_IDLE='" + *idle +
                           "' is not a number of seconds > 0; using 0.2");
     }
   }
@@ -98,7 +98,7 @@ AchievedConfig ParseAchievedConfig(const EnvLookup& env, std::vector<std::string
     if (text == "occupancy") {
       config.occupancy_metric_only = true;
     } else if (text != "all") {
-      warnings->push_back("occtrace: OCCTRACE_ACHIEVED_METRICS='" + *metrics +
+      warnings->push_back("OCCTRACE_ACHIEVED_METRICS='" + *metrics +
                           "' is not all|occupancy; using 'all'");
     }
   }

@@ -18,7 +18,6 @@
 #include <atomic>
 #include <chrono>
 #include <cinttypes>
-#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
@@ -31,6 +30,7 @@
 
 #include "injector/achieved.h"
 #include "injector/achieved_policy.h"
+#include "injector/errors.h"
 #include "injector/range_profiler.h"
 
 namespace occ::inj {
@@ -611,25 +611,25 @@ class RangeAchievedProfiler final : public AchievedProfiler {
     if (error.insufficient_privileges()) {
       status = "no-permission: " + error.Message();
       message =
-          "occtrace: achieved occupancy not measured: no permission to read GPU performance "
+          "achieved occupancy not measured: no permission to read GPU performance "
           "counters (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES); tracing continues. To enable: run as "
           "root or with CAP_PERFMON / CAP_SYS_ADMIN, or load the nvidia module with "
           "NVreg_RestrictProfilingToAdminUsers=0 (see https://developer.nvidia.com/ERR_NVGPUCTRPERM)";
     } else if (error.result == CUPTI_ERROR_NOT_SUPPORTED ||
                error.result == CUPTI_ERROR_NOT_COMPATIBLE) {
       status = "unsupported: " + error.Message();
-      message = "occtrace: achieved occupancy not measured on this device: " + error.Message() +
+      message = "achieved occupancy not measured on this device: " + error.Message() +
                 "; tracing continues";
     } else {
       status = "error: " + error.Message();
-      message = "occtrace: achieved occupancy measurement stopped: " + error.Message() +
+      message = "achieved occupancy measurement stopped: " + error.Message() +
                 "; tracing continues";
     }
     disabled_.store(true, std::memory_order_release);
     std::lock_guard<std::mutex> lock(status_mutex_);
     if (!status_.empty()) return;  // one line per run
     status_ = status;
-    std::fprintf(stderr, "%s\n", message.c_str());
+    LogLine("%s", message.c_str());
   }
 
   void DisableAll(const std::string& status) {
@@ -637,7 +637,7 @@ class RangeAchievedProfiler final : public AchievedProfiler {
     std::lock_guard<std::mutex> lock(status_mutex_);
     if (status_.empty()) {
       status_ = status;
-      std::fprintf(stderr, "occtrace: achieved occupancy not measured: %s\n", status.c_str());
+      LogLine("achieved occupancy not measured: %s", status.c_str());
     }
   }
 
@@ -673,7 +673,7 @@ std::unique_ptr<AchievedProfiler> CreateAchievedProfiler(AchievedSink sink) {
         return std::string(value);
       },
       &warnings);
-  for (const std::string& warning : warnings) std::fprintf(stderr, "%s\n", warning.c_str());
+  for (const std::string& warning : warnings) LogLine("%s", warning.c_str());
   if (config.mode == AchievedMode::kOff) return nullptr;
   return std::make_unique<RangeAchievedProfiler>(std::move(sink), config);
 }
