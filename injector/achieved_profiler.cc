@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "injector/achieved.h"
+#include "injector/achieved_launch.h"
 #include "injector/achieved_policy.h"
 #include "injector/errors.h"
 #include "injector/range_profiler.h"
@@ -66,118 +67,6 @@ int64_t ProcessStartBootTimeNs() {
   return start <= now ? start : now;
 }
 
-struct LaunchArgs {
-  CUfunction function = nullptr;
-  uint32_t grid[3] = {1, 1, 1};
-  uint32_t block[3] = {1, 1, 1};
-  uint32_t dynamic_smem = 0;
-  CUstream stream = nullptr;
-};
-
-bool IsKernelLaunch(CUpti_CallbackId cbid) {
-  switch (cbid) {
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool IsGraphLaunch(CUpti_CallbackId cbid) {
-  return cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
-         cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
-}
-
-// Runtime launch APIs whose correlation id the kernel's activity record carries.
-constexpr CUpti_CallbackId kRuntimeLaunchCbids[] = {
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_v3020,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_ptsz_v7000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
-    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
-    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
-};
-
-bool IsRuntimeLaunch(CUpti_CallbackId cbid) {
-  for (CUpti_CallbackId id : kRuntimeLaunchCbids) {
-    if (id == cbid) return true;
-  }
-  return false;
-}
-
-constexpr CUpti_CallbackId kDriverCbids[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
-};
-
-LaunchArgs ReadLaunchArgs(CUpti_CallbackId cbid, const void* params) {
-  LaunchArgs args;
-  auto from_classic = [&args](const auto* p) {
-    args.function = p->f;
-    args.grid[0] = p->gridDimX;
-    args.grid[1] = p->gridDimY;
-    args.grid[2] = p->gridDimZ;
-    args.block[0] = p->blockDimX;
-    args.block[1] = p->blockDimY;
-    args.block[2] = p->blockDimZ;
-    args.dynamic_smem = p->sharedMemBytes;
-    args.stream = p->hStream;
-  };
-  auto from_ex = [&args](const auto* p) {
-    args.function = p->f;
-    if (const CUlaunchConfig* config = p->config) {
-      args.grid[0] = config->gridDimX;
-      args.grid[1] = config->gridDimY;
-      args.grid[2] = config->gridDimZ;
-      args.block[0] = config->blockDimX;
-      args.block[1] = config->blockDimY;
-      args.block[2] = config->blockDimZ;
-      args.dynamic_smem = config->sharedMemBytes;
-      args.stream = config->hStream;
-    }
-  };
-  switch (cbid) {
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
-      from_classic(static_cast<const cuLaunchKernel_params*>(params));
-      break;
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
-      from_classic(static_cast<const cuLaunchKernel_ptsz_params*>(params));
-      break;
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
-      from_classic(static_cast<const cuLaunchCooperativeKernel_params*>(params));
-      break;
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
-      from_classic(static_cast<const cuLaunchCooperativeKernel_ptsz_params*>(params));
-      break;
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
-      from_ex(static_cast<const cuLaunchKernelEx_params*>(params));
-      break;
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
-      from_ex(static_cast<const cuLaunchKernelEx_ptsz_params*>(params));
-      break;
-    default:
-      break;
-  }
-  return args;
-}
-
 struct ContextState {
   std::mutex mutex;  // held from launch ENTER to EXIT while `profiler` is set
   std::unique_ptr<ContextRangeProfiler> profiler;  // null when parked or failed
@@ -195,8 +84,7 @@ struct PendingLaunch {
 };
 
 struct ThreadState {
-  int runtime_depth = 0;               // nesting of runtime launch APIs on this thread
-  uint32_t outer_correlation_id = 0;   // id of the outermost one
+  OuterCorrelation correlation;
   bool in_launch = false;
   PendingLaunch pending;
 };
@@ -220,7 +108,7 @@ class RangeAchievedProfiler final : public AchievedProfiler {
               CheckCupti(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
                                              CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING),
                          "cuptiEnableCallback(CONTEXT_DESTROY_STARTING)", &error);
-    for (CUpti_CallbackId cbid : kDriverCbids) {
+    for (CUpti_CallbackId cbid : kDriverLaunchCbids) {
       ok = ok && CheckCupti(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid),
                             "cuptiEnableCallback(driver launch)", &error);
     }
@@ -235,12 +123,12 @@ class RangeAchievedProfiler final : public AchievedProfiler {
                   const void* cbdata) override {
     switch (domain) {
       case CUPTI_CB_DOMAIN_RUNTIME_API:
-        if (IsRuntimeLaunch(cbid)) OnRuntimeLaunch(static_cast<const CUpti_CallbackData*>(cbdata));
+        if (IsRuntimeLaunchCbid(cbid)) OnRuntimeLaunch(static_cast<const CUpti_CallbackData*>(cbdata));
         break;
       case CUPTI_CB_DOMAIN_DRIVER_API:
-        if (IsKernelLaunch(cbid)) {
+        if (IsKernelLaunchCbid(cbid)) {
           OnKernelLaunch(cbid, static_cast<const CUpti_CallbackData*>(cbdata));
-        } else if (IsGraphLaunch(cbid)) {
+        } else if (IsGraphLaunchCbid(cbid)) {
           OnGraphLaunch(static_cast<const CUpti_CallbackData*>(cbdata));
         }
         break;
@@ -317,17 +205,12 @@ class RangeAchievedProfiler final : public AchievedProfiler {
 
  private:
   void OnRuntimeLaunch(const CUpti_CallbackData* data) {
-    ThreadState& thread = t_thread;
-    if (data->callbackSite == CUPTI_API_ENTER) {
-      if (thread.runtime_depth++ == 0) thread.outer_correlation_id = data->correlationId;
-    } else if (thread.runtime_depth > 0) {
-      --thread.runtime_depth;
-    }
+    t_thread.correlation.OnRuntimeLaunch(data->callbackSite == CUPTI_API_ENTER,
+                                         data->correlationId);
   }
 
   uint32_t CorrelationId(const CUpti_CallbackData* data) const {
-    const ThreadState& thread = t_thread;
-    return thread.runtime_depth > 0 ? thread.outer_correlation_id : data->correlationId;
+    return t_thread.correlation.ForDriverLaunch(data->correlationId);
   }
 
   void OnKernelLaunch(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
@@ -347,16 +230,7 @@ class RangeAchievedProfiler final : public AchievedProfiler {
     std::shared_ptr<ContextState> state = GetContext(data->context);
     if (!state) return;
     const LaunchArgs args = ReadLaunchArgs(cbid, data->functionParams);
-    LaunchSignature signature;
-    signature.context = reinterpret_cast<uintptr_t>(data->context);
-    signature.function = reinterpret_cast<uintptr_t>(args.function);
-    signature.grid_x = args.grid[0];
-    signature.grid_y = args.grid[1];
-    signature.grid_z = args.grid[2];
-    signature.block_x = args.block[0];
-    signature.block_y = args.block[1];
-    signature.block_z = args.block[2];
-    signature.dynamic_smem = args.dynamic_smem;
+    const LaunchSignature signature = SignatureOf(data->context, args);
 
     // While the profiler is enabled, every launch in the context holds its mutex until EXIT, so
     // no launch from another thread lands in a measured range. A parked context has nothing
