@@ -30,8 +30,9 @@ struct AchievedConfig {
   int32_t samples_per_signature = 1;  // OCCTRACE_SAMPLES
   double budget_fraction = 0.05;      // OCCTRACE_SAMPLE_BUDGET, of elapsed wall time
   // Sample mode: after this long with nothing to measure (no measurement running or ended, no
-  // launch skipped for budget), the range profiler is parked (disabled) until a launch needs it again; an
-  // enabled-but-stopped profiler costs ~2 us on every launch. OCCTRACE_ACHIEVED_IDLE (seconds).
+  // launch skipped for budget), the range profiler is parked (disabled) until a launch needs it
+  // again; an enabled-but-stopped profiler costs ~2 us on every launch.
+  // OCCTRACE_ACHIEVED_IDLE (seconds).
   int64_t idle_park_ns = 200'000'000;
   // OCCTRACE_ACHIEVED_METRICS=occupancy: collect only ncu's occupancy metric (no duration or
   // cycle counts); default "all" (still one pass on GH100).

@@ -123,7 +123,9 @@ class RangeAchievedProfiler final : public AchievedProfiler {
                   const void* cbdata) override {
     switch (domain) {
       case CUPTI_CB_DOMAIN_RUNTIME_API:
-        if (IsRuntimeLaunchCbid(cbid)) OnRuntimeLaunch(static_cast<const CUpti_CallbackData*>(cbdata));
+        if (IsRuntimeLaunchCbid(cbid)) {
+          OnRuntimeLaunch(static_cast<const CUpti_CallbackData*>(cbdata));
+        }
         break;
       case CUPTI_CB_DOMAIN_DRIVER_API:
         if (IsKernelLaunchCbid(cbid)) {
@@ -159,6 +161,7 @@ class RangeAchievedProfiler final : public AchievedProfiler {
       std::lock_guard<std::mutex> lock(state->mutex);
       if (state->profiler) state->profiler->Disable();
       state->profiler.reset();
+      state->parked.store(false, std::memory_order_release);  // never re-enabled
     }
     if (profiler_initialized_.exchange(false)) DeinitializeCuptiProfiler();
   }
@@ -469,6 +472,8 @@ class RangeAchievedProfiler final : public AchievedProfiler {
     std::lock_guard<std::mutex> lock(state->mutex);
     if (state->profiler) state->profiler->Disable();
     state->profiler.reset();
+    // A launch that already holds this state must not re-enable a dying context.
+    state->parked.store(false, std::memory_order_release);
   }
 
   // A CUPTI profiler error during measurement: stop measuring everywhere, keep tracing.
@@ -488,7 +493,8 @@ class RangeAchievedProfiler final : public AchievedProfiler {
           "achieved occupancy not measured: no permission to read GPU performance "
           "counters (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES); tracing continues. To enable: run as "
           "root or with CAP_PERFMON / CAP_SYS_ADMIN, or load the nvidia module with "
-          "NVreg_RestrictProfilingToAdminUsers=0 (see https://developer.nvidia.com/ERR_NVGPUCTRPERM)";
+          "NVreg_RestrictProfilingToAdminUsers=0 "
+          "(see https://developer.nvidia.com/ERR_NVGPUCTRPERM)";
     } else if (error.result == CUPTI_ERROR_NOT_SUPPORTED ||
                error.result == CUPTI_ERROR_NOT_COMPATIBLE) {
       status = "unsupported: " + error.Message();
