@@ -34,6 +34,9 @@ std::string FormatBytes(i64 bytes) {
 
 i64 CeilDiv(i64 a, i64 b) { return (a + b - 1) / b; }
 
+// "1 block/SM", "5 blocks/SM".
+std::string BlocksPerSm(i64 n) { return std::to_string(n) + (n == 1 ? " block/SM" : " blocks/SM"); }
+
 StatusOr<OccupancyResult> At(const DeviceProps& d, const LaunchParams& l) {
   return ComputeOccupancyUnchecked(d, l);
 }
@@ -201,7 +204,7 @@ namespace {
 
 std::string LimiterDetail(uint32_t bit, const DeviceProps& d, const LaunchParams& l,
                           const OccupancyResult& r, const ArchConstants* arch) {
-  const std::string arrow = " → " + std::to_string(r.active_blocks_per_sm) + " blocks/SM";
+  const std::string arrow = " → " + BlocksPerSm(r.active_blocks_per_sm);
   switch (bit) {
     case kLimitRegisters:
       return std::to_string(l.regs_per_thread) + " regs/thread" +
@@ -287,7 +290,7 @@ std::string LimiterSentence(const DeviceProps& d, const LaunchParams& l, const O
     return s;
   }
   if (r.active_warps_per_sm >= r.max_warps_per_sm) {
-    return "full occupancy: " + std::to_string(r.active_blocks_per_sm) + " blocks/SM × " +
+    return "full occupancy: " + BlocksPerSm(r.active_blocks_per_sm) + " × " +
            std::to_string(r.warps_per_block) + " warps = " + std::to_string(r.active_warps_per_sm) +
            " of " + std::to_string(r.max_warps_per_sm) + " warps/SM";
   }
@@ -310,15 +313,24 @@ std::string LimiterSentence(const DeviceProps& d, const LaunchParams& l, const O
 
 namespace {
 
+// How evenly a grid spreads over the SMs: blocks per SM / ceil(blocks per SM). The busiest SM
+// runs ceil(grid / SMs) blocks while the average runs grid / SMs, so this is the share of the
+// busiest SM's time the average SM is busy (1 = even; 64 blocks on 132 SMs: 0.48).
+double SmBalance(i64 grid_blocks, int num_sms) {
+  if (grid_blocks <= 0 || num_sms <= 0) return 0;
+  const double per_sm = static_cast<double>(grid_blocks) / num_sms;
+  return per_sm / std::ceil(per_sm);
+}
+
 // Higher is better, compared lexicographically (docs/occupancy.md, "Block size").
 struct BlockScore {
   int runnable = 0;
-  double sm_fill = 0;        // share of SMs that get a block (grid known)
+  double balance = 0;        // SmBalance, 1 when >= 0.9 (grid known)
   double occupancy = 0;
-  int wave_ok = 0;           // >= 4 waves or >= 90 % wave/balance efficiency (grid known)
+  int wave_ok = 0;           // >= 4 waves or wave efficiency >= 0.9; 1 below one wave (grid known)
   double no_waste = 0;       // 100 - warp waste %
   int two_blocks = 0;        // >= 2 resident blocks hide __syncthreads() stalls
-  auto Key() const { return std::make_tuple(runnable, sm_fill, occupancy, wave_ok, no_waste, two_blocks); }
+  auto Key() const { return std::make_tuple(runnable, balance, occupancy, wave_ok, no_waste, two_blocks); }
 };
 
 BlockScore Score(const BlockSizeCandidate& c, int num_sms, bool grid_known) {
@@ -328,15 +340,13 @@ BlockScore Score(const BlockSizeCandidate& c, int num_sms, bool grid_known) {
   s.no_waste = std::round((100.0 - c.warp_waste_pct) * 100.0) / 100.0;
   s.two_blocks = c.active_blocks_per_sm >= 2 ? 1 : 0;
   if (grid_known && s.runnable) {
-    s.sm_fill = std::min<double>(1.0, static_cast<double>(c.grid_blocks) / num_sms);
-    double efficiency = c.waves.wave_efficiency;
-    if (c.waves.waves_per_sm < 1.0) {
-      // One partial wave: every block is resident at once; what matters is how evenly the
-      // blocks spread over the SMs.
-      const double per_sm = static_cast<double>(c.grid_blocks) / num_sms;
-      efficiency = per_sm / std::ceil(per_sm);
-    }
-    s.wave_ok = (c.waves.waves_per_sm >= 4.0 || efficiency >= 0.9) ? 1 : 0;
+    const double balance = SmBalance(c.grid_blocks, num_sms);
+    s.balance = balance >= 0.9 ? 1.0 : std::round(balance * 100.0) / 100.0;
+    // Below one wave every block is resident at once: the balance above is what counts.
+    s.wave_ok = (c.waves.waves_per_sm < 1.0 || c.waves.waves_per_sm >= 4.0 ||
+                 c.waves.wave_efficiency >= 0.9)
+                    ? 1
+                    : 0;
   }
   return s;
 }
@@ -421,15 +431,22 @@ StatusOr<BlockSizeAdvice> AdviseBlockSize(const DeviceProps& d, const LaunchPara
   auto add = [&why](const std::string& part) { why += (why.empty() ? "" : ", ") + part; };
   const BlockScore bs = Score(best, d.num_sms, grid_known);
   const BlockScore cs = Score(advice.current, d.num_sms, grid_known);
-  if (bs.sm_fill > cs.sm_fill) {
-    add("busy SMs " + std::to_string(std::min<i64>(advice.current.grid_blocks, d.num_sms)) + " → " +
-        std::to_string(std::min<i64>(best.grid_blocks, d.num_sms)) + " of " +
-        std::to_string(d.num_sms));
+  auto busy_sms = [&](const BlockSizeCandidate& c) {
+    return c.active_blocks_per_sm > 0 ? std::min<i64>(c.grid_blocks, d.num_sms) : 0;
+  };
+  if (bs.balance > cs.balance && busy_sms(advice.current) > 0) {
+    if (busy_sms(best) != busy_sms(advice.current)) {
+      add("busy SMs " + std::to_string(busy_sms(advice.current)) + " → " +
+          std::to_string(busy_sms(best)) + " of " + std::to_string(d.num_sms));
+    }
+    add("SM load balance " + Pct(100.0 * SmBalance(advice.current.grid_blocks, d.num_sms)) + " → " +
+        Pct(100.0 * SmBalance(best.grid_blocks, d.num_sms)));
   }
   if (best.occupancy_pct != advice.current.occupancy_pct) {
     add("theoretical occupancy " + Pct(advice.current.occupancy_pct) + " → " + Pct(best.occupancy_pct));
   }
-  if (grid_known) {
+  if (grid_known && advice.current.active_blocks_per_sm > 0 &&
+      std::fabs(best.waves.waves_per_sm - advice.current.waves.waves_per_sm) >= 0.005) {
     add("waves " + Num(advice.current.waves.waves_per_sm, 2) + " → " + Num(best.waves.waves_per_sm, 2));
   }
   if (best.warp_waste_pct < advice.current.warp_waste_pct) {
@@ -482,10 +499,10 @@ StatusOr<RegisterAdvice> AdviseRegisterCap(const DeviceProps& d, const LaunchPar
   }
   if (a.steps.empty()) {
     a.verdict = current.active_blocks_per_sm == 0
-                    ? "no register cap makes this launch fit"
+                    ? "no register cap alone makes this launch fit"
                     : "no better option from registers: they do not limit occupancy (up to " +
                           std::to_string(a.headroom_registers) + " registers/thread keep " +
-                          std::to_string(current.active_blocks_per_sm) + " blocks/SM)";
+                          BlocksPerSm(current.active_blocks_per_sm) + ")";
     return a;
   }
   const RegisterStep& next = a.steps.front();
@@ -502,7 +519,7 @@ StatusOr<RegisterAdvice> AdviseRegisterCap(const DeviceProps& d, const LaunchPar
            "/thread (now " + std::to_string(l.regs_per_thread) + "): __launch_bounds__(" +
            std::to_string(l.block_threads) + ", " + std::to_string(next.active_blocks_per_sm) +
            ") or -maxrregcount=" + std::to_string(next.max_registers_per_thread) + " → " +
-           std::to_string(next.active_blocks_per_sm) + " blocks/SM, theoretical occupancy " +
+           BlocksPerSm(next.active_blocks_per_sm) + ", theoretical occupancy " +
            Pct(current.theoretical_occupancy_pct) + " → " + Pct(next.occupancy_pct);
   if (a.spill_warning) {
     s.text += "; the kernel already uses " + std::to_string(local_memory_per_thread) +
@@ -584,7 +601,7 @@ StatusOr<SharedMemAdvice> AdviseSharedMemory(const DeviceProps& d, const LaunchP
     s.text = "Raise or drop the shared-memory carveout preference (cudaFuncAttributePreferredSharedMemoryCarveout" +
              std::string(l.carveout_pct >= 0 ? " = " + std::to_string(l.carveout_pct) + "%" : "") +
              " / cache config): it caps the SM at " + FormatBytes(current.shared_mem_config_bytes) +
-             " → " + std::to_string(free.active_blocks_per_sm) + " blocks/SM, theoretical occupancy " +
+             " → " + BlocksPerSm(free.active_blocks_per_sm) + ", theoretical occupancy " +
              Pct(current.theoretical_occupancy_pct) + " → " + Pct(free.theoretical_occupancy_pct);
     carveout_fix = s;
   }
@@ -596,10 +613,12 @@ StatusOr<SharedMemAdvice> AdviseSharedMemory(const DeviceProps& d, const LaunchP
       return a;
     }
     a.verdict = current.active_blocks_per_sm == 0
-                    ? "shared memory per block exceeds what one block may use"
+                    ? (current.block_limit_shared_mem == 0
+                           ? "shared memory per block exceeds what one block may use"
+                           : "shared memory does not keep this launch from running")
                     : "no better option from shared memory: it does not limit occupancy (" +
                           FormatBytes(a.headroom_bytes) + " more per block keep " +
-                          std::to_string(current.active_blocks_per_sm) + " blocks/SM)";
+                          BlocksPerSm(current.active_blocks_per_sm) + ")";
     return a;
   }
   const SharedMemStep& next = a.steps.front();
@@ -613,7 +632,7 @@ StatusOr<SharedMemAdvice> AdviseSharedMemory(const DeviceProps& d, const LaunchP
                   FormatBytes(d.reserved_smem_per_block) + " driver reserve per block counted";
   s.text = "Use at most " + FormatBytes(next.max_user_smem_per_block) +
            " of shared memory per block (now " + FormatBytes(a.user_smem_per_block) + ") → " +
-           std::to_string(next.active_blocks_per_sm) + " blocks/SM, theoretical occupancy " +
+           BlocksPerSm(next.active_blocks_per_sm) + ", theoretical occupancy " +
            Pct(current.theoretical_occupancy_pct) + " → " + Pct(next.occupancy_pct) +
            (arch->configurable_carveout
                 ? " (needs a carveout of at least " + FormatBytes(next.carveout_bytes) + ")"
@@ -642,6 +661,28 @@ StatusOr<LaunchAdvice> AdviseLaunch(const DeviceProps& d, const LaunchParams& l,
   if (out.registers.suggestion) out.suggestions.push_back(*out.registers.suggestion);
   if (out.shared_memory.suggestion) out.suggestions.push_back(*out.shared_memory.suggestion);
   if (out.block_size.suggestion) out.suggestions.push_back(*out.block_size.suggestion);
+  if ((RealLimiters(out.occupancy) & kLimitBarriers) != 0 && out.occupancy.active_blocks_per_sm > 0) {
+    // Named barriers come from a per-SM pool (sm_90+): fewer per block, more resident blocks.
+    LaunchParams fewer = l;
+    for (int n = l.num_block_barriers - 1; n >= 1; --n) {
+      fewer.num_block_barriers = n;
+      OCC_ASSIGN_OR_RETURN(const OccupancyResult r, ComputeOccupancyUnchecked(d, fewer));
+      if (r.active_blocks_per_sm > out.occupancy.active_blocks_per_sm) {
+        Suggestion s;
+        s.kind = "barriers";
+        s.block_size = l.block_threads;
+        s.predicted_blocks_per_sm = r.active_blocks_per_sm;
+        s.predicted_occupancy_pct = r.theoretical_occupancy_pct;
+        s.assumptions = "block size, registers and shared memory unchanged";
+        s.text = "Use at most " + std::to_string(n) + " named barriers per block (now " +
+                 std::to_string(l.num_block_barriers) + ", e.g. merge bar.sync IDs) → " +
+                 BlocksPerSm(r.active_blocks_per_sm) + ", theoretical occupancy " +
+                 Pct(out.occupancy.theoretical_occupancy_pct) + " → " + Pct(r.theoretical_occupancy_pct);
+        out.suggestions.push_back(s);
+        break;
+      }
+    }
+  }
   if (out.waves && out.waves->grid_below_sm_count) {
     Suggestion s;
     s.kind = "grid_size";

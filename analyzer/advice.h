@@ -37,8 +37,9 @@ StatusOr<Curve> BlockSizeCurve(const DeviceProps& device, const LaunchParams& la
 // Occupancy for registers per thread 8, 16, ..., 248, 255 (ncu's "Impact of Varying Register
 // Count Per Thread"); block size and shared memory as in `launch`.
 StatusOr<Curve> RegisterCurve(const DeviceProps& device, const LaunchParams& launch);
-// Occupancy for user shared memory per block (static + dynamic) from 0 to the per-block limit,
-// sampled at the sizes where the block count changes; block size and registers as in `launch`.
+// Occupancy for user shared memory per block (static + dynamic) from 0 to the per-block limit
+// (the opt-in limit when the launch opted in): the first point, each first size with a new block
+// count, and the limit itself; block size and registers as in `launch`.
 StatusOr<Curve> SharedMemCurve(const DeviceProps& device, const LaunchParams& launch);
 
 // Waves of a grid on the GPU (Nsight Compute's Waves Per SM and tail-effect rule).
@@ -59,7 +60,7 @@ std::string TailSentence(const Waves& waves);
 
 // A suggestion, with what it predicts and assumes (mirrors occtrace.Suggestion in report.proto).
 struct Suggestion {
-  std::string kind;                   // "block_size", "register_cap", "shared_memory", "grid_size"
+  std::string kind;                   // "block_size", "register_cap", "shared_memory", "barriers", "grid_size"
   std::string text;                   // one sentence with the numbers
   double predicted_occupancy_pct = 0;
   int predicted_blocks_per_sm = 0;

@@ -102,26 +102,45 @@ class CalcSubcommand : public Subcommand {
   }
 
   void AddFlags(CLI::App* app) override {
-    app->add_option("--gpu", gpu_, "GPU name or alias (H100, a100, \"RTX 4090\", ...) or compute "
-                                   "capability (sm_90, 9.0, 90)")->required();
-    app->add_option("--block", block_, "threads per block: N or XxYxZ")->required();
-    app->add_option("--regs", regs_, "registers per thread (ptxas -v / ncu), 0..255; default 0");
-    app->add_option("--smem-static", smem_static_, "static shared memory per block, bytes (K suffix = KiB)");
-    app->add_option("--smem-dynamic", smem_dynamic_, "dynamic shared memory per block, bytes (K suffix = KiB)");
+    app->add_option("--gpu", gpu_,
+                    "GPU name or alias (H100, a100, \"RTX 4090\", ...) or compute capability "
+                    "(sm_90, 9.0, 90)")
+        ->required()
+        ->type_name("NAME");
+    app->add_option("--block", block_, "threads per block: N or XxYxZ")
+        ->required()
+        ->type_name("N|XxYxZ");
+    app->add_option("--regs", regs_, "registers per thread (ptxas -v, ncu), 0..255; default 0")
+        ->type_name("N");
+    app->add_option("--smem-static", smem_static_,
+                    "static shared memory per block, bytes (K suffix = KiB)")
+        ->type_name("BYTES");
+    app->add_option("--smem-dynamic", smem_dynamic_,
+                    "dynamic shared memory per block, bytes (K suffix = KiB)")
+        ->type_name("BYTES");
     app->add_option("--smem-config", smem_config_,
                     "executed shared-memory carveout, bytes (ncu 'Shared Memory Configuration "
-                    "Size', CUPTI sharedMemoryExecuted): adds Nsight Compute's Smem row");
-    app->add_option("--carveout", carveout_, "requested carveout preference, percent 0..100");
+                    "Size', CUPTI sharedMemoryExecuted): adds Nsight Compute's Smem row")
+        ->type_name("BYTES");
+    app->add_option("--carveout", carveout_, "requested carveout preference, percent 0..100")
+        ->type_name("PCT");
     app->add_option("--cache-config", cache_config_, "cache preference: none, shared, l1, equal")
         ->check(CLI::IsMember({"none", "shared", "l1", "equal"}));
     app->add_flag("--opt-in", opt_in_,
                   "the kernel opted in to more than 48 KiB of dynamic shared memory "
                   "(cudaFuncAttributeMaxDynamicSharedMemorySize)");
-    app->add_option("--barriers", barriers_, "named barriers per block, 0..16 (default 1; limits "
-                                             "blocks on sm_90 and newer)");
-    app->add_option("--grid", grid_, "grid size (blocks): N or XxYxZ; adds waves and fixed-work advice");
-    app->add_option("--sms", sms_, "SM count override (MIG, green contexts, or sm_XY without a reference GPU)");
-    app->add_option("--local-mem", local_mem_, "local memory per thread, bytes (spills: warns on register caps)");
+    app->add_option("--barriers", barriers_,
+                    "named barriers per block, 0..16 (default 1, an assumption; limits blocks on "
+                    "sm_90 and newer)")
+        ->type_name("N");
+    app->add_option("--grid", grid_, "grid size in blocks, N or XxYxZ: adds waves and fixed-work advice")
+        ->type_name("N|XxYxZ");
+    app->add_option("--sms", sms_,
+                    "SM count override (MIG, green contexts, or sm_XY without a reference GPU)")
+        ->type_name("N");
+    app->add_option("--local-mem", local_mem_,
+                    "local memory per thread, bytes (spills: register caps get a warning)")
+        ->type_name("BYTES");
     app->add_option("--format", format_, "output format: text or json")
         ->check(CLI::IsMember({"text", "json"}));
   }
@@ -195,9 +214,13 @@ class CalcSubcommand : public Subcommand {
 
     OCC_ASSIGN_OR_RETURN(const LaunchAdvice advice, AdviseLaunch(device, launch, inputs));
     OCC_ASSIGN_OR_RETURN(const Curve curve, BlockSizeCurve(device, launch));
+    OCC_ASSIGN_OR_RETURN(const Curve register_curve, RegisterCurve(device, launch));
+    OCC_ASSIGN_OR_RETURN(const Curve smem_curve, SharedMemCurve(device, launch));
 
     occtrace::OccupancyCalc out;
     Fill(device, launch, block, inputs, advice, curve, &out);
+    AddCurve(register_curve, out.mutable_register_curve());
+    AddCurve(smem_curve, out.mutable_shared_mem_curve());
     if (regs_.empty()) out.add_notes("registers per thread not given (--regs): 0 assumed, so registers never limit");
     if (format_ == "json") {
       std::string json;
@@ -217,6 +240,18 @@ class CalcSubcommand : public Subcommand {
   }
 
  private:
+  static void AddCurve(const Curve& curve,
+                       google::protobuf::RepeatedPtrField<occtrace::OccupancyCurvePoint>* out) {
+    for (const auto& p : curve.points) {
+      auto* c = out->Add();
+      c->set_x(p.x);
+      c->set_active_blocks_per_sm(p.active_blocks_per_sm);
+      c->set_active_warps_per_sm(p.active_warps_per_sm);
+      c->set_occupancy_pct(p.occupancy_pct);
+      for (const auto& n : LimitingFactorNames(p.limiting_factors)) c->add_limiting_factors(n);
+    }
+  }
+
   static void Fill(const DeviceProps& d, const LaunchParams& l, const Dims& block,
                    const AdviceInputs& in, const LaunchAdvice& a, const Curve& curve,
                    occtrace::OccupancyCalc* out) {
@@ -267,14 +302,7 @@ class CalcSubcommand : public Subcommand {
       w->set_grid_below_sm_count(a.waves->grid_below_sm_count);
       w->set_tail_sentence(TailSentence(*a.waves));
     }
-    for (const auto& p : curve.points) {
-      auto* c = out->add_block_size_curve();
-      c->set_x(p.x);
-      c->set_active_blocks_per_sm(p.active_blocks_per_sm);
-      c->set_active_warps_per_sm(p.active_warps_per_sm);
-      c->set_occupancy_pct(p.occupancy_pct);
-      for (const auto& n : LimitingFactorNames(p.limiting_factors)) c->add_limiting_factors(n);
-    }
+    AddCurve(curve, out->mutable_block_size_curve());
     for (const auto& s : a.registers.steps) {
       auto* p = out->add_register_steps();
       p->set_max_registers_per_thread(s.max_registers_per_thread);
@@ -323,16 +351,18 @@ class CalcSubcommand : public Subcommand {
     os << "\n\n";
     os << "Theoretical occupancy  " << Pct(c.theoretical_occupancy_pct()) << "  ("
        << c.active_warps_per_sm() << " of " << c.max_warps_per_sm() << " warps/SM, "
-       << c.active_blocks_per_sm() << " blocks/SM)\n";
+       << c.active_blocks_per_sm() << (c.active_blocks_per_sm() == 1 ? " block/SM)\n" : " blocks/SM)\n");
     os << c.limiter_sentence() << "\n\n";
 
     os << "Block limit (blocks/SM)\n";
     auto row = [&](const char* name, int value, const char* factor, const std::string& note) {
-      bool marked = false;
-      for (const auto& f : c.limiting_factors()) marked = marked || f == factor;
+      bool header_bit = false, real = false;
+      for (const auto& f : c.limiting_factors()) header_bit = header_bit || f == factor;
+      for (const auto& f : c.real_limiters()) real = real || f == factor;
+      // The header keeps e.g. WARPS set when barriers lower the result: say which bits bind.
+      const char* mark = real ? "<- limiting" : header_bit ? "(cuda_occupancy.h sets this bit too)" : "";
       char buf[160];
-      std::snprintf(buf, sizeof(buf), "  %-22s %6s %s", name, LimitText(value).c_str(),
-                    marked ? "<- limiting (cuda_occupancy.h bit)" : "");
+      std::snprintf(buf, sizeof(buf), "  %-22s %6s %s", name, LimitText(value).c_str(), mark);
       std::string line = buf;
       while (!line.empty() && line.back() == ' ') line.pop_back();
       os << line << note << "\n";
@@ -352,8 +382,12 @@ class CalcSubcommand : public Subcommand {
     if (c.has_waves()) {
       const auto& w = c.waves();
       char buf[200];
-      std::snprintf(buf, sizeof(buf), "\nWaves: %.2f per SM (%lld blocks per wave)", w.waves_per_sm(),
-                    static_cast<long long>(w.blocks_per_wave()));
+      if (w.blocks_per_wave() == 0) {
+        std::snprintf(buf, sizeof(buf), "\nWaves: none (no block of this launch fits on an SM)");
+      } else {
+        std::snprintf(buf, sizeof(buf), "\nWaves: %.2f per SM (%lld blocks per wave)",
+                      w.waves_per_sm(), static_cast<long long>(w.blocks_per_wave()));
+      }
       os << buf;
       if (!w.tail_sentence().empty()) os << "; " << w.tail_sentence();
       os << "\n";
@@ -382,7 +416,7 @@ class CalcSubcommand : public Subcommand {
     if (!c.register_steps().empty()) {
       os << "    caps:";
       for (const auto& s : c.register_steps()) {
-        os << " <=" << s.max_registers_per_thread() << " -> " << s.active_blocks_per_sm() << " blocks ("
+        os << " <=" << s.max_registers_per_thread() << " -> " << s.active_blocks_per_sm() << " blk ("
            << Pct(s.occupancy_pct()) << ");";
       }
       os << "\n";
@@ -391,7 +425,7 @@ class CalcSubcommand : public Subcommand {
     if (!c.shared_mem_steps().empty()) {
       os << "    budgets:";
       for (const auto& s : c.shared_mem_steps()) {
-        os << " <=" << s.max_user_smem_per_block() << " B -> " << s.active_blocks_per_sm() << " blocks ("
+        os << " <=" << s.max_user_smem_per_block() << " B -> " << s.active_blocks_per_sm() << " blk ("
            << Pct(s.occupancy_pct()) << ");";
       }
       os << "\n";

@@ -38,7 +38,7 @@ h3{font-size:16px;margin:0 0 4px}
 .card .v{font-size:24px;font-weight:600;font-variant-numeric:tabular-nums}
 .card .d{color:var(--muted);font-size:12.5px}
 table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
-th,td{padding:6px 10px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
+th,td{padding:6px 8px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
 th{background:var(--soft);font-weight:600;font-size:12.5px}
 .scroll{overflow-x:auto}
 td.num{text-align:right;white-space:nowrap}
@@ -49,7 +49,7 @@ table.sortable th:hover{background:#e9ecef}
 table.sortable th[aria-sort=ascending]::after{content:" \25B2";font-size:10px}
 table.sortable th[aria-sort=descending]::after{content:" \25BC";font-size:10px}
 table.sortable tbody tr:hover{background:#f1f3f5}
-td.name{min-width:300px;max-width:440px;overflow-wrap:anywhere}
+td.name{min-width:260px;max-width:440px;overflow-wrap:anywhere}
 td.name a{color:var(--fg);text-decoration:none}
 td.name a:hover{color:var(--accent);text-decoration:underline}
 .meter{display:inline-block;width:40px;height:8px;background:#e9ecef;border-radius:4px;
@@ -63,7 +63,7 @@ margin-right:8px;vertical-align:middle;overflow:hidden}
 .kernel details{margin:4px 0 10px}
 .kernel summary{cursor:pointer;color:var(--accent)}
 .kernel .full{overflow-wrap:anywhere;background:var(--soft);padding:8px;border-radius:6px;margin-top:4px}
-.grid2{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1.2fr);gap:24px;align-items:start}
+.grid2{display:grid;grid-template-columns:minmax(0,1.1fr) minmax(0,1fr);gap:24px;align-items:start}
 .grid2>div{min-width:0}
 table.metrics td{white-space:normal;text-align:right}
 table.metrics th{width:auto;white-space:nowrap}
@@ -153,8 +153,8 @@ std::string NumCell(const std::string& text, double sort_key) {
 }
 
 std::string LimiterPill(std::string_view limiter) {
-  return "<span class=\"pill\" style=\"background:" + std::string(LimiterColor(limiter)) + "\">" +
-         E(LimiterLabel(limiter)) + "</span>";
+  return "<span class=\"pill\" style=\"background:" + std::string(LimiterColor(limiter)) +
+         "\" title=\"" + E(LimiterLabel(limiter)) + "\">" + E(LimiterShortLabel(limiter)) + "</span>";
 }
 
 void Card(std::ostream& out, std::string_view key, const std::string& value, const std::string& detail,
@@ -218,7 +218,7 @@ void PrintRun(const occtrace::Report& report, std::ostream& out) {
                         E(DeviceLimits(device)) + "</span>";
     const std::string provenance = DeviceProvenance(device);
     if (!provenance.empty()) value += "<br><span class=\"warn\">" + E(provenance) + "</span>";
-    KvRow(out, report.devices_size() > 1 ? "GPU " + std::to_string(device.device_id()) : "GPU", value);
+    KvRow(out, report.devices_size() > 1 ? "GPU (" + DeviceTag(report, device) + ")" : "GPU", value);
   }
   for (int i = 0; i < report.files_size(); ++i) {
     const occtrace::InputFile& file = report.files(i);
@@ -247,9 +247,7 @@ void PrintLimiters(const occtrace::Report& report, std::ostream& out) {
 }
 
 void PrintTopTable(const occtrace::Report& report, std::ostream& out) {
-  out << "<section id=\"top\">\n<h2>Top " << report.groups_size();
-  if (report.groups_total() > report.groups_size()) out << " of " << E(FormatCount(report.groups_total()));
-  out << " kernel configurations";
+  out << "<section id=\"top\">\n<h2>" << E(TopTitle(report));
   if (!report.sort().empty()) out << " <span class=\"muted\">(sorted by " << E(report.sort()) << ")</span>";
   out << "</h2>\n";
   if (report.groups_size() == 0) {
@@ -264,8 +262,8 @@ void PrintTopTable(const occtrace::Report& report, std::ostream& out) {
          "<th class=\"num\">Total time</th><th class=\"num\">Launches</th><th class=\"num\">Grid</th>"
          "<th class=\"num\">Block</th><th class=\"num\">Reg/Trd</th>"
          "<th class=\"num\">Theoretical occupancy (%)</th>"
-         "<th class=\"num\">Achieved occupancy, measured (%)</th><th>Limiter</th>"
-         "<th class=\"num\">Recoverable, upper bound</th></tr></thead>\n<tbody>\n";
+         "<th class=\"num\">Achieved, measured (%)</th><th>Limiter</th>"
+         "<th class=\"num\">Recoverable (upper bound)</th></tr></thead>\n<tbody>\n";
   for (const occtrace::KernelGroup& g : report.groups()) {
     out << "<tr>" << NumCell(std::to_string(g.rank()), g.rank()) << "<td class=\"name\"><a href=\"#k"
         << g.rank() << "\"><code>" << E(ShortenKernelName(g.name(), 70)) << "</code></a></td>"
@@ -286,7 +284,9 @@ void PrintTopTable(const occtrace::Report& report, std::ostream& out) {
       out << "<td class=\"num\" data-v=\"-1\">–</td>";
     }
     out << "<td>" << (g.judged() ? LimiterPill(g.limiting_factor()) : "–") << "</td>"
-        << NumCell(g.judged() ? FormatDuration(g.recoverable_ns_upper_bound()) : "–",
+        << NumCell(g.judged() && g.recoverable_ns_upper_bound() > 0
+                       ? FormatDuration(g.recoverable_ns_upper_bound())
+                       : "–",
                    static_cast<double>(g.recoverable_ns_upper_bound()))
         << "</tr>\n";
   }
@@ -299,7 +299,7 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
   out << "<details><summary>Full name</summary><div class=\"full mono\">" << E(g.name())
       << "</div></details>\n";
   std::string meta = LaunchText(g) + " · " + TimeText(g);
-  if (report.devices_size() > 1) {
+  if (report.devices_size() > 1 && report.what_if_gpu().empty()) {
     if (const occtrace::Device* device = FindDevice(report, g)) meta += " · " + DeviceTitle(*device);
   }
   out << "<div class=\"meta\">" << E(meta) << "</div>\n";
@@ -387,14 +387,21 @@ void PrintUnjudged(const occtrace::Report& report, std::ostream& out) {
 
 void PrintDiff(const occtrace::Report& report, std::ostream& out) {
   if (report.diff_size() == 0) return;
-  out << "<section id=\"diff\">\n<h2>Before / after</h2>\n<table class=\"sortable\" id=\"diff-table\">\n"
-         "<thead><tr><th>Kernel</th><th>Status</th><th>Config before</th><th>Config after</th>"
-         "<th class=\"num\">Theoretical before (%)</th><th class=\"num\">Theoretical after (%)</th>"
-         "<th class=\"num\">Total time before</th><th class=\"num\">Total time after</th></tr></thead>\n"
+  out << "<section id=\"diff\">\n<h2>Before / after</h2>\n<div class=\"scroll\"><table "
+         "class=\"sortable\" id=\"diff-table\">\n<thead><tr><th>Kernel</th><th>Status</th>"
+         "<th>Config before</th><th>Config after</th><th class=\"num\">Theoretical before (%)</th>"
+         "<th class=\"num\">Theoretical after (%)</th><th class=\"num\">Total time before</th>"
+         "<th class=\"num\">Total time after</th><th class=\"num\">Change</th></tr></thead>\n"
          "<tbody>\n";
   for (const occtrace::DiffRow& d : report.diff()) {
-    const bool before = d.status() != "new";
-    const bool after = d.status() != "gone";
+    const bool before = DiffHasBefore(d);
+    const bool after = DiffHasAfter(d);
+    const std::string change = DiffTimeChange(d);
+    double change_key = 0;
+    if (!change.empty()) {
+      change_key = static_cast<double>(d.total_ns_after() - d.total_ns_before()) /
+                   static_cast<double>(d.total_ns_before());
+    }
     out << "<tr><td class=\"name\"><code title=\"" << E(d.name()) << "\">"
         << E(ShortenKernelName(d.name(), 70)) << "</code></td><td>" << E(d.status()) << "</td><td>"
         << (before ? E(d.config_before()) : "–") << "</td><td>" << (after ? E(d.config_after()) : "–")
@@ -403,9 +410,11 @@ void PrintDiff(const occtrace::Report& report, std::ostream& out) {
         << NumCell(after ? FormatFixed(d.occupancy_after_pct(), 1) : "–", after ? d.occupancy_after_pct() : -1)
         << NumCell(before ? FormatDuration(d.total_ns_before()) : "–", static_cast<double>(d.total_ns_before()))
         << NumCell(after ? FormatDuration(d.total_ns_after()) : "–", static_cast<double>(d.total_ns_after()))
-        << "</tr>\n";
+        << "<td class=\"num" << (change_key < 0 ? " good" : change_key > 0 ? " bad" : "")
+        << "\" data-v=\"" << FormatFixed(change_key, 6) << "\">" << (change.empty() ? "–" : E(change))
+        << "</td></tr>\n";
   }
-  out << "</tbody>\n</table>\n</section>\n";
+  out << "</tbody>\n</table></div>\n</section>\n";
 }
 
 void PrintNotes(const occtrace::Report& report, std::ostream& out) {
@@ -417,8 +426,9 @@ void PrintNotes(const occtrace::Report& report, std::ostream& out) {
           << ": " << E(warning) << "</li>\n";
     }
   }
-  out << "<li>" << E(kTheoreticalMeaning) << "</li>\n<li>" << E(kAchievedMeaning) << "</li>\n<li>"
-      << E(kRecoverableMeaning) << "</li>\n</ul>\n</section>\n";
+  out << "<li>" << E(kTheoreticalMeaning) << "</li>\n<li>" << E(kAchievedMeaning) << "</li>\n";
+  if (!NotesCoverRecoverable(report)) out << "<li>" << E(kRecoverableMeaning) << "</li>\n";
+  out << "</ul>\n</section>\n";
 }
 
 }  // namespace

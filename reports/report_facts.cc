@@ -21,6 +21,13 @@ const std::string_view kRecoverableMeaning =
 
 const occtrace::Device* FindDevice(const occtrace::Report& report,
                                    const occtrace::KernelGroup& group) {
+  // With --gpu every group is evaluated on the what-if device, which the analyzer appends with
+  // file_index -1 and device_id -1.
+  if (!report.what_if_gpu().empty()) {
+    for (const occtrace::Device& device : report.devices()) {
+      if (device.file_index() < 0 && device.device_id() < 0) return &device;
+    }
+  }
   const occtrace::Device* by_ordinal = nullptr;
   for (const occtrace::Device& device : report.devices()) {
     if (device.device_id() != group.device_id()) continue;
@@ -28,6 +35,23 @@ const occtrace::Device* FindDevice(const occtrace::Report& report,
     if (by_ordinal == nullptr) by_ordinal = &device;
   }
   return group.file_index() < 0 || report.files_size() <= 1 ? by_ordinal : nullptr;
+}
+
+std::string DeviceTag(const occtrace::Report& report, const occtrace::Device& device) {
+  if (device.device_id() < 0) return "what-if";
+  std::string tag = "device " + std::to_string(device.device_id());
+  if (report.files_size() > 1) tag += ", file " + std::to_string(device.file_index());
+  return tag;
+}
+
+std::string TopTitle(const occtrace::Report& report) {
+  const int shown = report.groups_size();
+  if (report.groups_total() > shown) {
+    return "Top " + FormatCount(shown) + " of " + FormatCount(report.groups_total()) +
+           " kernel configurations";
+  }
+  if (shown == 1) return "The kernel configuration";
+  return "Top " + FormatCount(shown) + " kernel configurations";
 }
 
 std::string ToolName(const occtrace::Report& report) {
@@ -123,6 +147,7 @@ std::string LimiterLabel(std::string_view limiter) {
   if (limiter == "virtual") return "virtual resources";
   if (limiter == "none") return "none (full occupancy)";
   if (limiter == "cannot_run") return "cannot run";
+  if (limiter == "unjudged") return "not judged";
   if (limiter.empty()) return "unknown";
   return std::string(limiter);
 }
@@ -221,6 +246,13 @@ std::string LimiterLine(const occtrace::KernelGroup& group) {
   return out + ": " + sentence + ".";
 }
 
+bool NotesCoverRecoverable(const occtrace::Report& report) {
+  for (const std::string& note : report.notes()) {
+    if (note.find("upper bound") != std::string::npos) return true;
+  }
+  return false;
+}
+
 bool HasAchieved(const occtrace::KernelGroup& group) {
   return group.has_achieved() && group.achieved().samples() > 0;
 }
@@ -268,16 +300,10 @@ std::string WavesText(const occtrace::KernelGroup& group) {
 }
 
 std::string SuggestionLine(const occtrace::Suggestion& suggestion) {
+  // The advice writes its predictions into the sentence ("→ 4 blocks/SM, theoretical occupancy
+  // 37.5% → 50%"); the structured fields feed the CSV columns and the charts.
   std::string out = suggestion.text();
   if (!out.empty() && out.back() != '.') out += '.';
-  if (suggestion.predicted_occupancy_pct() > 0 || suggestion.predicted_blocks_per_sm() > 0) {
-    out += " Predicted theoretical occupancy " + FormatPct(suggestion.predicted_occupancy_pct()) +
-           " (" + std::to_string(suggestion.predicted_blocks_per_sm()) + " blocks/SM";
-    if (suggestion.predicted_waves_per_sm() > 0) {
-      out += ", " + FormatFixed(suggestion.predicted_waves_per_sm(), 2) + " waves";
-    }
-    out += ").";
-  }
   return out;
 }
 
@@ -299,6 +325,16 @@ std::vector<int32_t> SuggestedBlockSizes(const occtrace::KernelGroup& group) {
     if (s.kind() == "block_size" && s.block_size() > 0) sizes.push_back(s.block_size());
   }
   return sizes;
+}
+
+bool DiffHasBefore(const occtrace::DiffRow& row) { return row.status() != "new"; }
+bool DiffHasAfter(const occtrace::DiffRow& row) { return row.status() != "gone"; }
+
+std::string DiffTimeChange(const occtrace::DiffRow& row) {
+  if (!DiffHasBefore(row) || !DiffHasAfter(row) || row.total_ns_before() <= 0) return "";
+  const double change = 100.0 * static_cast<double>(row.total_ns_after() - row.total_ns_before()) /
+                        static_cast<double>(row.total_ns_before());
+  return (change > 0 ? "+" : "") + FormatPct(change);
 }
 
 std::vector<Metric> OccupancyMetrics(const occtrace::KernelGroup& g) {

@@ -13,9 +13,16 @@
 
 namespace occ::reports {
 
-// The device a group ran on (same file and CUDA ordinal; ordinal only for merged groups), or
+// The device a group's occupancy was evaluated on: the --gpu what-if device when there is one,
+// else the device it ran on (same file and CUDA ordinal; ordinal only for merged groups);
 // nullptr when the report has no matching device row.
 const occtrace::Device* FindDevice(const occtrace::Report& report, const occtrace::KernelGroup& group);
+
+// "device 0", "device 1, file 2" (several input files) or "what-if" (the --gpu device).
+std::string DeviceTag(const occtrace::Report& report, const occtrace::Device& device);
+
+// "Top 3 of 120 kernel configurations", "Top 2 kernel configurations", "The kernel configuration".
+std::string TopTitle(const occtrace::Report& report);
 
 // "occ-report 0.1.0".
 std::string ToolName(const occtrace::Report& report);
@@ -35,7 +42,7 @@ std::string FileVersions(const occtrace::InputFile& file);
 std::string AchievedModeText(const occtrace::InputFile& file);
 
 // "registers", "shared memory", "warps per block", "blocks per SM", "barriers", "none",
-// "cannot run"; unknown names come back unchanged.
+// "cannot run", "not judged"; unknown names come back unchanged.
 std::string LimiterLabel(std::string_view limiter);
 // A block limit, or "no limit" for kNoLimit (INT32_MAX), as the model encodes it.
 std::string BlockLimitText(int32_t limit);
@@ -71,7 +78,7 @@ bool AnyAchieved(const occtrace::Report& report);
 std::string AchievedText(const occtrace::KernelGroup& group);
 // "1.55 (1 full wave + a partial wave of 372 blocks; the tail can be up to 50% of the runtime)".
 std::string WavesText(const occtrace::KernelGroup& group);
-// "Use 128 threads per block. Predicted theoretical occupancy 75.0% (6 blocks/SM, 2.10 waves)."
+// The suggestion's sentence (the advice states its predictions in it), ending in a period.
 std::string SuggestionLine(const occtrace::Suggestion& suggestion);
 // "up to 12.3 ms (upper bound)".
 std::string RecoverableText(int64_t ns);
@@ -79,6 +86,11 @@ std::string RecoverableText(int64_t ns);
 double UnjudgedTimePct(const occtrace::Report& report);
 // The suggested block sizes of a group (block_size suggestions), for the charts.
 std::vector<int32_t> SuggestedBlockSizes(const occtrace::KernelGroup& group);
+
+// --diff rows: "-34.4%" (GPU-time change after vs before), "" unless both sides exist.
+std::string DiffTimeChange(const occtrace::DiffRow& row);
+bool DiffHasBefore(const occtrace::DiffRow& row);  // not "new"
+bool DiffHasAfter(const occtrace::DiffRow& row);   // not "gone"
 
 // Nsight Compute's occupancy figures for a judged group, in its order and with its names
 // ("Theoretical Occupancy", "Block Limit Registers", ...): the `| Metric | Value |` tables of
@@ -88,6 +100,10 @@ struct Metric {
   std::string value;
 };
 std::vector<Metric> OccupancyMetrics(const occtrace::KernelGroup& group);
+
+// True when the analyzer's notes already explain that recoverable time is an upper bound, so
+// the printers do not repeat kRecoverableMeaning.
+bool NotesCoverRecoverable(const occtrace::Report& report);
 
 // Sentences every report prints about its own figures.
 extern const std::string_view kTheoreticalMeaning;

@@ -42,6 +42,7 @@ std::string_view LimiterColor(std::string_view limiter) {
   if (limiter == "barriers") return "#d6336c";
   if (limiter == "none") return "#2f9e44";
   if (limiter == "cannot_run") return "#c92a2a";
+  if (limiter == "unjudged") return "#adb5bd";
   return "#868e96";
 }
 

@@ -115,9 +115,7 @@ void PrintHeader(const occtrace::Report& report, TextWriter& w) {
     const occtrace::Device& device = report.devices(i);
     std::string tag;
     if (report.devices_size() > 1 || device.device_id() != 0) {
-      tag = "[device " + std::to_string(device.device_id());
-      if (report.files_size() > 1) tag += ", file " + std::to_string(device.file_index());
-      tag += "] ";
+      tag = "[" + DeviceTag(report, device) + "] ";
     }
     w.Field(i == 0 ? "GPU" : "", tag + SanitizeForDisplay(DeviceTitle(device)));
     w.Field("", DeviceLimits(device));
@@ -161,11 +159,7 @@ void PrintSummary(const occtrace::Report& report, TextWriter& w) {
 }
 
 void PrintTopTable(const occtrace::Report& report, TextWriter& w) {
-  std::string title = "Top " + std::to_string(report.groups_size());
-  if (report.groups_total() > report.groups_size()) {
-    title += " of " + FormatCount(report.groups_total());
-  }
-  title += " kernel configurations";
+  std::string title = TopTitle(report);
   if (!report.sort().empty()) title += ", sorted by " + SanitizeForDisplay(report.sort());
   w.Section(title);
   if (report.groups_size() == 0) {
@@ -209,8 +203,8 @@ void PrintTopTable(const occtrace::Report& report, TextWriter& w) {
          g.judged() ? LimiterShortLabel(g.limiting_factor()) : "not judged"},
         styles);
   }
-  w.Paragraph("Theo% = theoretical occupancy (model). Ach% = achieved occupancy (measured with "
-              "hardware counters; – = not measured).",
+  w.Paragraph("Theo% = theoretical occupancy (model); Ach% = achieved occupancy, measured "
+              "(– = not measured).",
               Style::kDim);
 }
 
@@ -229,7 +223,7 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
   }
   const occtrace::Device* device = FindDevice(report, g);
   std::string launch = LaunchText(g);
-  if (device != nullptr && report.devices_size() > 1) {
+  if (device != nullptr && report.devices_size() > 1 && report.what_if_gpu().empty()) {
     launch += "; on " + SanitizeForDisplay(DeviceTitle(*device));
   }
   w.Field("Launch", launch, kIndent);
@@ -293,6 +287,7 @@ void PrintLimiterShares(const occtrace::Report& report, TextWriter& w) {
     const int bar = max_pct > 0 ? static_cast<int>(share.time_pct() / max_pct * bar_room + 0.5) : 0;
     std::string bar_text;
     for (int i = 0; i < bar; ++i) bar_text += "█";
+    if (bar == 0 && share.time_pct() > 0) bar_text = "▏";  // visible, however small
     w.Line(PadRight(LimiterLabel(share.limiter()), kLabel) + PadLeft(FormatPct(share.time_pct()), 7) +
            PadLeft(FormatDuration(share.total_ns()), 11) + "  " + bar_text);
   }
@@ -305,7 +300,8 @@ void PrintUnjudged(const occtrace::Report& report, TextWriter& w) {
             FormatPct(UnjudgedTimePct(report)) + " of GPU time)");
   for (const occtrace::KernelGroup& g : report.unjudged()) {
     w.Bullet("- ", ShortenKernelName(g.name(), w.width() - 4) + ": " + FormatDuration(g.total_ns()) +
-                       " in " + FormatCount(g.launches()) + " launches, grid " +
+                       " in " + FormatCount(g.launches()) +
+                       (g.launches() == 1 ? " launch, grid " : " launches, grid ") +
                        DimsText(g.grid_x(), g.grid_y(), g.grid_z()) + " × block " +
                        DimsText(g.block_x(), g.block_y(), g.block_z()) + ". Why: " +
                        SanitizeForDisplay(g.not_judged_reason().empty() ? "not given"
@@ -316,21 +312,32 @@ void PrintUnjudged(const occtrace::Report& report, TextWriter& w) {
 
 void PrintDiff(const occtrace::Report& report, TextWriter& w) {
   if (report.diff_size() == 0) return;
-  w.Section("Before / after (--diff)");
+  w.Section("Before / after (--diff): theoretical occupancy and GPU time");
+  constexpr int kStatus = 7, kTheo = 21, kTime = 21, kChange = 7;
+  const int name_width = w.width() - 2 - kStatus - kTheo - kTime - kChange - 4;
+  auto row = [&](const std::string& name, const std::string& status, const std::string& theo,
+                 const std::string& time, const std::string& change, Style style) {
+    std::string line = "  " + PadRight(TruncateToWidth(name, name_width), name_width) + " " +
+                       PadRight(status, kStatus) + " " + PadLeft(theo, kTheo) + " " +
+                       PadLeft(time, kTime) + " " + PadLeft(change, kChange);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    w.Line(w.Styled(line, style));
+  };
+  row("Kernel", "Status", "Theo% before → after", "Total before → after", "Change", Style::kBold);
   for (const occtrace::DiffRow& d : report.diff()) {
-    std::string text = ShortenKernelName(d.name(), 48) + " [" + SanitizeForDisplay(d.status()) + "]: ";
-    if (d.status() != "new") {
-      text += SanitizeForDisplay(d.config_before()) + ", " + FormatPct(d.occupancy_before_pct()) +
-              " theoretical, " + FormatDuration(d.total_ns_before()) + " in " +
-              FormatCount(d.launches_before()) + " launches";
+    const bool before = DiffHasBefore(d);
+    const bool after = DiffHasAfter(d);
+    const std::string theo = (before ? FormatFixed(d.occupancy_before_pct(), 1) : "–") + " → " +
+                             (after ? FormatFixed(d.occupancy_after_pct(), 1) : "–");
+    const std::string time = (before ? FormatDuration(d.total_ns_before()) : "–") + " → " +
+                             (after ? FormatDuration(d.total_ns_after()) : "–");
+    row(ShortenKernelName(d.name(), name_width), SanitizeForDisplay(d.status()), theo, time,
+        DiffTimeChange(d), Style::kPlain);
+    if (before && after && d.config_before() != d.config_after()) {
+      w.Bullet("", "was " + SanitizeForDisplay(d.config_before()) + "; now " +
+                       SanitizeForDisplay(d.config_after()),
+               4, Style::kDim);
     }
-    if (d.status() != "new" && d.status() != "gone") text += " → ";
-    if (d.status() != "gone") {
-      text += SanitizeForDisplay(d.config_after()) + ", " + FormatPct(d.occupancy_after_pct()) +
-              " theoretical, " + FormatDuration(d.total_ns_after()) + " in " +
-              FormatCount(d.launches_after()) + " launches";
-    }
-    w.Bullet("- ", text, 0);
   }
 }
 
@@ -345,7 +352,7 @@ void PrintNotes(const occtrace::Report& report, TextWriter& w) {
   }
   w.Bullet("- ", std::string(kTheoreticalMeaning), 0, Style::kDim);
   w.Bullet("- ", std::string(kAchievedMeaning), 0, Style::kDim);
-  w.Bullet("- ", std::string(kRecoverableMeaning), 0, Style::kDim);
+  if (!NotesCoverRecoverable(report)) w.Bullet("- ", std::string(kRecoverableMeaning), 0, Style::kDim);
   if (!report.generated_for().empty()) {
     w.Bullet("- ", "generated by: " + SanitizeForDisplay(report.generated_for()), 0, Style::kDim);
   }

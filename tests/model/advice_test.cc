@@ -227,3 +227,42 @@ TEST(AdviseLaunch, NeverEchoesCurrentConfiguration) {
 
 }  // namespace
 }  // namespace occ
+
+namespace occ {
+namespace {
+
+// Barrier pool on H100 (header: 2 x 32 = 64): 16 barriers -> 4 blocks; the next step is
+// floor(64 / n) = 5 at n = 12.
+TEST(AdviseLaunch, FewerNamedBarriers) {
+  LaunchParams l = Launch(256, 16);
+  l.num_block_barriers = 16;
+  auto a = AdviseLaunch(H100(), l, AdviceInputs{});
+  ASSERT_TRUE(a.ok());
+  bool found = false;
+  for (const Suggestion& s : a->suggestions) {
+    if (s.kind != "barriers") continue;
+    found = true;
+    EXPECT_NE(s.text.find("at most 12 named barriers"), std::string::npos) << s.text;
+    EXPECT_EQ(s.predicted_blocks_per_sm, 5);
+  }
+  EXPECT_TRUE(found);
+  EXPECT_EQ(a->primary_limiter, "barriers");
+}
+
+}  // namespace
+}  // namespace occ
+
+namespace occ {
+namespace {
+
+// 130 blocks of 1024 threads on 132 SMs: one block per busy SM. A block size that needs more than
+// 132 blocks for the same work (e.g. 992 threads -> 135 blocks) puts two blocks on some SM and
+// doubles its work: not advice.
+TEST(BlockSizeAdvice, NearlyFullSubWaveGridStays) {
+  auto a = AdviseBlockSize(H100(), Launch(1024, 32), 130);
+  ASSERT_TRUE(a.ok());
+  EXPECT_FALSE(a->suggestion.has_value()) << a->verdict;
+}
+
+}  // namespace
+}  // namespace occ

@@ -121,12 +121,13 @@ TEST(TextPrinterTest, KernelDetails) {
   EXPECT_THAT(text, HasSubstr("Launch grid 3225 × block 256 (256 threads), 67 registers/thread (72 "
                               "allocated), 0 B static + 0 B dynamic shared memory"));
   EXPECT_THAT(text, HasSubstr("Suggestions 1. Cap registers"));
+  EXPECT_THAT(text, HasSubstr("2. Use 128 threads per block (grid 6450)"));
   EXPECT_THAT(text, HasSubstr("Recoverable up to 246.7 ms (upper bound)"));
   EXPECT_THAT(text, HasSubstr("Recoverable none (no occupancy headroom)"));
   EXPECT_THAT(text, HasSubstr("not measured: graph launch"));
   EXPECT_THAT(text, HasSubstr("8.14 (8 full waves + a partial wave of 57 blocks"));
-  EXPECT_THAT(text, HasSubstr("1. Cap registers at 64 per thread with __launch_bounds__(256, 4)."));
-  EXPECT_THAT(text, HasSubstr("Predicted theoretical occupancy 50.0% (4 blocks/SM, 6.11 waves)."));
+  EXPECT_THAT(text, HasSubstr("1. Cap registers at 64/thread (now 67): __launch_bounds__(256, 4) or "
+                              "-maxrregcount=64 → 4 blocks/SM, theoretical occupancy 37.5% → 50%."));
   EXPECT_THAT(text, HasSubstr("Assumes: block size and shared memory unchanged"));
   EXPECT_THAT(text, HasSubstr("grid of 128 blocks is smaller than the GPU's 132 SMs"));
 }
