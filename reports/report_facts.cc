@@ -242,7 +242,11 @@ std::string LimiterLine(const occtrace::KernelGroup& group) {
   const std::string& sentence = occ.limiter_sentence();
   if (sentence.empty()) return out + ".";
   if (sentence.rfind("limited by", 0) == 0) return out + " is " + sentence + ".";
-  if (sentence.rfind("cannot run", 0) == 0) return "Cannot run: " + sentence.substr(10) + ".";
+  if (sentence.rfind("cannot run", 0) == 0) {
+    std::string reason = sentence.substr(10);
+    while (!reason.empty() && (reason.front() == ':' || reason.front() == ' ')) reason.erase(0, 1);
+    return "Cannot run: " + reason + ".";
+  }
   return out + ": " + sentence + ".";
 }
 
