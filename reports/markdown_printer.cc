@@ -147,7 +147,7 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
   out << '\n';
 
   out << "> **Limiter:** " << MarkdownText(LimiterLine(g)) << "\n\n";
-  if (g.tail_blocks() > 0 || g.full_waves() == 0) {
+  if (g.tail_blocks() > 0) {
     out << "**Waves:** " << MarkdownText(WavesText(g)) << "\n\n";
   }
   if (HasAchieved(g)) {
