@@ -19,6 +19,10 @@ Cases:
                  occtrace's stderr names the conflict
   output         stdout of traced and untraced runs identical, exit codes preserved,
                  OCCTRACE_QUIET=1 silences occtrace
+  achieved       launch_matrix with OCCTRACE_ACHIEVED=sample: launch counts unchanged, OCC_ACHIEVED
+                 rows join launches, measured values lie in (0, theoretical] where theoretical
+                 comes from cudaOccupancyMaxActiveBlocksPerMultiprocessor (skipped when the build
+                 has no achieved-occupancy support)
 Exit status: 0 all checks passed, 1 a check failed, 77 nothing could run (reason printed).
 """
 import argparse
@@ -29,6 +33,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections import Counter
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -36,7 +41,7 @@ from validate_trace import Checks, validate  # noqa: E402
 
 SKIP = 77
 ALL_CASES = ["kernels", "torch-count", "numba", "triton", "sigterm", "sigkill", "os-exit",
-             "workers", "torchprof", "output"]
+             "workers", "torchprof", "output", "achieved"]
 OCC_VARS = ("CUDA_INJECTION64_PATH", "LD_PRELOAD", "OCCTRACE_OUTPUT", "OCCTRACE_FORCE",
             "OCCTRACE_QUIET", "OCCTRACE_ACHIEVED")
 
@@ -406,6 +411,59 @@ def case_output(ctx, checks):
                          f"exit {lp.returncode}, stdout {'same' if lp.stdout == bare.stdout else 'differs'}")
 
 
+def case_achieved(ctx, checks):
+    need_gpu()
+    need(ctx, "lib", "matrix")
+    db = ctx.fresh("achieved.db")
+    expected_path = ctx.path("achieved.expected.json")
+    p = ctx.run([ctx.matrix, expected_path], ctx.traced_env(db, OCCTRACE_ACHIEVED="sample"), "achieved")
+    if not check_ran(checks, "achieved: launch_matrix ran with OCCTRACE_ACHIEVED=sample", p):
+        return
+    with open(expected_path) as f:
+        expected = json.load(f)
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    meta = dict(con.execute("SELECT name, value FROM OCC_META").fetchall())
+    rows = con.execute(
+        "SELECT a.status, a.achievedOccupancyPct, a.policy, mn.value, c.blockX * c.blockY * c.blockZ, "
+        "c.gridX, c.gridY, c.gridZ, c.dynamicSharedMemory, c.graphId "
+        "FROM OCC_ACHIEVED a JOIN OCC_LAUNCH l ON l.correlationId = a.correlationId "
+        "JOIN OCC_KERNEL_CONFIG c ON c.id = l.configId AND c.contextId = a.contextId "
+        "JOIN StringIds mn ON mn.id = c.mangledName").fetchall()
+    n_achieved = con.execute("SELECT COUNT(*) FROM OCC_ACHIEVED").fetchone()[0]
+    n_launch = con.execute("SELECT COUNT(*) FROM OCC_LAUNCH").fetchone()[0]
+    con.close()
+    ach_meta = {k: v for k, v in meta.items() if "achiev" in k.lower()}
+    if n_achieved == 0 and not any(v not in ("off", "") for v in ach_meta.values()):
+        raise Skip(f"no achieved-occupancy support in this build (OCC_META {ach_meta or 'has none'})")
+    checks.info("achieved: OCC_META", f"{ach_meta}")
+    checks.check("achieved: launch count unchanged by sampling", n_launch == expected["totalLaunches"],
+                 f"trace {n_launch}, program made {expected['totalLaunches']}")
+    checks.check("achieved: every OCC_ACHIEVED row joins a launch", len(rows) >= n_achieved > 0,
+                 f"{n_achieved} rows, {len(rows)} joined")
+    measured = [r for r in rows if r[0] == "measured"]
+    checks.check("achieved: some launches measured", bool(measured),
+                 f"{len(measured)} measured, statuses {dict(Counter(r[0] for r in rows))}")
+    checks.check("achieved: graph launches never 'measured'", not [r for r in measured if r[9]],
+                 f"{len([r for r in measured if r[9]])} graph launches measured")
+    by_key = {}
+    for e in expected["launches"]:
+        by_key[(e["key"], tuple(e["grid"]), tuple(e["block"]), e["dynamicSmem"])] = e
+    bad, compared = [], 0
+    for status, pct, _policy, mangled, threads, gx, gy, gz, dyn, _g in measured:
+        e = next((v for (k, grid, block, d), v in by_key.items()
+                  if k in mangled and grid == (gx, gy, gz) and d == dyn
+                  and block[0] * block[1] * block[2] == threads), None)
+        if e is None or pct is None:
+            continue
+        warps = -(-threads // 32)
+        theoretical = min(e["blocksPerSm"] * warps, 64) / 64 * 100
+        compared += 1
+        if not (0 < pct <= theoretical + 1.0):
+            bad.append(f"{e['key']}: {pct:.2f}% > theoretical {theoretical:.2f}%")
+    checks.check("achieved: 0 < measured <= theoretical (+1 pt)", compared > 0 and not bad,
+                 f"{compared} compared; " + "; ".join(bad[:3]))
+
+
 CASES = {
     "kernels": case_kernels,
     "torch-count": case_torch_count,
@@ -417,6 +475,7 @@ CASES = {
     "workers": case_workers,
     "torchprof": case_torchprof,
     "output": case_output,
+    "achieved": case_achieved,
 }
 
 
