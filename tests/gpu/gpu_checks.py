@@ -500,6 +500,8 @@ def main():
     cases = ALL_CASES if args.case == "all" else args.case.split(",")
     checks = Checks()
     skipped = []
+    printed = 0
+    width = 60
     for name in cases:
         if name not in CASES:
             print(f"gpu_checks: unknown case {name!r} (known: {', '.join(ALL_CASES)})", file=sys.stderr)
@@ -513,14 +515,18 @@ def main():
         except Exception as e:  # a broken case is a failed case, with the reason in the table
             checks.rows.append((name, "FAIL", f"{type(e).__name__}: {e}"))
         checks.info(f"{name}: time", f"{time.time() - t0:.1f} s")
-    checks.print_table()
+        for row_name, status, detail in checks.rows[printed:]:  # as we go: a timeout keeps them
+            print(f"{status:4}  {row_name:<{width}}  {detail}", flush=True)
+        printed = len(checks.rows)
+    n_pass = sum(1 for r in checks.rows if r[1] == "PASS")
+    print(f"{n_pass} passed, {len(checks.failed)} failed, {len(skipped)} cases skipped")
     if args.json:
         with open(args.json, "w") as f:
             json.dump([{"check": r[0], "status": r[1], "detail": r[2]} for r in checks.rows], f, indent=1)
     if checks.failed:
         return 1
     if skipped and len(skipped) == len(cases):
-        print(f"SKIPPED: {'; '.join(r[2] for r in checks.rows if r[1] == 'SKIP')}")
+        print(f"SKIPPED: {'; '.join(sorted({r[2] for r in checks.rows if r[1] == 'SKIP'}))}")
         return SKIP
     return 0
 

@@ -16,7 +16,13 @@ lib="$(find "$build" -name 'libocctrace.so' 2>/dev/null | head -n1)"
 cp -L "$lib" "$dest/bin/libocctrace.so"
 for exe in occtrace launch_matrix launch_overhead; do
   f="$(find_one "$exe")"
-  if [[ -n "$f" ]]; then cp "$f" "$dest/bin/$exe"; else echo "stage: warning: $exe not built" >&2; fi
+  if [[ -n "$f" ]]; then
+    cp "$f" "$dest/bin/$exe"
+  elif [[ "$exe" == launch_overhead ]] && command -v nvcc >/dev/null; then
+    nvcc -O2 -arch=sm_90 -o "$dest/bin/$exe" "$src/bench/injector/launch_overhead.cu"
+  else
+    echo "stage: warning: $exe not built" >&2
+  fi
 done
 # Non-system, non-CUDA dependencies travel along (the device image has glibc, libstdc++,
 # libsqlite3 and CUDA; Debian's protobuf/abseil it may lack).
