@@ -118,7 +118,14 @@ def validate(db_path, expected, checks):
                          f"trace {dict(vals)}, runtime says {want}")
             return good
 
-        same("regs", e["numRegs"], "registers (cudaFuncGetAttributes.numRegs)")
+        # CUPTI reports the registers the driver allocates per thread, which is at least 16 on
+        # H100 (driver 580, CUDA 13.0): kernels with numRegs < 16 read 16. Exact otherwise.
+        # Occupancy is unaffected: 16 registers x 2048 threads = 32768 <= 65536 per SM.
+        regs = Counter(r["regs"] for r in got)
+        want_regs = {e["numRegs"], max(e["numRegs"], 16)}
+        checks.check(f"{label}: registers (numRegs; min 16 as CUPTI allocates)",
+                     set(regs) <= want_regs and len(regs) == 1,
+                     f"trace {dict(regs)}, cudaFuncGetAttributes.numRegs {e['numRegs']}")
         same("staticSmem", e["staticSmem"], "static smem (sharedSizeBytes)")
         same("localPerThread", e["localBytesPerThread"], "local memory/thread (localSizeBytes)")
         same("launchType", e["launchType"], "launchType")

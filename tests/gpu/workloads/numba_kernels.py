@@ -5,7 +5,14 @@ Prints 'numba launches N grid G block B' so the check knows what to look for in 
 import os
 
 import numpy as np
-from numba import cuda
+
+# numba-cuda 0.x registers an overload for np.row_stack, which numpy 2.4+ removed: without this
+# alias `import numba.cuda` fails on such an environment before any kernel exists (seen on the
+# H100 image: numba-cuda with numpy 2.5). A test-environment shim, not a tracing concern.
+if not hasattr(np, "row_stack"):
+    np.row_stack = np.vstack
+
+from numba import cuda  # noqa: E402
 
 LAUNCHES = int(os.environ.get("LAUNCHES", "7"))
 GRID, BLOCK = 4, 64
