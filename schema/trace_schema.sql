@@ -87,6 +87,16 @@ CREATE TABLE IF NOT EXISTS OCC_DEVICE (
   driverVersion               INTEGER               -- cuDriverGetVersion
 );
 
+-- One row per CUDA context (CUpti_ActivityContext3): green contexts and their SM counts.
+CREATE TABLE IF NOT EXISTS OCC_CONTEXT (
+  contextId          INTEGER PRIMARY KEY,
+  deviceId           INTEGER NOT NULL,
+  nullStreamId       INTEGER,
+  parentContextId    INTEGER,          -- green context: its primary context; else 0
+  isGreenContext     INTEGER NOT NULL,
+  numMultiprocessors INTEGER           -- SMs of a green context; 0 for a regular context
+);
+
 -- One row per distinct launch configuration. Columns named as in nsys' kernel table.
 CREATE TABLE IF NOT EXISTS OCC_KERNEL_CONFIG (
   id                              INTEGER PRIMARY KEY,

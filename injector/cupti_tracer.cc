@@ -1,0 +1,271 @@
+#include "injector/cupti_tracer.h"
+
+#include <cupti_target.h>
+#include <dlfcn.h>
+#include <stdlib.h>
+
+#include <atomic>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "injector/achieved.h"
+#include "injector/errors.h"
+#include "injector/output_path.h"
+#include "injector/trace_session.h"
+
+namespace occ::inj {
+namespace {
+
+struct Tracer {
+  CUpti_SubscriberHandle subscriber = nullptr;
+  std::unique_ptr<TraceSession> session;
+  std::unique_ptr<AchievedProfiler> achieved;
+  // False once CUPTI reported a fatal error (it then finalizes itself) or after the final
+  // flush: no more CUPTI calls from our side.
+  std::atomic<bool> tracing{false};
+  std::mutex devices_mutex;
+  std::set<uint32_t> devices_queried;
+};
+
+// Leaked on purpose: CUPTI may call back during process teardown, after static destructors.
+Tracer* g_tracer = nullptr;
+
+std::string VersionString(int version) {  // 13000 -> "13.0"
+  if (version <= 0) return "unknown";
+  return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
+}
+
+// The CUDA runtime is optional (driver-API programs) and often linked statically (nvcc's
+// default), in which case its version is not discoverable: "unknown".
+std::string RuntimeVersion() {
+  using GetVersion = int (*)(int*);
+  void* symbol = dlsym(RTLD_DEFAULT, "cudaRuntimeGetVersion");
+  for (const char* soname : {"libcudart.so.13", "libcudart.so.12", "libcudart.so"}) {
+    if (symbol != nullptr) break;
+    if (void* handle = dlopen(soname, RTLD_LAZY | RTLD_NOLOAD)) symbol = dlsym(handle, "cudaRuntimeGetVersion");
+  }
+  if (symbol == nullptr) return "unknown";
+  GetVersion get_version = nullptr;
+  std::memcpy(&get_version, &symbol, sizeof(symbol));
+  int version = 0;
+  return get_version(&version) == 0 ? VersionString(version) : "unknown";
+}
+
+// CONTEXT_CREATED runs on the thread creating the context, where driver calls are safe; the
+// attributes travel to the writer as data.
+void QueryDevice(Tracer* tracer, CUcontext context) {
+  uint32_t device_id = 0;
+  if (!OCC_CUPTI_OK(cuptiGetDeviceId(context, &device_id))) return;
+  {
+    std::lock_guard lock(tracer->devices_mutex);
+    if (!tracer->devices_queried.insert(device_id).second) return;
+  }
+  DeviceExtras extras;
+  extras.device_id = device_id;
+  const DriverApi& driver = Driver();
+  CUdevice device = 0;
+  if (driver.Loaded() && OCC_CU_OK(driver.cuDeviceGet(&device, static_cast<int>(device_id)))) {
+    auto attribute = [&](CUdevice_attribute which, int64_t* out) {
+      int value = 0;
+      if (OCC_CU_OK(driver.cuDeviceGetAttribute(&value, which, device))) *out = value;
+    };
+    attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, &extras.max_shared_memory_per_block_optin);
+    attribute(CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, &extras.reserved_shared_memory_per_block);
+    attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, &extras.max_threads_per_multiprocessor);
+    attribute(CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, &extras.async_engines);
+    attribute(CU_DEVICE_ATTRIBUTE_INTEGRATED, &extras.integrated);
+    char bus[64] = {};
+    if (driver.cuDeviceGetPCIBusId != nullptr &&
+        OCC_CU_OK(driver.cuDeviceGetPCIBusId(bus, static_cast<int>(sizeof(bus) - 1), device))) {
+      extras.bus_location = bus;
+    }
+    int driver_version = 0;
+    if (driver.cuDriverGetVersion != nullptr && OCC_CU_OK(driver.cuDriverGetVersion(&driver_version))) {
+      extras.driver_version = driver_version;
+    }
+  }
+  CUpti_Device_GetChipName_Params chip{};
+  chip.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
+  chip.deviceIndex = device_id;
+  // Optional (a profiler API; may be unavailable, e.g. under vGPU): no message when it fails.
+  if (cuptiDeviceGetChipName(&chip) == CUPTI_SUCCESS && chip.pChipName != nullptr) {
+    extras.chip_name = chip.pChipName;
+  }
+  tracer->session->SubmitDeviceExtras(std::move(extras));
+}
+
+void CUPTIAPI OnCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                         const void* cbdata) {
+  if (TraceSession::InForkedChild()) return;
+  auto* tracer = static_cast<Tracer*>(userdata);
+  if (tracer->tracing.load(std::memory_order_acquire)) {
+    if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+      const auto* resource = static_cast<const CUpti_ResourceData*>(cbdata);
+      if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
+        QueryDevice(tracer, resource->context);
+      } else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
+        // The context's records must leave CUPTI while it still exists (cudaDeviceReset,
+        // cuCtxDestroy): a forced flush, then the writer commits them on its next wake-up.
+        OCC_CUPTI_LOG(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+      }
+    } else if (domain == CUPTI_CB_DOMAIN_STATE && cbid == CUPTI_CBID_STATE_FATAL_ERROR) {
+      const auto* state = static_cast<const CUpti_StateData*>(cbdata);
+      const char* message = state->notification.message != nullptr ? state->notification.message : "no details";
+      LogLine("CUPTI reported a fatal error (%s); tracing stops here", message);
+      tracer->session->SetMeta("cupti_fatal_error", message);
+      tracer->tracing.store(false);
+    }
+  }
+  if (tracer->achieved) tracer->achieved->OnCallback(domain, cbid, cbdata);
+}
+
+void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_num_records) {
+  *max_num_records = 0;  // as many as fit
+  Tracer* tracer = g_tracer;
+  *buffer = tracer != nullptr && tracer->session ? tracer->session->AcquireBuffer(size) : nullptr;
+  if (*buffer == nullptr) *size = 0;
+}
+
+void CUPTIAPI BufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t /*size*/,
+                              size_t valid_size) {
+  Tracer* tracer = g_tracer;
+  if (tracer == nullptr || !tracer->session || TraceSession::InForkedChild()) return;
+  // Called with none of our locks held (CUPTI may hold its own; see Kineto's ABBA note).
+  size_t dropped = 0;
+  if (cuptiActivityGetNumDroppedRecords(context, stream_id, &dropped) != CUPTI_SUCCESS) dropped = 0;
+  tracer->session->CompleteBuffer(buffer, valid_size, dropped);
+}
+
+void AtExit() {
+  Tracer* tracer = g_tracer;
+  if (tracer == nullptr || !tracer->session) return;
+  tracer->session->Finish("complete");
+  tracer->tracing.store(false);
+}
+
+bool EnableTracing(Tracer* tracer) {
+  CUpti_SubscriberHandle sub = tracer->subscriber;
+  OCC_CUPTI_CHECK(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED));
+  OCC_CUPTI_CHECK(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING));
+  OCC_CUPTI_CHECK(cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_STATE));
+  OCC_CUPTI_CHECK(cuptiActivityRegisterCallbacks(BufferRequested, BufferCompleted));
+  OCC_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE));
+  OCC_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONTEXT));
+  // CONCURRENT_KERNEL, never KERNEL: the latter serializes every kernel of the program.
+  OCC_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+  return true;
+}
+
+bool EnvFlag(const char* name) {
+  const char* value = getenv(name);
+  return value != nullptr && *value != '\0' && std::strcmp(value, "0") != 0;
+}
+
+}  // namespace
+
+int InitializeTracing() {
+  static std::atomic<bool> initialized{false};
+  if (initialized.exchange(true) || TraceSession::InForkedChild()) return 1;
+
+  auto* tracer = new Tracer;
+  char other_subscriber[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = {};
+  CUpti_SubscriberParams params{};
+  params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+  params.subscriberName = "occtrace";
+  params.oldSubscriberName = other_subscriber;
+  params.oldSubscriberSize = CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN;
+  const CUptiResult subscribed = cuptiSubscribe_v2(&tracer->subscriber, OnCallback, tracer, &params);
+  if (subscribed == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+    // CUPTI 13.0 allows one subscriber: torch.profiler, Nsight Systems/Compute,
+    // compute-sanitizer or cuda-gdb got there first.
+    LogLine("another CUPTI client (%s) is already active in this process; running untraced",
+            other_subscriber[0] != '\0' ? other_subscriber : "unnamed");
+    delete tracer;
+    return 1;
+  }
+  if (!detail::CheckCupti(subscribed, "cuptiSubscribe_v2", __FILE__, __LINE__, "running untraced")) {
+    delete tracer;
+    return 1;
+  }
+
+  const char* pattern = getenv("OCCTRACE_OUTPUT");
+  const bool force = EnvFlag("OCCTRACE_FORCE");
+  ClaimedOutput output = ClaimOutputFile(
+      pattern != nullptr && *pattern != '\0' ? std::string_view(pattern) : kDefaultOutputPattern,
+      CurrentProcessContext(), force);
+  if (!output.ok) {
+    LogLine("%s; running untraced", output.error.c_str());
+    cuptiUnsubscribe(tracer->subscriber);
+    delete tracer;
+    return 1;
+  }
+
+  SessionOptions options;
+  options.path = output.path;
+  ApplyEnvironment(&options);
+  SessionHooks hooks;
+  hooks.flush_activity = [tracer](bool forced) {
+    if (!tracer->tracing.load()) return;
+    OCC_CUPTI_LOG(cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0));
+  };
+  hooks.before_final_flush = [tracer] {
+    if (tracer->achieved) tracer->achieved->Shutdown();
+  };
+  hooks.final_meta = [tracer] {
+    std::vector<std::pair<std::string, std::string>> rows;
+    if (tracer->achieved) {
+      rows = tracer->achieved->SessionMeta();
+    } else {
+      rows.emplace_back("achieved_mode", "off");
+    }
+    return rows;
+  };
+  tracer->session = TraceSession::Start(options, std::move(hooks));
+  if (!tracer->session) {  // the failing call printed why
+    cuptiUnsubscribe(tracer->subscriber);
+    delete tracer;
+    return 1;
+  }
+  TraceSession& session = *tracer->session;
+  uint32_t cupti_version = 0;
+  session.SetMeta("cupti_version", cuptiGetVersion(&cupti_version) == CUPTI_SUCCESS ? std::to_string(cupti_version) : "unknown");
+  session.SetMeta("cupti_api_version_compiled", std::to_string(CUPTI_API_VERSION));
+  int driver_version = 0;
+  session.SetMeta("cuda_driver_version",
+                  Driver().cuDriverGetVersion != nullptr && Driver().cuDriverGetVersion(&driver_version) == CUDA_SUCCESS
+                      ? VersionString(driver_version) : "unknown");
+  session.SetMeta("cuda_runtime_version", RuntimeVersion());
+  session.SetMeta("setting_output_pattern", pattern != nullptr && *pattern != '\0' ? pattern : std::string(kDefaultOutputPattern));
+  session.SetMeta("setting_force", force ? "1" : "0");
+  session.SetMeta("output_path", output.path);
+
+  g_tracer = tracer;
+  try {
+    tracer->achieved = CreateAchievedProfiler([tracer](AchievedSample&& sample) {
+      if (tracer->session) tracer->session->SubmitAchieved(std::move(sample));
+    });
+  } catch (const std::exception& e) {
+    LogLine("achieved-occupancy profiler unavailable: %s", e.what());
+    tracer->achieved.reset();
+  }
+  tracer->tracing.store(true);
+  if (!EnableTracing(tracer)) {  // the failing call printed "...; tracing off"
+    tracer->tracing.store(false);
+    session.Finish("failed: CUPTI setup");
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    cuptiUnsubscribe(tracer->subscriber);
+    return 1;
+  }
+  if (tracer->achieved) tracer->achieved->EnableCallbacks(tracer->subscriber);
+  // Registered inside cuInit, i.e. after the program's own static-init atexit entries (fatbin
+  // unregistration, libtorch): LIFO order runs ours first, while the driver still works.
+  atexit(AtExit);
+  session.InstallSignalHandlers();
+  return 1;
+}
+
+}  // namespace occ::inj

@@ -1,0 +1,88 @@
+// The one place where CUPTI, CUDA driver and SQLite calls are checked. Each macro stringizes
+// the call, adds file:line and the API's own error string, and forwards failures to one
+// out-of-line function, so every failure message has the same shape:
+//   occtrace: cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE) failed at cupti_tracer.cc:88: CUPTI_ERROR_... (code 1)
+// Nothing here throws: a tracer must never take the traced program down, so callers turn a
+// failure into "tracing off" (the *_CHECK forms return false from the enclosing bool
+// function; the *_LOG forms only log, for callbacks and destructors).
+#pragma once
+
+#include <cuda.h>
+#include <cupti.h>
+#include <sqlite3.h>
+
+namespace occ::inj {
+
+// Prints one "occtrace: ..." line to stderr (at most a few per process, so a broken
+// environment cannot flood the program's output). Async-signal-unsafe.
+// `consequence` (may be null) ends the line, e.g. "tracing off", so that one failure is one line.
+[[gnu::cold]] void ReportCallFailure(const char* call, const char* file, int line, long code,
+                                     const char* message, const char* consequence);
+
+// Every user-visible line goes through here: "occtrace: " + text + "\n" in one write(2).
+void LogLine(const char* format, ...) __attribute__((format(printf, 1, 2)));
+
+// The CUDA driver is not linked (the driver loads us; tests run without it): its entry points
+// are resolved at run time from the already-loaded libcuda.so.1. Null when absent.
+struct DriverApi {
+  decltype(&::cuGetErrorString) cuGetErrorString = nullptr;
+  decltype(&::cuDriverGetVersion) cuDriverGetVersion = nullptr;
+  decltype(&::cuDeviceGet) cuDeviceGet = nullptr;
+  decltype(&::cuDeviceGetAttribute) cuDeviceGetAttribute = nullptr;
+  decltype(&::cuDeviceGetPCIBusId) cuDeviceGetPCIBusId = nullptr;
+  bool Loaded() const { return cuDeviceGet != nullptr && cuDeviceGetAttribute != nullptr; }
+};
+// Resolved once, on first use (thread-safe).
+const DriverApi& Driver();
+
+namespace detail {
+inline bool CheckCupti(CUptiResult result, const char* call, const char* file, int line,
+                       const char* consequence = nullptr) {
+  if (result == CUPTI_SUCCESS) [[likely]] return true;
+  const char* message = nullptr;
+  if (cuptiGetResultString(result, &message) != CUPTI_SUCCESS) message = "unknown CUPTI error";
+  ReportCallFailure(call, file, line, static_cast<long>(result), message, consequence);
+  return false;
+}
+inline bool CheckCu(CUresult result, const char* call, const char* file, int line) {
+  if (result == CUDA_SUCCESS) [[likely]] return true;
+  const char* message = nullptr;
+  if (Driver().cuGetErrorString == nullptr ||
+      Driver().cuGetErrorString(result, &message) != CUDA_SUCCESS || message == nullptr) {
+    message = "unknown CUDA driver error";
+  }
+  ReportCallFailure(call, file, line, static_cast<long>(result), message, nullptr);
+  return false;
+}
+// A failed SQLite call always turns the writer off (TraceWriter::Fail).
+inline bool CheckSqlite(sqlite3* db, int rc, const char* call, const char* file, int line) {
+  if (rc == SQLITE_OK || rc == SQLITE_DONE || rc == SQLITE_ROW) [[likely]] return true;
+  const char* message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+  ReportCallFailure(call, file, line, static_cast<long>(rc), message, "tracing off");
+  return false;
+}
+}  // namespace detail
+
+}  // namespace occ::inj
+
+// Expressions: true on success, false (after logging) on failure.
+#define OCC_CUPTI_OK(call) ::occ::inj::detail::CheckCupti((call), #call, __FILE__, __LINE__)
+#define OCC_CU_OK(call) ::occ::inj::detail::CheckCu((call), #call, __FILE__, __LINE__)
+#define OCC_SQLITE_OK(db, call) ::occ::inj::detail::CheckSqlite((db), (call), #call, __FILE__, __LINE__)
+
+// In functions returning bool: log and return false on failure.
+// (CUPTI: the caller gives up tracing, so the line says so.)
+#define OCC_CUPTI_CHECK(call)                                                                   \
+  do {                                                                                          \
+    if (!::occ::inj::detail::CheckCupti((call), #call, __FILE__, __LINE__, "tracing off")) \
+      return false;                                                                             \
+  } while (false)
+#define OCC_CU_CHECK(call) \
+  do { if (!OCC_CU_OK(call)) return false; } while (false)
+#define OCC_SQLITE_CHECK(db, call) \
+  do { if (!OCC_SQLITE_OK(db, call)) return false; } while (false)
+
+// Log and continue (callbacks, destructors, best-effort teardown).
+#define OCC_CUPTI_LOG(call) static_cast<void>(OCC_CUPTI_OK(call))
+#define OCC_CU_LOG(call) static_cast<void>(OCC_CU_OK(call))
+#define OCC_SQLITE_LOG(db, call) static_cast<void>(OCC_SQLITE_OK(db, call))

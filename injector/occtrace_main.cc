@@ -1,0 +1,96 @@
+// occtrace: runs a command with libocctrace.so injected, like `nsys profile`.
+//   occtrace [-o FILE] [--force] [--achieved MODE] [--quiet] -- COMMAND ARGS...
+// It only sets environment variables and exec's the command, so the traced process is the
+// command itself (same pid, signals, exit status).
+#include <limits.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+bool IsFile(const std::string& path) { return !path.empty() && access(path.c_str(), R_OK) == 0; }
+
+std::string Dirname(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+// libocctrace.so next to the launcher (build tree), in ../lib (installed), or in the build
+// directory this launcher was built with.
+std::string FindInjectionLibrary() {
+  char self[PATH_MAX] = {};
+  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  std::vector<std::string> candidates;
+  if (n > 0) {
+    std::string dir = Dirname(std::string(self, static_cast<size_t>(n)));
+    candidates.push_back(dir + "/libocctrace.so");
+    candidates.push_back(dir + "/../lib/libocctrace.so");
+  }
+#ifdef OCC_INJECTION_BUILD_DIR
+  candidates.push_back(std::string(OCC_INJECTION_BUILD_DIR) + "/libocctrace.so");
+#endif
+  for (const std::string& candidate : candidates) {
+    if (!IsFile(candidate)) continue;
+    char resolved[PATH_MAX];
+    return realpath(candidate.c_str(), resolved) != nullptr ? resolved : candidate;
+  }
+  return "";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"occtrace: record every CUDA kernel launch of COMMAND into an SQLite trace",
+               "occtrace"};
+  std::string output;
+  bool force = false;
+  bool quiet = false;
+  std::string achieved;
+  app.add_option("-o,--output", output,
+                 "trace file; placeholders %p pid, %h host, %q{VAR} environment variable, %n "
+                 "sequence number, %% (default occtrace-%p.db)");
+  app.add_flag("--force", force, "overwrite an existing trace file");
+  app.add_option("--achieved", achieved, "achieved-occupancy measurement: off, sample or all")
+      ->check(CLI::IsMember({"off", "sample", "all"}));
+  app.add_flag("--quiet", quiet, "no summary line at exit");
+  app.prefix_command();
+  app.footer("Example: occtrace -o 'train-%q{RANK}.db' -- python train.py --epochs 1");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  std::vector<std::string> command = app.remaining();
+  if (!command.empty() && command.front() == "--") command.erase(command.begin());
+  if (command.empty()) {
+    std::fprintf(stderr, "occtrace: no command given (usage: occtrace [options] -- COMMAND ARGS...)\n");
+    return 2;
+  }
+  const std::string library = FindInjectionLibrary();
+  if (library.empty()) {
+    std::fprintf(stderr,
+                 "occtrace: libocctrace.so not found next to the occtrace executable or in "
+                 "../lib; reinstall occtrace or set CUDA_INJECTION64_PATH and run the command "
+                 "directly\n");
+    return 2;
+  }
+  setenv("CUDA_INJECTION64_PATH", library.c_str(), 1);
+  if (!output.empty()) setenv("OCCTRACE_OUTPUT", output.c_str(), 1);
+  if (force) setenv("OCCTRACE_FORCE", "1", 1);
+  if (quiet) setenv("OCCTRACE_QUIET", "1", 1);
+  if (!achieved.empty()) setenv("OCCTRACE_ACHIEVED", achieved.c_str(), 1);
+
+  std::vector<char*> args;
+  for (std::string& arg : command) args.push_back(arg.data());
+  args.push_back(nullptr);
+  execvp(args[0], args.data());
+  std::fprintf(stderr, "occtrace: cannot run '%s': %s\n", args[0], std::strerror(errno));
+  return 2;
+}

@@ -1,0 +1,152 @@
+// TraceSession: everything between CUPTI's buffer callbacks and the TraceWriter, with no
+// CUPTI calls of its own (the CUPTI glue passes them in as hooks), so that tests can drive it
+// with fake record buffers.
+//
+// Threads and locks:
+//  - CUPTI's buffer callbacks (CUPTI worker thread, or any thread calling cuptiActivityFlushAll)
+//    call AcquireBuffer / CompleteBuffer. Neither blocks: buffers come from a capped pool of
+//    recycled, 8-byte aligned allocations; when the writer falls behind and the pool is
+//    exhausted AcquireBuffer returns nullptr (safe from CUPTI API v27, CUDA 12.9) and CUPTI
+//    counts the dropped records. The queue is therefore bounded by the pool.
+//  - The writer thread owns the TraceWriter (SQLite). It wakes on an eventfd (queue pushes,
+//    signals) or every flush period, calls the flush hook (cuptiActivityFlushAll(0)) and
+//    commits, so SIGKILL / os._exit lose at most one period.
+//  - mutex_ guards the queue, pool and phase. It is never held while calling a hook (CUPTI),
+//    since CUPTI calls back into CompleteBuffer from inside cuptiActivityFlushAll.
+//
+// Termination: Finish() (atexit, or the end of a test) stops periodic flushing, calls the
+// final-flush hooks, drains the queue, writes the closing OCC_META rows and closes the file.
+// SIGINT/SIGTERM/SIGHUP whose disposition is the default: the handler only marks the signal
+// and writes the eventfd; the writer thread flushes, commits and closes, restores the default
+// disposition and re-sends the signal. A handler installed before ours (Python's SIGINT) is
+// called right away instead, and the program's own exit path (atexit) flushes.
+// fork: a child never touches the parent's writer, file or thread (see OnForkChild).
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <variant>
+#include <vector>
+
+#include "injector/achieved.h"
+#include "injector/trace_writer.h"
+
+namespace occ::inj {
+
+struct SessionOptions {
+  std::string path;                      // created by ClaimOutputFile
+  int flush_period_ms = 250;             // OCCTRACE_FLUSH_MS
+  size_t buffer_bytes = 4 << 20;         // OCCTRACE_BUFFER_MB
+  size_t max_buffers = 64;               // pool cap: at most 256 MB in flight by default
+  bool quiet = false;                    // OCCTRACE_QUIET: no summary line
+  bool handle_signals = true;
+};
+
+struct SessionHooks {
+  // cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0). Called without locks.
+  std::function<void(bool forced)> flush_activity;
+  // Before the final forced flush (the achieved-occupancy profiler's Shutdown()).
+  std::function<void()> before_final_flush;
+  // Rows for OCC_META gathered at the end (achieved profiler's SessionMeta()).
+  std::function<std::vector<std::pair<std::string, std::string>>()> final_meta;
+};
+
+class TraceSession {
+ public:
+  // Opens the writer on options.path and starts the writer thread. nullptr (after one
+  // "occtrace:" line) if the file cannot be written.
+  static std::unique_ptr<TraceSession> Start(const SessionOptions& options, SessionHooks hooks);
+  ~TraceSession();
+  TraceSession(const TraceSession&) = delete;
+  TraceSession& operator=(const TraceSession&) = delete;
+
+  // CUPTI buffer-request: an 8-byte aligned buffer of *size bytes, or nullptr (pool exhausted
+  // or session over: CUPTI then drops and counts the records).
+  uint8_t* AcquireBuffer(size_t* size);
+  // CUPTI buffer-completed: queues the buffer for the writer. `cupti_dropped` is
+  // cuptiActivityGetNumDroppedRecords for that buffer's context/stream.
+  void CompleteBuffer(uint8_t* buffer, size_t valid_size, size_t cupti_dropped);
+
+  void SubmitDeviceExtras(DeviceExtras extras);
+  void SubmitAchieved(AchievedSample sample);
+  void SetMeta(std::string name, std::string value);
+
+  // Installs the SIGINT/SIGTERM/SIGHUP handlers for this session (one session per process).
+  void InstallSignalHandlers();
+
+  // Final flush, drain, close, summary line. Idempotent; a no-op in a forked child.
+  void Finish(const char* reason = "complete");
+
+  // Everything still accepted (not finished, writer healthy).
+  bool active() const { return active_.load(std::memory_order_acquire); }
+  const std::string& path() const { return options_.path; }
+  // Valid after Finish().
+  WriterStats final_stats() const;
+  uint64_t dropped_records() const { return dropped_records_.load(); }
+
+  // pthread_atfork child hook: if the parent had a live session, marks this process as a
+  // forked child in which every session call is a no-op.
+  static void OnForkChild();
+  static bool InForkedChild();
+
+ private:
+  struct BufferItem {
+    uint8_t* data;
+    size_t valid_size;
+  };
+  struct MetaItem {
+    std::string name, value;
+  };
+  using Item = std::variant<BufferItem, DeviceExtras, AchievedSample, MetaItem>;
+  enum class Phase { kRunning, kFinalFlush, kDrain, kDone };
+
+  TraceSession(const SessionOptions& options, SessionHooks hooks);
+  void Push(Item item);
+  void Wake();
+  void WriterLoop();
+  void ProcessItems(std::deque<Item>* items);
+  void ReleaseBuffer(uint8_t* buffer);
+  void CloseWriter(const std::string& status);
+  void HandleSignalOnWriter(int signal_number);
+  bool OnWriterThread() const { return std::this_thread::get_id() == writer_thread_id_; }
+
+  SessionOptions options_;
+  SessionHooks hooks_;
+  // Heap-held so that a forked child can abandon them (release, never destroy): destroying
+  // them there would close the parent's SQLite connection or std::terminate on a thread
+  // that does not exist in the child.
+  std::unique_ptr<TraceWriter> writer_;  // writer thread only (and Finish after joining it)
+  pid_t owner_pid_ = 0;
+  int wake_fd_ = -1;
+
+  mutable std::mutex mutex_;
+  std::condition_variable phase_changed_;
+  Phase phase_ = Phase::kRunning;
+  bool periodic_flush_stopped_ = false;
+  std::deque<Item> queue_;
+  std::vector<uint8_t*> free_buffers_;
+  size_t allocated_buffers_ = 0;
+
+  std::unique_ptr<std::thread> writer_thread_;
+  std::thread::id writer_thread_id_;
+  std::atomic<bool> active_{false};
+  std::atomic<bool> finished_{false};
+  std::atomic<uint64_t> dropped_records_{0};
+  std::atomic<uint64_t> refused_buffers_{0};
+  WriterStats final_stats_;
+  std::string close_status_;
+};
+
+// Reads OCCTRACE_FLUSH_MS, OCCTRACE_BUFFER_MB, OCCTRACE_QUIET into options (path untouched).
+void ApplyEnvironment(SessionOptions* options);
+
+}  // namespace occ::inj

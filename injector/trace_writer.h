@@ -1,0 +1,128 @@
+// TraceWriter: turns CUPTI activity records into rows of the trace file
+// (schema/trace_schema.sql). Single-threaded: owned and called by the session's writer thread
+// (or directly by tests and the writer benchmark). It interns names (StringIds, each form
+// stored once) and kernel configurations (OCC_KERNEL_CONFIG), appends one compact OCC_LAUNCH
+// row per launch with multi-row prepared INSERTs, and keeps one open transaction that
+// Commit() closes and reopens. The first SQLite failure is reported once and turns the
+// writer off (failed()); every later call is a no-op, so the traced program is unaffected.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "injector/achieved.h"
+#include "injector/activity_records.h"
+#include "injector/sqlite_db.h"
+
+namespace occ::inj {
+
+// Device facts that CUpti_ActivityDevice5 lacks, read with cuDeviceGetAttribute in the
+// CONTEXT_CREATED callback (a thread where the driver is usable) and passed on as data.
+// -1 / empty: unknown.
+struct DeviceExtras {
+  uint32_t device_id = 0;
+  int64_t max_shared_memory_per_block_optin = -1;  // CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+  int64_t reserved_shared_memory_per_block = -1;   // CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK
+  int64_t max_threads_per_multiprocessor = -1;     // CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR
+  int64_t async_engines = -1;                      // CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT
+  int64_t integrated = -1;                         // CU_DEVICE_ATTRIBUTE_INTEGRATED
+  int64_t driver_version = -1;                     // cuDriverGetVersion
+  std::string bus_location;                        // cuDeviceGetPCIBusId
+  std::string chip_name;                           // cuptiDeviceGetChipName ("GH100")
+};
+
+struct WriterStats {
+  uint64_t launches = 0;       // OCC_LAUNCH rows
+  uint64_t kernels = 0;        // distinct kernel (mangled) names
+  uint64_t configs = 0;        // OCC_KERNEL_CONFIG rows
+  uint64_t achieved = 0;       // OCC_ACHIEVED rows
+  uint64_t other_records = 0;  // records of kinds occtrace does not store
+};
+
+class TraceWriter {
+ public:
+  TraceWriter() = default;
+  TraceWriter(const TraceWriter&) = delete;
+  TraceWriter& operator=(const TraceWriter&) = delete;
+  ~TraceWriter();
+
+  // Opens (creates) the database, applies the schema and pragmas, prepares the statements and
+  // begins the first transaction.
+  bool Open(const std::string& path);
+
+  // Parses every record of a completed CUPTI buffer.
+  void AddBuffer(uint8_t* buffer, size_t valid_size);
+  void AddRecord(const CUpti_Activity& record);
+  void AddKernel(const ActivityKernel& kernel);
+  void AddDevice(const ActivityDevice& device);
+  void AddContext(const ActivityContext& context);
+  void AddDeviceExtras(const DeviceExtras& extras);
+  void AddAchieved(const AchievedSample& sample);
+  void SetMeta(std::string_view name, std::string_view value);
+
+  // Makes everything added so far durable and visible to readers (WAL commit).
+  bool Commit();
+  // Final commit; folds the WAL back into the main file (journal_mode=DELETE) so the trace
+  // is one self-contained file; closes the connection.
+  bool Close();
+
+  bool failed() const { return failed_; }
+  bool open() const { return db_.get() != nullptr && !failed_; }
+  const WriterStats& stats() const { return stats_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  struct NameEntry {
+    std::string mangled;  // verifies the pointer cache (CUPTI may reuse an address)
+    int64_t mangled_id = 0;
+  };
+  struct NameForms {
+    int64_t demangled_id = 0;
+    int64_t short_id = 0;
+  };
+  struct LaunchRow {
+    int64_t start, duration, config_id, stream_id, correlation_id;
+  };
+  struct DeviceState {
+    std::optional<ActivityDevice> record;
+    std::string name;
+    std::optional<DeviceExtras> extras;
+  };
+
+  bool Fail();
+  bool PrepareStatements();
+  int64_t InternString(const std::string& value);
+  int64_t InternKernelName(const char* mangled);
+  int64_t InternConfig(const KernelConfigKey& key);
+  void FlushLaunches();
+  void WriteDevice(uint32_t device_id);
+
+  SqliteDb db_;
+  std::string path_;
+  bool failed_ = false;
+  bool in_transaction_ = false;
+  WriterStats stats_;
+
+  SqliteStatement insert_string_, insert_config_, insert_launch_, insert_launch_batch_,
+      upsert_meta_, insert_achieved_, upsert_gpu_, delete_cuda_device_, insert_cuda_device_,
+      upsert_occ_device_, upsert_context_;
+
+  std::unordered_map<std::string, int64_t> string_ids_;
+  std::unordered_map<const char*, NameEntry> names_by_pointer_;
+  std::unordered_map<std::string, int64_t> mangled_ids_;  // mangled name -> its StringIds id
+  std::unordered_map<int64_t, NameForms> name_forms_;       // by mangled id
+  std::unordered_map<KernelConfigKey, int64_t, KernelConfigKeyHash> config_ids_;
+  std::unordered_map<uint32_t, bool> green_contexts_;  // contextId -> isGreenContext
+  std::map<uint32_t, DeviceState> devices_;
+  std::vector<LaunchRow> pending_launches_;
+};
+
+// Rows per multi-row INSERT into OCC_LAUNCH: amortizes sqlite3_step over many rows.
+inline constexpr size_t kLaunchBatchRows = 64;
+
+}  // namespace occ::inj

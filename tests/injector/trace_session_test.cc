@@ -1,0 +1,297 @@
+#include "injector/trace_session.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <thread>
+
+#include "tests/injector/fake_records.h"
+
+namespace occ::inj {
+namespace {
+
+using testing::FakeActivityBuffer;
+using testing::MakeKernel;
+using testing::TraceReader;
+
+constexpr char kSquare[] = "_Z6squarePfi";
+
+// Fills session buffers with `count` launches (correlation ids from `first`) and completes
+// them, as CUPTI's buffer callbacks would.
+void FeedLaunches(TraceSession& session, uint32_t first, uint32_t count) {
+  uint32_t done = 0;
+  while (done < count) {
+    size_t size = 0;
+    uint8_t* data = session.AcquireBuffer(&size);
+    ASSERT_NE(data, nullptr);
+    FakeActivityBuffer buffer(data, size);
+    while (done < count && buffer.Add(MakeKernel(kSquare, first + done, 1000 + done, 1100 + done))) ++done;
+    session.CompleteBuffer(data, buffer.size(), 0);
+  }
+}
+
+SessionOptions Options(const std::string& path, int flush_period_ms) {
+  SessionOptions options;
+  options.path = path;
+  options.flush_period_ms = flush_period_ms;
+  options.buffer_bytes = 64 << 10;
+  options.max_buffers = 64;
+  options.quiet = true;
+  options.handle_signals = true;
+  return options;
+}
+
+void RemoveTrace(const std::string& path) {
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::remove((path + suffix).c_str());
+}
+
+TEST(TraceSessionTest, FinishWritesEverythingAndClosingMeta) {
+  const std::string path = testing::TempPath("finish");
+  std::atomic<int> periodic_flushes{0}, forced_flushes{0};
+  TraceSession* raw = nullptr;
+  SessionHooks hooks;
+  hooks.flush_activity = [&](bool forced) {
+    if (!forced) {
+      ++periodic_flushes;
+      return;
+    }
+    ++forced_flushes;
+    FeedLaunches(*raw, 900000, 10);  // CUPTI hands over its last records during the forced flush
+  };
+  hooks.final_meta = [] {
+    return std::vector<std::pair<std::string, std::string>>{{"achieved_mode", "off"}};
+  };
+  auto session = TraceSession::Start(Options(path, 20), hooks);
+  ASSERT_NE(session, nullptr);
+  raw = session.get();
+  FeedLaunches(*session, 0, 5000);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  session->Finish();
+  EXPECT_GE(periodic_flushes.load(), 1);
+  EXPECT_EQ(forced_flushes.load(), 1);
+  EXPECT_EQ(session->final_stats().launches, 5010u);
+  TraceReader reader(path);
+  EXPECT_EQ(reader.Text("PRAGMA integrity_check"), "ok");
+  EXPECT_EQ(reader.Int("SELECT count(*) FROM OCC_LAUNCH"), 5010);
+  EXPECT_EQ(reader.Meta("status"), "complete");
+  EXPECT_EQ(reader.Meta("launch_count"), "5010");
+  EXPECT_EQ(reader.Meta("kernel_count"), "1");
+  EXPECT_EQ(reader.Meta("achieved_mode"), "off");
+  EXPECT_EQ(reader.Meta("pid"), std::to_string(getpid()));
+  EXPECT_EQ(reader.Meta("schema_version"), "1");
+  EXPECT_NE(reader.Meta("command_line").find("injector_tests"), std::string::npos);
+  session.reset();
+  RemoveTrace(path);
+}
+
+TEST(TraceSessionTest, PeriodicCommitMakesLaunchesVisibleWhileRunning) {
+  const std::string path = testing::TempPath("periodic");
+  auto session = TraceSession::Start(Options(path, 50), SessionHooks{});
+  ASSERT_NE(session, nullptr);
+  FeedLaunches(*session, 0, 3000);
+  int64_t visible = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (visible < 3000 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    TraceReader reader(path);
+    visible = reader.Int("SELECT count(*) FROM OCC_LAUNCH");
+  }
+  EXPECT_EQ(visible, 3000) << "a process killed now (SIGKILL) keeps every committed launch";
+  {
+    TraceReader reader(path);
+    EXPECT_EQ(reader.Meta("status"), "running");
+    EXPECT_EQ(reader.Text("PRAGMA integrity_check"), "ok");
+  }
+  session->Finish();
+  session.reset();
+  RemoveTrace(path);
+}
+
+TEST(TraceSessionTest, ExhaustedPoolRefusesBuffersAndCountsDrops) {
+  const std::string path = testing::TempPath("drops");
+  SessionOptions options = Options(path, 60000);
+  options.max_buffers = 2;
+  auto session = TraceSession::Start(options, SessionHooks{});
+  ASSERT_NE(session, nullptr);
+  size_t size = 0;
+  uint8_t* a = session->AcquireBuffer(&size);
+  uint8_t* b = session->AcquireBuffer(&size);
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a) % 8, 0u);
+  EXPECT_EQ(session->AcquireBuffer(&size), nullptr) << "never more than max_buffers in flight";
+  EXPECT_EQ(size, 0u);
+  session->CompleteBuffer(a, 0, /*cupti_dropped=*/5);
+  session->CompleteBuffer(b, 0, 0);
+  session->Finish();
+  TraceReader reader(path);
+  EXPECT_EQ(reader.Meta("dropped_records"), "5");
+  EXPECT_EQ(reader.Meta("refused_buffer_requests"), "1");
+  session.reset();
+  RemoveTrace(path);
+}
+
+TEST(TraceSessionTest, BuffersAreRecycled) {
+  const std::string path = testing::TempPath("recycle");
+  SessionOptions options = Options(path, 60000);
+  options.max_buffers = 1;
+  auto session = TraceSession::Start(options, SessionHooks{});
+  ASSERT_NE(session, nullptr);
+  // 20 buffers' worth of launches through a pool of one buffer: each is returned after writing.
+  for (int round = 0; round < 20; ++round) {
+    size_t size = 0;
+    uint8_t* data = nullptr;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while ((data = session->AcquireBuffer(&size)) == nullptr && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ASSERT_NE(data, nullptr);
+    FakeActivityBuffer buffer(data, size);
+    for (uint32_t i = 0; i < 100; ++i) ASSERT_TRUE(buffer.Add(MakeKernel(kSquare, static_cast<uint32_t>(round) * 100 + i, 1, 2)));
+    session->CompleteBuffer(data, buffer.size(), 0);
+  }
+  session->Finish();
+  EXPECT_EQ(session->final_stats().launches, 2000u);
+  session.reset();
+  RemoveTrace(path);
+}
+
+// SIGTERM (torchrun stopping workers) kills a process without atexit. The handler wakes the
+// writer, which flushes, commits, closes the file and re-raises with the default action.
+TEST(TraceSessionSignalTest, SigtermFlushesCommitsAndStillTerminates) {
+  const std::string path = testing::TempPath("sigterm");
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    close(ready[0]);
+    signal(SIGTERM, SIG_DFL);
+    // No periodic commit: only the signal path can make these launches durable.
+    auto session = TraceSession::Start(Options(path, 600000), SessionHooks{});
+    if (!session) _exit(3);
+    session->InstallSignalHandlers();
+    FeedLaunches(*session, 0, 2500);
+    char byte = 1;
+    if (write(ready[1], &byte, 1) != 1) _exit(4);
+    for (int i = 0; i < 300; ++i) usleep(100000);  // SIGTERM arrives here
+    _exit(5);
+  }
+  close(ready[1]);
+  char byte = 0;
+  ASSERT_EQ(read(ready[0], &byte, 1), 1);
+  close(ready[0]);
+  ASSERT_EQ(kill(child, SIGTERM), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "exit code " << (WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  EXPECT_EQ(WTERMSIG(status), SIGTERM) << "the program must still die of SIGTERM";
+  TraceReader reader(path);
+  EXPECT_EQ(reader.Text("PRAGMA integrity_check"), "ok");
+  EXPECT_EQ(reader.Int("SELECT count(*) FROM OCC_LAUNCH"), 2500);
+  EXPECT_EQ(reader.Meta("status"), "terminated by SIGTERM");
+  RemoveTrace(path);
+}
+
+// A program whose own handler runs on SIGINT (Python's KeyboardInterrupt) keeps it: ours only
+// commits and chains.
+std::atomic<int> g_program_handler_calls{0};
+void ProgramHandler(int) { g_program_handler_calls.fetch_add(1); }
+
+TEST(TraceSessionSignalTest, ProgramHandlerIsChainedAndTracingContinues) {
+  g_program_handler_calls.store(0);
+  const std::string path = testing::TempPath("chain");
+  struct sigaction program {}, saved {};
+  program.sa_handler = ProgramHandler;
+  sigemptyset(&program.sa_mask);
+  ASSERT_EQ(sigaction(SIGINT, &program, &saved), 0);
+  auto session = TraceSession::Start(Options(path, 600000), SessionHooks{});
+  ASSERT_NE(session, nullptr);
+  session->InstallSignalHandlers();
+  FeedLaunches(*session, 0, 100);
+  raise(SIGINT);
+  EXPECT_EQ(g_program_handler_calls.load(), 1);
+  int64_t visible = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (visible < 100 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    visible = TraceReader(path).Int("SELECT count(*) FROM OCC_LAUNCH");
+  }
+  EXPECT_EQ(visible, 100) << "the signal commits what was traced so far";
+  EXPECT_TRUE(session->active()) << "the program survived its SIGINT: so does tracing";
+  session->Finish();
+  session.reset();
+  struct sigaction restored {};
+  sigaction(SIGINT, nullptr, &restored);
+  EXPECT_EQ(restored.sa_handler, ProgramHandler) << "the program's handler is back after the session";
+  sigaction(SIGINT, &saved, nullptr);
+  RemoveTrace(path);
+}
+
+struct FileState {
+  off_t size = -1;
+  int64_t mtime_ns = -1;
+  bool operator==(const FileState&) const = default;
+};
+FileState StateOf(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return {};
+  return {st.st_size, static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+}
+
+// DataLoader workers: fork() without exec in a traced process. The child inherits the
+// session's memory but must never write the parent's file or use its connection.
+TEST(TraceSessionForkTest, ChildNeverWritesTheParentsFile) {
+  const std::string path = testing::TempPath("fork");
+  auto session = TraceSession::Start(Options(path, 600000), SessionHooks{});
+  ASSERT_NE(session, nullptr);
+  FeedLaunches(*session, 0, 100);
+  const FileState db_before = StateOf(path);
+  const FileState wal_before = StateOf(path + "-wal");
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    int code = 0;
+    size_t size = 0;
+    if (session->AcquireBuffer(&size) != nullptr) code |= 1;
+    session->SetMeta("written_by_child", "yes");
+    session->SubmitDeviceExtras(DeviceExtras{});
+    session->Finish("child");
+    session.reset();  // as the child's exit path would
+    _exit(code);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the child was handed a buffer";
+  EXPECT_EQ(StateOf(path), db_before);
+  EXPECT_EQ(StateOf(path + "-wal"), wal_before);
+  FeedLaunches(*session, 100, 100);  // the parent goes on tracing
+  session->Finish();
+  EXPECT_EQ(session->final_stats().launches, 200u);
+  session.reset();
+  TraceReader reader(path);
+  EXPECT_EQ(reader.Text("PRAGMA integrity_check"), "ok");
+  EXPECT_EQ(reader.Int("SELECT count(*) FROM OCC_LAUNCH"), 200);
+  EXPECT_EQ(reader.Meta("written_by_child"), "<no row>");
+  EXPECT_EQ(reader.Meta("status"), "complete");
+  RemoveTrace(path);
+}
+
+TEST(TraceSessionTest, UnwritableFileGivesNoSession) {
+  ::testing::internal::CaptureStderr();
+  auto session = TraceSession::Start(Options("/nonexistent-dir-occtrace/x.db", 100), SessionHooks{});
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(session, nullptr);
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << "one line: " << err;
+}
+
+}  // namespace
+}  // namespace occ::inj
