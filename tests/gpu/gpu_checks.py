@@ -389,8 +389,27 @@ def case_torchprof(ctx, checks):
                                     ("subscriber", "conflict", "profiler", "kineto", "cupti"))]
     checks.check("torchprof: occtrace names the conflict on stderr", bool(named),
                  (named or ours or ["no occtrace line on stderr"])[0][:200])
+    torch_lines = [l for l in p.stderr.splitlines() if "CUPTI" in l and "occtrace" not in l.lower()]
+    checks.info("torchprof: PyTorch's own message", (torch_lines or ["none"])[0][:160])
     if os.path.exists(db):
         checks.info("torchprof: trace", f"integrity {integrity(db)}, {launch_count(db)} launches")
+
+    # The other order: torch.profiler active before the first CUDA call.
+    db = ctx.fresh("torchprof_first.db")
+    p = ctx.run([ctx.python, ctx.workload("torchprof_first.py")], ctx.traced_env(db), "torchprof_first")
+    check_ran(checks, "torchprof-first: program completes", p)
+    line = [l for l in p.stdout.splitlines() if l.startswith("torchprof-first")]
+    n_events = int(line[0].split()[3]) if line else -1
+    n_launch = launch_count(db) if os.path.exists(db) else 0
+    ours = [l for l in p.stderr.splitlines() if "occtrace" in l.lower()]
+    named = [l for l in ours if any(w in l.lower() for w in
+                                    ("subscriber", "conflict", "profiler", "kineto", "cupti"))]
+    checks.info("torchprof-first: who traced", f"torch.profiler CUDA events {n_events}, occtrace launches {n_launch}")
+    if n_launch > 0:
+        checks.info("torchprof-first: occtrace subscribed first", "same situation as above")
+    else:
+        checks.check("torchprof-first: occtrace names the conflict on stderr", bool(named),
+                     (named or ours or ["no occtrace line on stderr"])[0][:200])
 
 
 def case_output(ctx, checks):
