@@ -40,12 +40,18 @@ def env_for(variant, lib, db, extra):
     return env
 
 
+def pinned(cmd):
+    """Pins the run to one CPU when BENCH_CPU is set (less scheduler noise between runs)."""
+    cpu = os.environ.get("BENCH_CPU")
+    return (["taskset", "-c", cpu] + cmd) if cpu else cmd
+
+
 def run_once(cmd, variant, lib, tmp, extra, pattern):
     db = os.path.join(tmp, "bench.db")
     for suffix in ("", "-wal", "-shm"):
         if os.path.exists(db + suffix):
             os.remove(db + suffix)
-    p = subprocess.run(cmd, env=env_for(variant, lib, db, extra), capture_output=True, text=True,
+    p = subprocess.run(pinned(cmd), env=env_for(variant, lib, db, extra), capture_output=True, text=True,
                        timeout=600)
     m = re.search(pattern, p.stdout)
     if p.returncode != 0 or not m:
@@ -76,7 +82,10 @@ def summarize(values, base, higher_is_better):
         per_round = [x / b for x, b in zip(xs, values[base])]
         out[v] = {"median": statistics.median(xs), "min": min(xs), "max": max(xs), "runs": xs,
                   "ratio_median_of_rounds": statistics.median(per_round),
-                  "ratio_of_medians": statistics.median(xs) / statistics.median(values[base])}
+                  "ratio_of_medians": statistics.median(xs) / statistics.median(values[base]),
+                  # Best run against best run: the least noise-sensitive figure on a VM whose
+                  # untraced runs alone spread by +-20 % (cupti-notes.md section 8).
+                  "ratio_of_mins": min(xs) / min(values[base])}
     return out
 
 
@@ -123,7 +132,7 @@ def main():
         for v in variants:
             print(f"  {v:14} {s[v]['median']:.3f} ms/step (min {s[v]['min']:.3f}, max {s[v]['max']:.3f})"
                   f"  step time vs untraced {s[v]['ratio_median_of_rounds']:.3f}"
-                  f" (ratio of medians {s[v]['ratio_of_medians']:.3f})")
+                  f" (ratio of medians {s[v]['ratio_of_medians']:.3f}, of minima {s[v]['ratio_of_mins']:.3f})")
 
     launch_ratio = results["launch"]["traced"]["throughput_ratio"]
     step_ratio = results["train_small"]["traced"]["ratio_median_of_rounds"]

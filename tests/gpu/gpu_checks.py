@@ -474,7 +474,8 @@ def case_achieved(ctx, checks):
     n_launch = con.execute("SELECT COUNT(*) FROM OCC_LAUNCH").fetchone()[0]
     con.close()
     ach_meta = {k: v for k, v in meta.items() if "achiev" in k.lower()}
-    if n_achieved == 0 and not any(v not in ("off", "") for v in ach_meta.values()):
+    if n_achieved == 0 and meta.get("achieved_mode", "off") == "off":
+        # Asked for 'sample', the library recorded 'off': built without the range profiler.
         raise Skip(f"no achieved-occupancy support in this build (OCC_META {ach_meta or 'has none'})")
     checks.info("achieved: OCC_META", f"{ach_meta}")
     checks.check("achieved: launch count unchanged by sampling", n_launch == expected["totalLaunches"],

@@ -140,8 +140,8 @@ def validate(db_path, expected, checks):
             checks.check(f"{label}: cluster dims", set(got_clusters) == {cluster},
                          f"trace {dict(got_clusters)}, launched {cluster}")
             mac = Counter(r["maxActiveClusters"] for r in got)
-            checks.info(f"{label}: maxActiveClusters",
-                        f"trace {dict(mac)}, cudaOccupancyMaxActiveClusters {e['maxActiveClusters']}")
+            checks.check(f"{label}: maxActiveClusters", set(mac) == {e["maxActiveClusters"]},
+                         f"trace {dict(mac)}, cudaOccupancyMaxActiveClusters {e['maxActiveClusters']}")
         else:
             checks.check(f"{label}: no cluster", all(c in ((0, 0, 0), (1, 1, 1)) for c in got_clusters),
                          f"trace {dict(got_clusters)}")
