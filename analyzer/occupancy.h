@@ -5,6 +5,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,7 @@ struct OccupancyResult {
   int ncu_block_limit_barriers = 0;       // min(barrier limit, block limit SM)
   int warps_per_block = 0;
   int max_warps_per_sm = 0;
+  bool partitioned_gc_enabled = false;    // the header's result.partitionedGCConfig != OFF
 };
 
 // Returns the occupancy of `launch` on `device`, or InvalidArgument naming the bad value
@@ -93,6 +95,45 @@ struct OccupancyResult {
 // A launch that is valid but cannot be resident (e.g. too many registers per block) is OK with
 // active_blocks_per_sm == 0.
 StatusOr<OccupancyResult> ComputeOccupancy(const DeviceProps& device, const LaunchParams& launch);
+
+// The header's computation alone, for any input it accepts: no range validation beyond what
+// cudaOccMaxActiveBlocksPerMultiprocessor itself checks (it returns InvalidArgument exactly where
+// the header returns an error, e.g. block size <= 0 or a carveout above the largest supported
+// size). A block larger than the device limit gives 0 blocks, as in the header. The Nsight
+// Compute fields are filled too. Used by ComputeOccupancy and the differential test.
+StatusOr<OccupancyResult> ComputeOccupancyUnchecked(const DeviceProps& device,
+                                                    const LaunchParams& launch);
+
+// Checks `launch` against the device's limits: what ComputeOccupancy rejects.
+Status ValidateLaunch(const DeviceProps& device, const LaunchParams& launch);
+
+// cudaOccMaxPotentialOccupancyBlockSize(VariableSMem): the block size (a multiple of the warp
+// size, or the function limit) maximising resident threads per SM, ties keeping the larger block,
+// and the grid that fills the GPU once. `dynamic_smem_for_block` (may be empty) replaces
+// launch.dynamic_smem per block size. No range validation beyond the header's, like
+// ComputeOccupancyUnchecked.
+struct BlockSizeSearch {
+  int block_size = 0;      // 0 if no block size can run
+  int min_grid_size = 0;   // active blocks per SM x SMs at that block size
+};
+StatusOr<BlockSizeSearch> MaxPotentialBlockSize(
+    const DeviceProps& device, const LaunchParams& launch,
+    const std::function<int(int block_size)>& dynamic_smem_for_block = {});
+
+// cudaOccAvailableDynamicSMemPerBlock: dynamic shared memory per block that still lets
+// `num_blocks` blocks of `launch.block_threads` reside. Like the header it does NOT subtract the
+// driver reserve per block (feeding the answer back can give fewer blocks on sm_80+); advice
+// uses its own budget (advice.h). InvalidArgument where the header returns an error, e.g. when
+// `num_blocks` blocks cannot reside even without dynamic shared memory.
+StatusOr<int> AvailableDynamicSmemPerBlock(const DeviceProps& device, const LaunchParams& launch,
+                                           int num_blocks);
+
+// The kernel's max threads per block as the driver derives it from registers
+// (cudaFuncAttributes::maxThreadsPerBlock without __launch_bounds__): the largest block passing
+// the hardware register check, i.e. sub-partitions x warp size x
+// floor(regs_per_block / (allocated registers per warp x sub-partitions)), capped at the device
+// limit. Measured on H100: 65 regs -> 896, 96 -> 640, 100 -> 512, 168 -> 384, 250 -> 256.
+StatusOr<int> FunctionMaxThreadsPerBlock(const DeviceProps& device, int regs_per_thread);
 
 // Human-readable names of the bits ("warps", "registers", "shared_memory", "blocks",
 // "barriers", "virtual"), in that order.

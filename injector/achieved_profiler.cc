@@ -1,6 +1,561 @@
-// Placeholder until the range-profiler implementation lands (owned by the achieved engineer).
+// Achieved occupancy (issue 5): the CUPTI range profiler around chosen kernel launches.
+//
+// Per context, the range profiler is enabled once (CONTEXT_CREATED, or lazily at the first
+// launch) with a one-pass config, and Start/Stop bracket a chosen driver-level launch: Start
+// in the launch's ENTER callback, Stop + decode + evaluate in its EXIT callback. Auto range
+// captures every kernel launched in the context between Start and Stop, so every launch in a
+// context with an enabled profiler holds that context's mutex from ENTER to EXIT: a launch
+// from another thread (PyTorch's autograd threads) cannot fall into someone else's range.
+//
+// Lock order: contexts_mutex_ (map only, never held while waiting for a context) before
+// ContextState::mutex. The policy has its own leaf mutex. The sink is called with the context
+// mutex held (it only queues).
+#include <cuda.h>
+#include <cupti.h>  // also brings generated_cuda_meta.h (launch parameter structs)
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cinttypes>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
 #include "injector/achieved.h"
+#include "injector/achieved_launch.h"
+#include "injector/achieved_policy.h"
+#include "injector/errors.h"
+#include "injector/range_profiler.h"
 
 namespace occ::inj {
-std::unique_ptr<AchievedProfiler> CreateAchievedProfiler(AchievedSink) { return nullptr; }
+namespace {
+
+int64_t BootTimeNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_BOOTTIME, &ts);
+  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+// Process start on the CLOCK_BOOTTIME scale (/proc/self/stat field 22, in clock ticks), so the
+// budget is a fraction of the program's whole wall time, interpreter start-up included.
+int64_t ProcessStartBootTimeNs() {
+  std::ifstream stat("/proc/self/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return BootTimeNs();
+  // Field 2 (comm) may contain spaces and parentheses: fields after it start at the last ')'.
+  const size_t paren = line.rfind(')');
+  if (paren == std::string::npos) return BootTimeNs();
+  std::istringstream fields(line.substr(paren + 2));
+  std::string field;
+  // Fields 3..21 precede starttime (field 22).
+  for (int i = 3; i <= 21 && fields >> field; ++i) {
+  }
+  unsigned long long start_ticks = 0;
+  if (!(fields >> start_ticks)) return BootTimeNs();
+  const long ticks_per_second = sysconf(_SC_CLK_TCK);
+  if (ticks_per_second <= 0) return BootTimeNs();
+  const int64_t start = static_cast<int64_t>(start_ticks) *
+                        (1'000'000'000 / static_cast<int64_t>(ticks_per_second));
+  const int64_t now = BootTimeNs();
+  return start <= now ? start : now;
+}
+
+struct ContextState {
+  std::mutex mutex;  // held from launch ENTER to EXIT while `profiler` is set
+  std::unique_ptr<ContextRangeProfiler> profiler;  // null when parked or failed
+  std::atomic<bool> parked{false};                 // written under `mutex`
+};
+
+// What a launch's ENTER left for its EXIT on the same thread.
+struct PendingLaunch {
+  std::shared_ptr<ContextState> context;
+  std::unique_lock<std::mutex> lock;
+  bool measuring = false;
+  LaunchSignature signature;
+  AchievedSample sample;
+  int64_t start_ns = 0;
+};
+
+struct ThreadState {
+  OuterCorrelation correlation;
+  bool in_launch = false;
+  PendingLaunch pending;
+};
+
+thread_local ThreadState t_thread;
+
+class RangeAchievedProfiler final : public AchievedProfiler {
+ public:
+  RangeAchievedProfiler(AchievedSink sink, AchievedConfig config)
+      : sink_(std::move(sink)),
+        policy_(config, BootTimeNs, ProcessStartBootTimeNs()),
+        policy_name_(AchievedModeName(config.mode)) {}
+
+  ~RangeAchievedProfiler() override = default;
+
+  void EnableCallbacks(CUpti_SubscriberHandle subscriber) override {
+    ProfilerError error;
+    bool ok = CheckCupti(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                                             CUPTI_CBID_RESOURCE_CONTEXT_CREATED),
+                         "cuptiEnableCallback(CONTEXT_CREATED)", &error) &&
+              CheckCupti(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                                             CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING),
+                         "cuptiEnableCallback(CONTEXT_DESTROY_STARTING)", &error);
+    for (CUpti_CallbackId cbid : kDriverLaunchCbids) {
+      ok = ok && CheckCupti(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid),
+                            "cuptiEnableCallback(driver launch)", &error);
+    }
+    for (CUpti_CallbackId cbid : kRuntimeLaunchCbids) {
+      ok = ok && CheckCupti(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid),
+                            "cuptiEnableCallback(runtime launch)", &error);
+    }
+    if (!ok) DisableAll("error: " + error.Message());
+  }
+
+  void OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                  const void* cbdata) override {
+    switch (domain) {
+      case CUPTI_CB_DOMAIN_RUNTIME_API:
+        if (IsRuntimeLaunchCbid(cbid)) {
+          OnRuntimeLaunch(static_cast<const CUpti_CallbackData*>(cbdata));
+        }
+        break;
+      case CUPTI_CB_DOMAIN_DRIVER_API:
+        if (IsKernelLaunchCbid(cbid)) {
+          OnKernelLaunch(cbid, static_cast<const CUpti_CallbackData*>(cbdata));
+        } else if (IsGraphLaunchCbid(cbid)) {
+          OnGraphLaunch(static_cast<const CUpti_CallbackData*>(cbdata));
+        }
+        break;
+      case CUPTI_CB_DOMAIN_RESOURCE: {
+        const auto* resource = static_cast<const CUpti_ResourceData*>(cbdata);
+        if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
+          if (!disabled_.load(std::memory_order_acquire)) GetContext(resource->context);
+        } else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
+          DestroyContext(resource->context);
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  void Shutdown() override {
+    std::unordered_map<CUcontext, std::shared_ptr<ContextState>> contexts;
+    {
+      std::lock_guard<std::mutex> lock(contexts_mutex_);
+      if (shut_down_) return;
+      shut_down_ = true;
+      contexts.swap(contexts_);
+    }
+    disabled_.store(true, std::memory_order_release);
+    for (auto& [ctx, state] : contexts) {
+      std::lock_guard<std::mutex> lock(state->mutex);
+      if (state->profiler) state->profiler->Disable();
+      state->profiler.reset();
+      state->parked.store(false, std::memory_order_release);  // never re-enabled
+    }
+    if (profiler_initialized_.exchange(false)) DeinitializeCuptiProfiler();
+  }
+
+  std::vector<std::pair<std::string, std::string>> SessionMeta() const override {
+    std::vector<std::pair<std::string, std::string>> meta;
+    const AchievedConfig& config = policy_.config();
+    std::string status;
+    std::string metrics;
+    std::string chip;
+    {
+      std::lock_guard<std::mutex> lock(status_mutex_);
+      status = status_;
+      metrics = metrics_;
+      chip = chip_;
+    }
+    if (status.empty()) status = policy_.launches_measured() > 0 ? "ok" : "ok: no launch measured";
+    meta.emplace_back("achieved_mode", std::string(AchievedModeName(config.mode)));
+    meta.emplace_back("achieved_status", status);
+    meta.emplace_back("achieved_metrics", metrics);
+    meta.emplace_back("achieved_chip", chip);
+    meta.emplace_back("achieved_launches_measured", std::to_string(policy_.launches_measured()));
+    meta.emplace_back("achieved_launches_not_measured",
+                      std::to_string(not_measured_.load(std::memory_order_relaxed)));
+    meta.emplace_back("achieved_signatures_measured",
+                      std::to_string(policy_.signatures_measured()));
+    meta.emplace_back("achieved_signatures_seen", std::to_string(policy_.signatures_seen()));
+    meta.emplace_back("achieved_samples_per_signature",
+                      std::to_string(config.samples_per_signature));
+    meta.emplace_back("achieved_sample_budget", std::to_string(config.budget_fraction));
+    meta.emplace_back("achieved_budget_applies",
+                      config.mode == AchievedMode::kSample ? "1" : "0");
+    meta.emplace_back("achieved_profiling_ns", std::to_string(policy_.profiling_ns()));
+    meta.emplace_back("achieved_setup_ns", std::to_string(setup_ns_.load()));
+    meta.emplace_back("achieved_budget_pauses", std::to_string(policy_.budget_pauses()));
+    meta.emplace_back("achieved_idle_park_s",
+                      std::to_string(static_cast<double>(config.idle_park_ns) / 1e9));
+    meta.emplace_back("achieved_parks", std::to_string(parks_.load()));
+    meta.emplace_back("achieved_unparks", std::to_string(unparks_.load()));
+    meta.emplace_back("achieved_skipped_for_budget",
+                      std::to_string(policy_.skipped_for_budget()));
+    return meta;
+  }
+
+ private:
+  void OnRuntimeLaunch(const CUpti_CallbackData* data) {
+    t_thread.correlation.OnRuntimeLaunch(data->callbackSite == CUPTI_API_ENTER,
+                                         data->correlationId);
+  }
+
+  uint32_t CorrelationId(const CUpti_CallbackData* data) const {
+    return t_thread.correlation.ForDriverLaunch(data->correlationId);
+  }
+
+  void OnKernelLaunch(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
+    ThreadState& thread = t_thread;
+    if (data->callbackSite == CUPTI_API_ENTER) {
+      if (thread.in_launch || disabled_.load(std::memory_order_acquire)) return;
+      thread.in_launch = true;
+      OnKernelLaunchEnter(cbid, data, &thread.pending);
+    } else if (thread.in_launch) {
+      thread.in_launch = false;
+      OnKernelLaunchExit(data, &thread.pending);
+    }
+  }
+
+  void OnKernelLaunchEnter(CUpti_CallbackId cbid, const CUpti_CallbackData* data,
+                           PendingLaunch* pending) {
+    std::shared_ptr<ContextState> state = GetContext(data->context);
+    if (!state) return;
+    const LaunchArgs args = ReadLaunchArgs(cbid, data->functionParams);
+    const LaunchSignature signature = SignatureOf(data->context, args);
+
+    // While the profiler is enabled, every launch in the context holds its mutex until EXIT, so
+    // no launch from another thread lands in a measured range. A parked context has nothing
+    // to protect: only a launch that is to be measured takes the mutex (and re-enables).
+    std::unique_lock<std::mutex> lock;
+    AchievedPolicy::Decision decision;
+    bool decided = false;
+    if (!state->parked.load(std::memory_order_acquire)) {
+      lock = std::unique_lock<std::mutex>(state->mutex);
+      if (!state->parked.load(std::memory_order_relaxed)) {
+        if (!state->profiler) return;
+        decision = policy_.Decide(signature);
+        decided = true;
+        if (!decision.measure) {
+          if (policy_.config().mode == AchievedMode::kSample &&
+              decision.idle_ns >= policy_.config().idle_park_ns) {
+            Park(state.get());
+            return;
+          }
+          pending->context = std::move(state);
+          pending->lock = std::move(lock);
+          pending->measuring = false;
+          return;
+        }
+      } else {
+        lock.unlock();
+      }
+    }
+    if (!decided) {
+      decision = policy_.Decide(signature);
+      if (!decision.measure) return;
+      lock = std::unique_lock<std::mutex>(state->mutex);
+    }
+
+    AchievedSample sample;
+    sample.correlation_id = CorrelationId(data);
+    sample.context_id = data->contextUid;
+    sample.policy = policy_name_;
+    sample.sample_index = decision.sample_index;
+
+    // Starting the profiler while the stream captures breaks the capture (the app's
+    // cudaStreamEndCapture fails): never measure a capturing launch. The sample is given back:
+    // the kernel may still run eagerly later.
+    CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+    if (cuStreamIsCapturing(args.stream, &capture) != CUDA_SUCCESS ||
+        capture != CU_STREAM_CAPTURE_STATUS_NONE) {
+      policy_.Release(signature);
+      sample.status = "capturing";
+      Emit(std::move(sample), /*measured=*/false);
+      if (state->profiler) {
+        pending->context = std::move(state);
+        pending->lock = std::move(lock);
+        pending->measuring = false;
+      }
+      return;
+    }
+
+    // Re-enabling a parked profiler is part of this sample's cost (charged to the budget).
+    const int64_t start_ns = BootTimeNs();
+    ProfilerError error;
+    if (state->parked.load(std::memory_order_relaxed) &&
+        !Unpark(state.get(), data->context, &error)) {
+      policy_.Finish(signature, BootTimeNs() - start_ns, false);
+      FailContext(state.get(), error);
+      return;
+    }
+    if (!state->profiler) {
+      policy_.Release(signature);
+      return;
+    }
+    if (!state->profiler->Start(&error)) {
+      policy_.Finish(signature, BootTimeNs() - start_ns, false);
+      FailContext(state.get(), error);
+      return;
+    }
+    pending->context = std::move(state);
+    pending->lock = std::move(lock);
+    pending->measuring = true;
+    pending->signature = signature;
+    pending->sample = std::move(sample);
+    pending->start_ns = start_ns;
+  }
+
+  // Called with the context's mutex held.
+  void Park(ContextState* state) {
+    if (state->profiler) state->profiler->Disable();
+    state->profiler.reset();
+    state->parked.store(true, std::memory_order_release);
+    parks_.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  // Called with the context's mutex held.
+  bool Unpark(ContextState* state, CUcontext ctx, ProfilerError* error) {
+    const int64_t start_ns = BootTimeNs();
+    state->profiler =
+        ContextRangeProfiler::Create(ctx, policy_.config().occupancy_metric_only, error);
+    setup_ns_.fetch_add(BootTimeNs() - start_ns, std::memory_order_relaxed);
+    if (!state->profiler) return false;
+    state->parked.store(false, std::memory_order_release);
+    unparks_.fetch_add(1, std::memory_order_relaxed);
+    return true;
+  }
+
+  void OnKernelLaunchExit(const CUpti_CallbackData* data, PendingLaunch* pending) {
+    if (!pending->context) return;
+    std::shared_ptr<ContextState> state = std::move(pending->context);
+    std::unique_lock<std::mutex> lock = std::move(pending->lock);
+    if (!pending->measuring) return;
+    pending->measuring = false;
+    AchievedSample sample = std::move(pending->sample);
+    if (!state->profiler) return;
+
+    ContextRangeProfiler::Measurement measurement;
+    ProfilerError error;
+    const bool decoded = state->profiler->StopAndDecode(&measurement, &error);
+    const int64_t profiling_ns = BootTimeNs() - pending->start_ns;
+    const CUresult launch_result = data->functionReturnValue != nullptr
+                                       ? *static_cast<const CUresult*>(data->functionReturnValue)
+                                       : CUDA_SUCCESS;
+    bool measured = false;
+    if (!decoded) {
+      sample.status = "error";
+    } else if (launch_result != CUDA_SUCCESS) {
+      sample.status = "launch-failed";
+    } else if (measurement.num_ranges == 0) {
+      sample.status = "no-range";
+    } else if (measurement.num_ranges > 1) {
+      // Another kernel ran in the context between Start and Stop (a launch without callback,
+      // or one that raced a re-enable): the ranges cannot be told apart.
+      sample.status = "multi-range";
+    } else if (measurement.occupancy_pct < 0) {
+      sample.status = "no-value";
+    } else {
+      measured = true;
+      sample.status = "measured";
+      sample.achieved_occupancy_pct = measurement.occupancy_pct;
+      sample.warps_active_per_cycle = measurement.warps_per_cycle;
+      sample.sm_cycles_active = measurement.cycles_active;
+      sample.gpu_time_ns = measurement.gpu_time_ns;
+    }
+    policy_.Finish(pending->signature, profiling_ns, measured);
+    Emit(std::move(sample), measured);
+    if (!decoded) FailContext(state.get(), error);
+  }
+
+  void OnGraphLaunch(const CUpti_CallbackData* data) {
+    if (data->callbackSite != CUPTI_API_ENTER || disabled_.load(std::memory_order_acquire)) {
+      return;
+    }
+    // Start/Stop around cuGraphLaunch yields no range (cupti-notes.md §5.3): graph kernels are
+    // recorded as not measured, one row per graph launch the policy picks.
+    const auto* params = static_cast<const cuGraphLaunch_params*>(data->functionParams);
+    LaunchSignature signature;
+    signature.context = reinterpret_cast<uintptr_t>(data->context);
+    signature.function = reinterpret_cast<uintptr_t>(params != nullptr ? params->hGraph : nullptr);
+    signature.grid_x = signature.grid_y = signature.grid_z = 0;  // never a kernel's grid
+    AchievedPolicy::Decision decision = policy_.Decide(signature);
+    if (!decision.measure) return;
+    policy_.Finish(signature, 0, false);
+    AchievedSample sample;
+    sample.correlation_id = CorrelationId(data);
+    sample.context_id = data->contextUid;
+    sample.status = "graph";
+    sample.policy = policy_name_;
+    sample.sample_index = decision.sample_index;
+    Emit(std::move(sample), false);
+  }
+
+  void Emit(AchievedSample&& sample, bool measured) {
+    if (!measured) not_measured_.fetch_add(1, std::memory_order_relaxed);
+    sink_(std::move(sample));
+  }
+
+  // The context's profiler, set up on first use; nullptr when achieved measurement is off for
+  // it (setup failed, or disabled).
+  std::shared_ptr<ContextState> GetContext(CUcontext ctx) {
+    if (ctx == nullptr) return nullptr;
+    {
+      std::lock_guard<std::mutex> lock(contexts_mutex_);
+      if (shut_down_) return nullptr;
+      auto it = contexts_.find(ctx);
+      if (it != contexts_.end()) return it->second;
+    }
+    // Set up outside contexts_mutex_ (it takes ~100 ms); two threads racing on one new context
+    // both build a profiler and the loser discards its own.
+    auto state = std::make_shared<ContextState>();
+    const int64_t start_ns = BootTimeNs();
+    ProfilerError error;
+    if (!profiler_initialized_.load()) {
+      if (InitializeCuptiProfiler(&error)) {
+        if (profiler_initialized_.exchange(true)) DeinitializeCuptiProfiler();
+      }
+    }
+    if (error.ok()) {
+      state->profiler =
+          ContextRangeProfiler::Create(ctx, policy_.config().occupancy_metric_only, &error);
+    }
+    setup_ns_.fetch_add(BootTimeNs() - start_ns);
+    if (!state->profiler) {
+      std::lock_guard<std::mutex> lock(contexts_mutex_);
+      contexts_.emplace(ctx, state);  // remembered as failed: no retry per launch
+      ReportFailure(error);
+      return nullptr;
+    }
+    {
+      std::lock_guard<std::mutex> lock(status_mutex_);
+      chip_ = state->profiler->chip_name();
+      metrics_.clear();
+      for (const char* metric : state->profiler->metrics()) {
+        if (!metrics_.empty()) metrics_ += ",";
+        metrics_ += metric;
+      }
+    }
+    std::lock_guard<std::mutex> lock(contexts_mutex_);
+    if (shut_down_) {
+      state->profiler->Disable();
+      return nullptr;
+    }
+    auto [it, inserted] = contexts_.emplace(ctx, state);
+    if (!inserted) {
+      state->profiler->Disable();
+      return it->second;
+    }
+    return state;
+  }
+
+  void DestroyContext(CUcontext ctx) {
+    std::shared_ptr<ContextState> state;
+    {
+      std::lock_guard<std::mutex> lock(contexts_mutex_);
+      auto it = contexts_.find(ctx);
+      if (it == contexts_.end()) return;
+      state = std::move(it->second);
+      contexts_.erase(it);
+    }
+    std::lock_guard<std::mutex> lock(state->mutex);
+    if (state->profiler) state->profiler->Disable();
+    state->profiler.reset();
+    // A launch that already holds this state must not re-enable a dying context.
+    state->parked.store(false, std::memory_order_release);
+  }
+
+  // A CUPTI profiler error during measurement: stop measuring everywhere, keep tracing.
+  // Called with the context's mutex held.
+  void FailContext(ContextState* state, const ProfilerError& error) {
+    if (state->profiler) state->profiler->Disable();
+    state->profiler.reset();
+    ReportFailure(error);
+  }
+
+  void ReportFailure(const ProfilerError& error) {
+    std::string status;
+    std::string message;
+    if (error.insufficient_privileges()) {
+      status = "no-permission: " + error.Message();
+      message =
+          "achieved occupancy not measured: no permission to read GPU performance "
+          "counters (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES); tracing continues. To enable: run as "
+          "root or with CAP_PERFMON / CAP_SYS_ADMIN, or load the nvidia module with "
+          "NVreg_RestrictProfilingToAdminUsers=0 "
+          "(see https://developer.nvidia.com/ERR_NVGPUCTRPERM)";
+    } else if (error.result == CUPTI_ERROR_NOT_SUPPORTED ||
+               error.result == CUPTI_ERROR_NOT_COMPATIBLE) {
+      status = "unsupported: " + error.Message();
+      message = "achieved occupancy not measured on this device: " + error.Message() +
+                "; tracing continues";
+    } else {
+      status = "error: " + error.Message();
+      message = "achieved occupancy measurement stopped: " + error.Message() +
+                "; tracing continues";
+    }
+    disabled_.store(true, std::memory_order_release);
+    std::lock_guard<std::mutex> lock(status_mutex_);
+    if (!status_.empty()) return;  // one line per run
+    status_ = status;
+    LogLine("%s", message.c_str());
+  }
+
+  void DisableAll(const std::string& status) {
+    disabled_.store(true, std::memory_order_release);
+    std::lock_guard<std::mutex> lock(status_mutex_);
+    if (status_.empty()) {
+      status_ = status;
+      LogLine("achieved occupancy not measured: %s", status.c_str());
+    }
+  }
+
+  const AchievedSink sink_;
+  AchievedPolicy policy_;
+  const std::string policy_name_;
+
+  std::atomic<bool> disabled_{false};
+  std::atomic<bool> profiler_initialized_{false};
+  std::atomic<int64_t> setup_ns_{0};
+  std::atomic<int64_t> not_measured_{0};
+  std::atomic<int64_t> parks_{0};
+  std::atomic<int64_t> unparks_{0};
+
+  std::mutex contexts_mutex_;
+  std::unordered_map<CUcontext, std::shared_ptr<ContextState>> contexts_;
+  bool shut_down_ = false;
+
+  mutable std::mutex status_mutex_;
+  std::string status_;  // empty while fine
+  std::string metrics_;
+  std::string chip_;
+};
+
+}  // namespace
+
+std::unique_ptr<AchievedProfiler> CreateAchievedProfiler(AchievedSink sink) {
+  std::vector<std::string> warnings;
+  const AchievedConfig config = ParseAchievedConfig(
+      [](const char* name) -> std::optional<std::string> {
+        const char* value = std::getenv(name);
+        if (value == nullptr) return std::nullopt;
+        return std::string(value);
+      },
+      &warnings);
+  for (const std::string& warning : warnings) LogLine("%s", warning.c_str());
+  if (config.mode == AchievedMode::kOff) return nullptr;
+  return std::make_unique<RangeAchievedProfiler>(std::move(sink), config);
+}
+
 }  // namespace occ::inj

@@ -22,8 +22,7 @@ std::string Dirname(const std::string& path) {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
-// libocctrace.so next to the launcher (build tree), in ../lib (installed), or in the build
-// directory this launcher was built with.
+// libocctrace.so next to the launcher (build tree) or in ../lib (installed layout).
 std::string FindInjectionLibrary() {
   char self[PATH_MAX] = {};
   ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -33,9 +32,6 @@ std::string FindInjectionLibrary() {
     candidates.push_back(dir + "/libocctrace.so");
     candidates.push_back(dir + "/../lib/libocctrace.so");
   }
-#ifdef OCC_INJECTION_BUILD_DIR
-  candidates.push_back(std::string(OCC_INJECTION_BUILD_DIR) + "/libocctrace.so");
-#endif
   for (const std::string& candidate : candidates) {
     if (!IsFile(candidate)) continue;
     char resolved[PATH_MAX];
@@ -47,7 +43,8 @@ std::string FindInjectionLibrary() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"occtrace: record every CUDA kernel launch of COMMAND into an SQLite trace",
+  CLI::App app{"occtrace [OPTIONS] -- COMMAND ARGS...\n"
+               "Runs COMMAND with every CUDA kernel launch recorded into an SQLite trace.",
                "occtrace"};
   std::string output;
   bool force = false;

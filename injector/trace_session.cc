@@ -188,7 +188,6 @@ std::unique_ptr<TraceSession> TraceSession::Start(const SessionOptions& options,
   if (!session->writer_->Open(options.path)) return nullptr;
   const PatternContext process = CurrentProcessContext();
   TraceWriter& w = *session->writer_;
-  w.SetMeta("schema_version", "1");
   w.SetMeta("occtrace_version", OCC_VERSION);
   w.SetMeta("command_line", CommandLine());
   w.SetMeta("pid", std::to_string(process.pid));

@@ -61,7 +61,9 @@ bool TraceWriter::Open(const std::string& path) {
   if (!ok) return Fail();
   in_transaction_ = true;
   pending_launches_.reserve(kLaunchBatchRows);
-  return true;
+  // The schema and its version travel together: readers refuse files without it.
+  SetMeta("schema_version", kTraceSchemaVersion);
+  return !failed_;
 }
 
 bool TraceWriter::PrepareStatements() {
@@ -338,8 +340,9 @@ void TraceWriter::WriteDevice(uint32_t device_id) {
   BindOptional(o, 2, x.reserved_shared_memory_per_block);
   BindOptional(o, 3, x.max_threads_per_multiprocessor);
   o.Bind(4, d.isMigEnabled);
-  o.Bind(5, d.gpuInstanceId);
-  o.Bind(6, d.computeInstanceId);
+  // Without MIG, CUPTI reports the instance ids as 0xFFFFFFFF (seen on H100): store NULL.
+  BindOptional(o, 5, d.isMigEnabled != 0 ? static_cast<int64_t>(d.gpuInstanceId) : -1);
+  BindOptional(o, 6, d.isMigEnabled != 0 ? static_cast<int64_t>(d.computeInstanceId) : -1);
   BindOptional(o, 7, x.driver_version);
   ok = ok && o.Run();
   if (!ok) Fail();

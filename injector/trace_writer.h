@@ -122,6 +122,9 @@ class TraceWriter {
   std::vector<LaunchRow> pending_launches_;
 };
 
+// OCC_META.schema_version of schema/trace_schema.sql (its header comment says the same).
+inline constexpr std::string_view kTraceSchemaVersion = "1";
+
 // Rows per multi-row INSERT into OCC_LAUNCH: amortizes sqlite3_step over many rows.
 inline constexpr size_t kLaunchBatchRows = 64;
 

@@ -14,7 +14,7 @@ ctest --test-dir build --output-on-failure -j"$jobs"
 
 echo "== analyzer-only build (no CUDA toolkit visible)"
 cmake -S . -B build-nocuda -DCMAKE_BUILD_TYPE=Release -DOCC_WERROR=ON -DOCC_BUILD_BENCH=OFF \
-  -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON -DOCC_CUDA_OCCUPANCY_INCLUDE_DIR=NOTFOUND >/dev/null
+  -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON -DOCC_USE_OCCUPANCY_ORACLE=OFF >/dev/null
 cmake --build build-nocuda -j"$jobs"
 ctest --test-dir build-nocuda --output-on-failure -j"$jobs"
 
@@ -23,3 +23,20 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DOCC_SANITIZE=ON -DOCC_BUILD_
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs"
+
+echo "== fuzz: trace reader under libFuzzer + ASan + UBSan (clang build, bounded run)"
+# Its own build directory: libFuzzer needs clang, and the library under test is instrumented
+# for coverage (fuzzer-no-link) only here.
+cc=clang-14; cxx=clang++-14
+command -v "$cxx" >/dev/null || { cc=clang; cxx=clang++; }
+san="-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer"
+CC="$cc" CXX="$cxx" cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOCC_BUILD_FUZZERS=ON \
+  -DOCC_BUILD_BENCH=OFF -DOCC_BUILD_INJECTOR=OFF "-DCMAKE_C_FLAGS=$san" "-DCMAKE_CXX_FLAGS=$san" >/dev/null
+cmake --build build-fuzz -j"$jobs" --target occ_trace_reader_fuzzer occ_fuzz_seeds
+fuzz_dir="$(mktemp -d)"
+trap 'rm -rf "$fuzz_dir"' EXIT
+mkdir -p "$fuzz_dir/seeds" "$fuzz_dir/corpus"
+build-fuzz/tests/fuzz/occ_fuzz_seeds "$fuzz_dir/seeds"
+fuzzer="$PWD/build-fuzz/tests/fuzz/occ_trace_reader_fuzzer"
+(cd "$fuzz_dir" && TMPDIR="$fuzz_dir" "$fuzzer" \
+  corpus seeds -max_total_time=50 -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1)

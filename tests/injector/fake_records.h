@@ -62,6 +62,9 @@ inline ActivityDevice MakeH100Device(uint32_t id) {
   d.globalMemoryBandwidth = 3352320000ull;  // KB/s
   d.l2CacheSize = 52428800;
   for (int i = 0; i < 16; ++i) d.uuid.bytes[i] = static_cast<char>(i + 1);
+  d.isMigEnabled = 0;
+  d.gpuInstanceId = 0xFFFFFFFFu;  // as CUPTI reports them without MIG (H100, driver 580)
+  d.computeInstanceId = 0xFFFFFFFFu;
   return d;
 }
 

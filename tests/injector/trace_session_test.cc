@@ -285,6 +285,56 @@ TEST(TraceSessionForkTest, ChildNeverWritesTheParentsFile) {
   RemoveTrace(path);
 }
 
+TEST(TraceSessionTest, RecordsAfterTheEndAreCountedAsDropped) {
+  const std::string path = testing::TempPath("late");
+  auto session = TraceSession::Start(Options(path, 60000), SessionHooks{});
+  ASSERT_NE(session, nullptr);
+  size_t size = 0;
+  uint8_t* late = session->AcquireBuffer(&size);  // CUPTI still holds this one at exit
+  ASSERT_NE(late, nullptr);
+  FeedLaunches(*session, 0, 10);
+  session->Finish();
+  size_t refused_size = 1;
+  EXPECT_EQ(session->AcquireBuffer(&refused_size), nullptr) << "no buffers once the file is closed";
+  EXPECT_EQ(refused_size, 0u);
+  FakeActivityBuffer buffer(late, size);
+  for (uint32_t i = 0; i < 3; ++i) ASSERT_TRUE(buffer.Add(MakeKernel(kSquare, 100 + i, 1, 2)));
+  session->CompleteBuffer(late, buffer.size(), 0);
+  EXPECT_EQ(session->dropped_records(), 3u);
+  EXPECT_EQ(session->final_stats().launches, 10u);
+  session.reset();
+  TraceReader reader(path);
+  EXPECT_EQ(reader.Int("SELECT count(*) FROM OCC_LAUNCH"), 10);
+  EXPECT_EQ(reader.Text("PRAGMA integrity_check"), "ok");
+  RemoveTrace(path);
+}
+
+TEST(TraceSessionTest, EnvironmentSettings) {
+  SessionOptions options;
+  setenv("OCCTRACE_FLUSH_MS", "100", 1);
+  setenv("OCCTRACE_BUFFER_MB", "8", 1);
+  setenv("OCCTRACE_QUIET", "1", 1);
+  ApplyEnvironment(&options);
+  EXPECT_EQ(options.flush_period_ms, 100);
+  EXPECT_EQ(options.buffer_bytes, size_t{8} << 20);
+  EXPECT_TRUE(options.quiet);
+  SessionOptions defaults;
+  setenv("OCCTRACE_FLUSH_MS", "fast", 1);
+  setenv("OCCTRACE_BUFFER_MB", "100000", 1);
+  setenv("OCCTRACE_QUIET", "0", 1);
+  ::testing::internal::CaptureStderr();
+  ApplyEnvironment(&defaults);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(defaults.flush_period_ms, 250);
+  EXPECT_EQ(defaults.buffer_bytes, size_t{4} << 20);
+  EXPECT_FALSE(defaults.quiet);
+  EXPECT_NE(err.find("occtrace: ignoring OCCTRACE_FLUSH_MS=fast"), std::string::npos) << err;
+  EXPECT_NE(err.find("occtrace: ignoring OCCTRACE_BUFFER_MB=100000"), std::string::npos) << err;
+  unsetenv("OCCTRACE_FLUSH_MS");
+  unsetenv("OCCTRACE_BUFFER_MB");
+  unsetenv("OCCTRACE_QUIET");
+}
+
 TEST(TraceSessionTest, UnwritableFileGivesNoSession) {
   ::testing::internal::CaptureStderr();
   auto session = TraceSession::Start(Options("/nonexistent-dir-occtrace/x.db", 100), SessionHooks{});

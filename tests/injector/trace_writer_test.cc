@@ -43,6 +43,7 @@ TEST_F(TraceWriterTest, SchemaIsCreated) {
   }
   EXPECT_EQ(reader.Text("PRAGMA integrity_check"), "ok");
   EXPECT_EQ(reader.Text("PRAGMA journal_mode"), "delete") << "closed traces are one self-contained file";
+  EXPECT_EQ(reader.Meta("schema_version"), "1");
 }
 
 TEST_F(TraceWriterTest, KernelRecordsRoundTripThroughTheNsysView) {
@@ -167,6 +168,8 @@ TEST_F(TraceWriterTest, DeviceRowsMergeRecordAndDriverAttributes) {
   EXPECT_EQ(reader.Text("SELECT reservedSharedMemPerBlock || ',' || maxThreadsPerMultiprocessor || ',' || driverVersion FROM OCC_DEVICE"),
             "1024,2048,13000");
   EXPECT_EQ(reader.Text("SELECT nullStreamId || ',' || isGreenContext FROM OCC_CONTEXT WHERE contextId=1"), "7,0");
+  EXPECT_EQ(reader.Text("SELECT coalesce(gpuInstanceId, 'null') || ',' || coalesce(computeInstanceId, 'null') FROM OCC_DEVICE"),
+            "null,null") << "no MIG: CUPTI's 0xFFFFFFFF ids are not real instance ids";
 }
 
 TEST_F(TraceWriterTest, GreenContextIsRecordedOnItsKernels) {

@@ -1,0 +1,152 @@
+// Reads one input file — an occtrace trace (schema/trace_schema.sql), an Nsight Systems SQLite
+// export, or a `.sql` text dump of either (loaded into memory) — into per-configuration
+// aggregates. occtrace traces are aggregated by streaming OCC_LAUNCH once and summing per
+// configId (launch rows are never held in memory); nsys exports are grouped in SQL. Inputs are
+// opened read-only and never modified.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "occupancy.h"
+#include "schema/report.pb.h"
+#include "sqlite_db.h"
+#include "status.h"
+
+namespace occ {
+
+// The newest occtrace trace schema this reader understands (OCC_META.schema_version).
+inline constexpr int kSupportedTraceSchemaVersion = 1;
+
+// A CUDA device of one input file, with what the occupancy model needs.
+struct TraceDevice {
+  int file_index = 0;
+  int device_id = 0;                 // CUDA ordinal (kernel rows' deviceId)
+  bool known = false;                // false: no usable properties (see unknown_reason)
+  std::string unknown_reason;
+  DeviceProps props;
+  int max_blocks_per_sm = 0;         // from the architecture table
+  occtrace::Source source = occtrace::SOURCE_TRACE;
+  std::vector<std::string> defaulted_fields;
+};
+
+// One launch configuration of one file with its aggregated launches. Integer fields are kept
+// as recorded (int64) so that absurd values can be reported rather than wrapped.
+struct ConfigStats {
+  int file_index = 0;
+  int64_t device_id = 0;
+  int64_t context_id = 0;
+  std::string name;                  // demangled (falls back to the short name)
+  std::string short_name;
+  std::string mangled_name;
+  int64_t grid[3] = {0, 0, 0};
+  int64_t block[3] = {0, 0, 0};
+  int64_t registers_per_thread = 0;
+  bool registers_known = true;       // false when the row has no register count
+  int64_t static_smem = 0;
+  int64_t dynamic_smem = 0;
+  int64_t local_mem_per_thread = 0;
+  int64_t smem_executed = 0;         // executed carveout, bytes (0 = not reported)
+  int64_t smem_limit_config = 0;     // 0 default, 1 opt-in
+  int64_t carveout_pct = -1;         // requested carveout %, -1 = none
+  int64_t cache_config = 0;          // requested CUfunc_cache
+  int64_t cluster[3] = {1, 1, 1};
+  int64_t graph_id = 0;
+  bool matched = true;               // passes --kernel
+
+  int64_t launches = 0;
+  int64_t total_ns = 0;
+  int64_t min_ns = 0;
+  int64_t max_ns = 0;
+
+  // Achieved occupancy (OCC_ACHIEVED rows joined by correlationId/contextId).
+  int64_t achieved_samples = 0;
+  double achieved_sum = 0;
+  double achieved_min = 0;
+  double achieved_max = 0;
+  int64_t achieved_not_measured = 0;
+  std::map<std::string, int64_t> not_measured_reasons;
+};
+
+struct TraceScan {
+  std::vector<ConfigStats> configs;  // every configuration with at least one launch
+  int64_t launches = 0;              // good launches, all kernels
+  int64_t total_ns = 0;              // GPU time of all good launches
+  int64_t first_start = 0;           // 0 when unknown
+  int64_t last_end = 0;
+};
+
+// One launch for `occ-report launches`.
+struct LaunchRow {
+  int64_t start = 0;
+  int64_t duration = 0;
+  int64_t stream_id = 0;
+  int64_t correlation_id = 0;
+  size_t config = 0;                 // index into the configs of the listing
+  double achieved_pct = -1;          // < 0: not measured
+  std::string achieved_status;       // "" when the launch has no OCC_ACHIEVED row
+};
+
+class TraceReader {
+ public:
+  // Opens and validates `path` (file_index is its position on the command line). Errors name
+  // the file and the problem in one line (BadInput).
+  static StatusOr<std::unique_ptr<TraceReader>> Open(const std::string& path, int file_index);
+
+  const occtrace::InputFile& info() const { return info_; }
+  const std::vector<TraceDevice>& devices() const { return devices_; }
+  bool is_occtrace() const { return occtrace_; }
+  // Warnings about bad rows and defaulted fields; also copied into info().warnings.
+  void AddWarning(std::string warning);
+
+  // Aggregates every launch per configuration. `kernel_regex` (POSIX ERE, empty = all) only
+  // sets ConfigStats::matched; totals cover all kernels so shares stay shares of the run.
+  StatusOr<TraceScan> Scan(const std::string& kernel_regex);
+
+  // Streams launches whose kernel matches `kernel_regex`, in start order for nsys exports and
+  // in recorded order for occtrace traces, at most `limit` (<= 0: all). `configs` receives the
+  // configurations the rows refer to (LaunchRow::config indexes it).
+  Status ForEachLaunch(const std::string& kernel_regex, int64_t limit,
+                       std::vector<ConfigStats>* configs,
+                       const std::function<Status(const LaunchRow&)>& visit);
+
+ private:
+  struct AchievedRow {
+    int64_t context_id = 0;
+    std::string status;
+    double pct = -1;
+    double gpu_time_ns = -1;
+  };
+  TraceReader() = default;
+  Status Validate();
+  Status ReadOccMeta();
+  Status ReadNsysMeta();
+  Status ReadDevices();
+  Status LoadAchieved();
+  StatusOr<std::vector<ConfigStats>> ReadOccConfigs(const std::string& kernel_regex,
+                                                     std::vector<int64_t>* ids);
+  StatusOr<TraceScan> ScanOcctrace(const std::string& kernel_regex);
+  StatusOr<TraceScan> ScanNsys(const std::string& kernel_regex);
+  StatusOr<std::string> NsysColumn(const std::string& column, const std::string& fallback);
+  const AchievedRow* FindAchieved(int64_t correlation_id, int64_t context_id) const;
+
+  std::unique_ptr<sql::Db> db_;
+  occtrace::InputFile info_;
+  std::vector<TraceDevice> devices_;
+  bool occtrace_ = false;
+  std::map<std::string, std::string> meta_;
+  std::unordered_multimap<int64_t, AchievedRow> achieved_;  // by correlationId
+  // One bit per correlationId modulo its size: nearly every launch has no OCC_ACHIEVED row, and
+  // this L2-resident filter answers that without a hash-table probe (a cache miss) per launch.
+  std::vector<uint64_t> achieved_filter_;
+  std::map<std::string, bool> nsys_columns_;
+  int file_index_ = 0;
+};
+
+}  // namespace occ

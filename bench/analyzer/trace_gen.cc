@@ -1,0 +1,138 @@
+#include "trace_gen.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "kTraceSchemaSql.h"
+#include "sqlite_db.h"
+
+namespace occ::bench {
+namespace {
+
+// splitmix64: deterministic across platforms, unlike std:: distributions.
+struct Rng {
+  uint64_t state;
+  uint64_t Next() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  int64_t Below(int64_t n) { return static_cast<int64_t>(Next() % static_cast<uint64_t>(n)); }
+};
+
+}  // namespace
+
+Status GenerateTrace(const std::string& path, const TraceGenOptions& o) {
+  OCC_ASSIGN_OR_RETURN(sql::Db db, sql::Db::Create(path, /*replace=*/true));
+  // Bulk load: no journal, no fsync; the file is a benchmark input, rebuilt if interrupted.
+  OCC_RETURN_IF_ERROR(db.Exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"));
+  OCC_RETURN_IF_ERROR(db.Exec(kTraceSchemaSql));
+  OCC_ASSIGN_OR_RETURN(sql::Transaction tx, sql::Transaction::Begin(db));
+  OCC_RETURN_IF_ERROR(db.Exec(
+      "INSERT INTO OCC_META VALUES ('schema_version', '1'), ('pid', '1'), ('host', 'bench'), "
+      "('command', 'synthetic'), ('occtrace_version', 'bench'), ('achieved_mode', 'sample');"));
+  for (int d = 0; d < o.devices; ++d) {
+    std::string id = std::to_string(d);
+    OCC_RETURN_IF_ERROR(db.Exec(
+        "INSERT INTO TARGET_INFO_GPU (id, name, smCount, computeMajor, computeMinor, "
+        "maxShmemPerBlock, maxShmemPerBlockOptin, maxShmemPerSm, maxRegistersPerSm, "
+        "maxRegistersPerBlock, threadsPerWarp, maxWarpsPerSm, maxBlocksPerSm, maxThreadsPerBlock) "
+        "VALUES (" + id + ", 'NVIDIA H100 80GB HBM3', 132, 9, 0, 49152, 232448, 233472, 65536, "
+        "65536, 32, 64, 32, 1024);"
+        "INSERT INTO TARGET_INFO_CUDA_DEVICE VALUES (" + id + ", " + id + ", 1, 'GPU-" + id +
+        "', 132);"
+        "INSERT INTO OCC_DEVICE VALUES (" + id + ", 1024, 2048, 0, NULL, NULL, 13000);"));
+  }
+  Rng rng{o.seed};
+  const int kernels = std::max(1, o.configs / 10);  // ~10 configurations per kernel
+  {
+    OCC_ASSIGN_OR_RETURN(sql::Stmt s, db.Prepare("INSERT INTO StringIds VALUES (?1, ?2)"));
+    for (int k = 0; k < kernels; ++k) {
+      std::string base = "kernel_" + std::to_string(k);
+      const std::string names[3] = {"void " + base + "<float, 128>(float const*, float*, int)",
+                                    base, "_Z" + std::to_string(base.size()) + base + "PKfPfi"};
+      for (int i = 0; i < 3; ++i) {
+        OCC_RETURN_IF_ERROR(s.BindInt64(1, k * 3 + i + 1));
+        OCC_RETURN_IF_ERROR(s.BindText(2, names[i]));
+        OCC_ASSIGN_OR_RETURN(bool row, s.Step());
+        (void)row;
+        OCC_RETURN_IF_ERROR(s.Reset());
+      }
+    }
+  }
+  static const int kBlocks[] = {32, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 48, 160};
+  static const int kRegs[] = {16, 24, 32, 40, 48, 64, 72, 96, 128, 168, 255};
+  static const int kSmem[] = {0, 0, 0, 1024, 4096, 16384, 49152, 65536, 100000};
+  {
+    OCC_ASSIGN_OR_RETURN(
+        sql::Stmt s,
+        db.Prepare("INSERT INTO OCC_KERNEL_CONFIG VALUES (?1, ?2, 1, NULL, ?3, ?4, ?5, 0, 0, ?6, "
+                   "?7, 1, 1, ?8, 1, 1, 0, ?9, 0, 0, ?10, ?11, NULL, 0, 0, 1, 1, 1, 0, 0, 0, 0)"));
+    for (int c = 0; c < o.configs; ++c) {
+      int k = c % kernels;
+      int block = kBlocks[rng.Below(std::size(kBlocks))];
+      int regs = kRegs[rng.Below(std::size(kRegs))];
+      // Keep registers per block within 64 K so every configuration could launch.
+      while (regs > 32 && ((regs + 7) / 8 * 8) * 32 * ((block + 31) / 32) > 65536) regs /= 2;
+      int smem = kSmem[rng.Below(std::size(kSmem))];
+      int64_t grid = 1 + rng.Below(20000);
+      int i = 1;
+      OCC_RETURN_IF_ERROR(s.BindInt64(i++, c + 1));
+      OCC_RETURN_IF_ERROR(s.BindInt64(i++, c % o.devices));
+      OCC_RETURN_IF_ERROR(s.BindInt64(i++, k * 3 + 1));
+      OCC_RETURN_IF_ERROR(s.BindInt64(i++, k * 3 + 2));
+      OCC_RETURN_IF_ERROR(s.BindInt64(i++, k * 3 + 3));
+      OCC_RETURN_IF_ERROR(s.BindInt64(i++, regs));
+      OCC_RETURN_IF_ERROR(s.BindInt64(i++, grid));
+      OCC_RETURN_IF_ERROR(s.BindInt64(i++, block));
+      OCC_RETURN_IF_ERROR(s.BindInt64(i++, smem));
+      OCC_RETURN_IF_ERROR(s.BindInt64(i++, smem > 0 ? 132 * 1024 : 32 * 1024));
+      OCC_RETURN_IF_ERROR(s.BindInt64(i++, smem > 49152 ? 1 : 0));
+      OCC_ASSIGN_OR_RETURN(bool row, s.Step());
+      (void)row;
+      OCC_RETURN_IF_ERROR(s.Reset());
+    }
+  }
+  {
+    OCC_ASSIGN_OR_RETURN(sql::Stmt launch,
+                         db.Prepare("INSERT INTO OCC_LAUNCH VALUES (?1, ?2, ?3, ?4, ?5)"));
+    OCC_ASSIGN_OR_RETURN(
+        sql::Stmt achieved,
+        db.Prepare("INSERT INTO OCC_ACHIEVED VALUES (?1, 1, 'measured', ?2, ?3, 1000, ?4, "
+                   "'sample', ?5)"));
+    std::vector<int> samples(static_cast<size_t>(o.configs), 0);
+    int64_t t = 1'000'000;
+    for (int64_t n = 0; n < o.launches; ++n) {
+      // A skewed mix: a few configurations take most launches, as in training loops.
+      int64_t r = rng.Below(1000);
+      int64_t config = r < 700 ? rng.Below(std::max(1, o.configs / 50)) : rng.Below(o.configs);
+      int64_t duration = 2'000 + rng.Below(200'000);
+      int64_t corr = n + 1;
+      OCC_RETURN_IF_ERROR(launch.BindInt64(1, t));
+      OCC_RETURN_IF_ERROR(launch.BindInt64(2, duration));
+      OCC_RETURN_IF_ERROR(launch.BindInt64(3, config + 1));
+      OCC_RETURN_IF_ERROR(launch.BindInt64(4, 7 + (config % 4)));
+      OCC_RETURN_IF_ERROR(launch.BindInt64(5, corr));
+      OCC_ASSIGN_OR_RETURN(bool row, launch.Step());
+      (void)row;
+      OCC_RETURN_IF_ERROR(launch.Reset());
+      int& taken = samples[static_cast<size_t>(config)];
+      if (taken < o.achieved_samples_per_config) {
+        OCC_RETURN_IF_ERROR(achieved.BindInt64(1, corr));
+        OCC_RETURN_IF_ERROR(achieved.BindDouble(2, 10.0 + static_cast<double>(rng.Below(8000)) / 100.0));
+        OCC_RETURN_IF_ERROR(achieved.BindDouble(3, 8.0));
+        OCC_RETURN_IF_ERROR(achieved.BindDouble(4, static_cast<double>(duration)));
+        OCC_RETURN_IF_ERROR(achieved.BindInt64(5, taken));
+        OCC_ASSIGN_OR_RETURN(bool arow, achieved.Step());
+        (void)arow;
+        OCC_RETURN_IF_ERROR(achieved.Reset());
+        ++taken;
+      }
+      t += duration + rng.Below(5'000);
+    }
+  }
+  return tx.Commit();
+}
+
+}  // namespace occ::bench

@@ -1,0 +1,201 @@
+#include "injector/achieved_policy.h"
+
+#include <charconv>
+#include <cmath>
+#include <utility>
+
+namespace occ::inj {
+namespace {
+
+std::string_view Trim(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  return text;
+}
+
+std::optional<double> ParseDouble(std::string_view text) {
+  double value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || ptr != end || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+void HashCombine(size_t* seed, uint64_t value) {
+  *seed ^= std::hash<uint64_t>{}(value) + 0x9e3779b97f4a7c15ULL + (*seed << 6) + (*seed >> 2);
+}
+
+}  // namespace
+
+std::string_view AchievedModeName(AchievedMode mode) {
+  switch (mode) {
+    case AchievedMode::kOff: return "off";
+    case AchievedMode::kSample: return "sample";
+    case AchievedMode::kAll: return "all";
+  }
+  return "unknown";
+}
+
+std::optional<double> ParseBudgetFraction(std::string_view text) {
+  text = Trim(text);
+  bool percent = false;
+  if (!text.empty() && text.back() == '%') {
+    percent = true;
+    text = Trim(text.substr(0, text.size() - 1));
+  }
+  std::optional<double> value = ParseDouble(text);
+  if (!value) return std::nullopt;
+  double fraction = percent ? *value / 100.0 : *value;
+  if (!(fraction > 0.0) || fraction > 1.0) return std::nullopt;
+  return fraction;
+}
+
+AchievedConfig ParseAchievedConfig(const EnvLookup& env, std::vector<std::string>* warnings) {
+  AchievedConfig config;
+  if (std::optional<std::string> mode = env("OCCTRACE_ACHIEVED")) {
+    std::string_view text = Trim(*mode);
+    if (text == "off" || text == "0" || text == "none") {
+      config.mode = AchievedMode::kOff;
+    } else if (text == "sample" || text.empty()) {
+      config.mode = AchievedMode::kSample;
+    } else if (text == "all") {
+      config.mode = AchievedMode::kAll;
+    } else {
+      warnings->push_back("OCCTRACE_ACHIEVED='" + *mode +
+                          "' is not off|sample|all; using 'sample'");
+    }
+  }
+  if (std::optional<std::string> samples = env("OCCTRACE_SAMPLES")) {
+    std::string_view text = Trim(*samples);
+    int32_t value = 0;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec == std::errc() && ptr == text.data() + text.size() && value >= 1) {
+      config.samples_per_signature = value;
+    } else {
+      warnings->push_back("OCCTRACE_SAMPLES='" + *samples +
+                          "' is not an integer >= 1; using 1");
+    }
+  }
+  if (std::optional<std::string> budget = env("OCCTRACE_SAMPLE_BUDGET")) {
+    if (std::optional<double> fraction = ParseBudgetFraction(*budget)) {
+      config.budget_fraction = *fraction;
+    } else {
+      warnings->push_back("OCCTRACE_SAMPLE_BUDGET='" + *budget +
+                          "' is not a fraction in (0, 1] such as 0.05 or 5%; using 5%");
+    }
+  }
+  if (std::optional<std::string> idle = env("OCCTRACE_ACHIEVED_IDLE")) {
+    std::optional<double> seconds = ParseDouble(Trim(*idle));
+    if (seconds && *seconds > 0 && *seconds <= 1e6) {
+      config.idle_park_ns = static_cast<int64_t>(*seconds * 1e9);
+    } else {
+      warnings->push_back("OCCTRACE_ACHIEVED_IDLE='" + *idle +
+                          "' is not a number of seconds > 0; using 0.2");
+    }
+  }
+  if (std::optional<std::string> metrics = env("OCCTRACE_ACHIEVED_METRICS")) {
+    std::string_view text = Trim(*metrics);
+    if (text == "occupancy") {
+      config.occupancy_metric_only = true;
+    } else if (text != "all") {
+      warnings->push_back("OCCTRACE_ACHIEVED_METRICS='" + *metrics +
+                          "' is not all|occupancy; using 'all'");
+    }
+  }
+  return config;
+}
+
+size_t LaunchSignatureHash::operator()(const LaunchSignature& s) const noexcept {
+  size_t seed = 0;
+  HashCombine(&seed, s.context);
+  HashCombine(&seed, s.function);
+  HashCombine(&seed, (uint64_t{s.grid_x} << 32) | s.grid_y);
+  HashCombine(&seed, (uint64_t{s.grid_z} << 32) | s.block_x);
+  HashCombine(&seed, (uint64_t{s.block_y} << 32) | s.block_z);
+  HashCombine(&seed, s.dynamic_smem);
+  return seed;
+}
+
+AchievedPolicy::AchievedPolicy(AchievedConfig config, NanoClock clock, int64_t start_ns)
+    : config_(config), clock_(std::move(clock)), start_ns_(start_ns), last_busy_ns_(start_ns) {}
+
+bool AchievedPolicy::BudgetAllowsLocked(int64_t now_ns) {
+  const double elapsed = static_cast<double>(now_ns - start_ns_);
+  const bool allows = static_cast<double>(profiling_ns_) <= config_.budget_fraction * elapsed;
+  if (!allows && !paused_) ++budget_pauses_;
+  paused_ = !allows;
+  return allows;
+}
+
+AchievedPolicy::Decision AchievedPolicy::Decide(const LaunchSignature& signature) {
+  if (config_.mode == AchievedMode::kOff) return {};
+  std::lock_guard<std::mutex> lock(mutex_);
+  SignatureState& state = signatures_[signature];
+  if (config_.mode == AchievedMode::kSample) {
+    const int64_t now = clock_();
+    if (state.reserved >= config_.samples_per_signature) {
+      return {false, 0, now - last_busy_ns_};
+    }
+    if (!BudgetAllowsLocked(now)) {
+      ++skipped_for_budget_;
+      last_busy_ns_ = now;
+      return {};
+    }
+    last_busy_ns_ = now;
+  }
+  Decision decision{true, state.reserved, 0};
+  ++state.reserved;
+  return decision;
+}
+
+void AchievedPolicy::Finish(const LaunchSignature& signature, int64_t profiling_ns,
+                            bool measured) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  profiling_ns_ += profiling_ns;
+  // Idle time counts from the end of the last measurement: a re-enable plus measurement can
+  // itself outlast the idle limit.
+  if (config_.mode == AchievedMode::kSample) last_busy_ns_ = clock_();
+  auto it = signatures_.find(signature);
+  if (it == signatures_.end()) return;
+  SignatureState& state = it->second;
+  if (measured) {
+    if (state.measured == 0) ++signatures_measured_;
+    ++state.measured;
+    ++launches_measured_;
+  }
+  // A launch that yielded no range keeps its sample: retrying a signature that never yields
+  // one (cluster launches, cupti-notes.md §5.3) would spend ~3 ms on every launch.
+}
+
+void AchievedPolicy::Release(const LaunchSignature& signature) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = signatures_.find(signature);
+  if (it != signatures_.end() && it->second.reserved > it->second.measured) --it->second.reserved;
+}
+
+int64_t AchievedPolicy::launches_measured() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return launches_measured_;
+}
+int64_t AchievedPolicy::signatures_measured() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return signatures_measured_;
+}
+int64_t AchievedPolicy::signatures_seen() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return static_cast<int64_t>(signatures_.size());
+}
+int64_t AchievedPolicy::profiling_ns() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return profiling_ns_;
+}
+int64_t AchievedPolicy::budget_pauses() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return budget_pauses_;
+}
+int64_t AchievedPolicy::skipped_for_budget() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return skipped_for_budget_;
+}
+
+}  // namespace occ::inj

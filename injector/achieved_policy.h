@@ -1,0 +1,132 @@
+// Which launches get their achieved occupancy measured (issue 5). Pure C++ with an injectable
+// clock and environment so that it is unit-tested on CPU; the range-profiler side lives in
+// achieved_profiler.cc.
+//
+// Why sampling: each profiled kernel costs ~3 ms on H100 (cupti-notes.md §5.3) because the
+// range profiler serializes and replays it, so "every launch" slows a training step ~100x.
+// Sample mode measures the first N launches of each signature and keeps the profiling time
+// under a fraction of the run's wall time: when the budget is spent, sampling pauses, and it
+// resumes as wall time grows.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace occ::inj {
+
+enum class AchievedMode { kOff, kSample, kAll };
+
+std::string_view AchievedModeName(AchievedMode mode);
+
+struct AchievedConfig {
+  AchievedMode mode = AchievedMode::kSample;
+  int32_t samples_per_signature = 1;  // OCCTRACE_SAMPLES
+  double budget_fraction = 0.05;      // OCCTRACE_SAMPLE_BUDGET, of elapsed wall time
+  // Sample mode: after this long with nothing to measure (no measurement running or ended, no
+  // launch skipped for budget), the range profiler is parked (disabled) until a launch needs it
+  // again; an enabled-but-stopped profiler costs ~2 us on every launch.
+  // OCCTRACE_ACHIEVED_IDLE (seconds).
+  int64_t idle_park_ns = 200'000'000;
+  // OCCTRACE_ACHIEVED_METRICS=occupancy: collect only ncu's occupancy metric (no duration or
+  // cycle counts); default "all" (still one pass on GH100).
+  bool occupancy_metric_only = false;
+};
+
+// Returns the value of an environment variable, or nullopt when unset.
+using EnvLookup = std::function<std::optional<std::string>(const char* name)>;
+
+// Reads OCCTRACE_ACHIEVED (off|sample|all), OCCTRACE_SAMPLES (integer >= 1),
+// OCCTRACE_SAMPLE_BUDGET ("0.05", "5%"; 0 < budget <= 1) and OCCTRACE_ACHIEVED_IDLE (seconds,
+// > 0). A bad value falls back to its
+// default and appends one warning line naming the variable and the value to *warnings
+// (without the "occtrace: " prefix, which the logger adds).
+AchievedConfig ParseAchievedConfig(const EnvLookup& env, std::vector<std::string>* warnings);
+
+// Parses "0.05" or "5%" into a fraction in (0, 1]; nullopt if malformed or out of range.
+std::optional<double> ParseBudgetFraction(std::string_view text);
+
+// What makes two launches "the same" for sampling: function, grid, block, dynamic shared
+// memory (and the context, since the function handle is per context).
+struct LaunchSignature {
+  uint64_t context = 0;
+  uint64_t function = 0;
+  uint32_t grid_x = 1, grid_y = 1, grid_z = 1;
+  uint32_t block_x = 1, block_y = 1, block_z = 1;
+  uint32_t dynamic_smem = 0;
+
+  bool operator==(const LaunchSignature&) const = default;
+};
+
+struct LaunchSignatureHash {
+  size_t operator()(const LaunchSignature& s) const noexcept;
+};
+
+// Monotonic nanoseconds.
+using NanoClock = std::function<int64_t()>;
+
+// Thread-safe.
+class AchievedPolicy {
+ public:
+  struct Decision {
+    bool measure = false;
+    int32_t sample_index = 0;  // n-th sample of this signature (0-based) when measure
+    // When not measuring (sample mode): how long nothing was measured or waiting for budget.
+    int64_t idle_ns = 0;
+  };
+
+  // `clock` gives now; `start_ns` is the moment wall time counts from (process start).
+  AchievedPolicy(AchievedConfig config, NanoClock clock, int64_t start_ns);
+
+  // Decides whether to measure this launch. A positive decision reserves the sample: the
+  // caller must then call Finish() (measured or not) so the budget is charged.
+  Decision Decide(const LaunchSignature& signature);
+
+  // Charges `profiling_ns` to the budget; `measured` counts the sample as measured (a launch
+  // that yielded no range is charged and uses up its sample, but is not counted).
+  void Finish(const LaunchSignature& signature, int64_t profiling_ns, bool measured);
+
+  // Returns a sample that Decide() handed out but that was not attempted (the launch's stream
+  // was capturing): nothing is charged and a later launch of the signature may take it.
+  void Release(const LaunchSignature& signature);
+
+  const AchievedConfig& config() const { return config_; }
+  int64_t launches_measured() const;
+  int64_t signatures_measured() const;
+  int64_t signatures_seen() const;
+  int64_t profiling_ns() const;
+  // How many times sampling paused because the budget was spent.
+  int64_t budget_pauses() const;
+  // Launches that would have been sampled but were skipped while the budget was spent.
+  int64_t skipped_for_budget() const;
+
+ private:
+  struct SignatureState {
+    int32_t reserved = 0;  // samples handed out (measured + in flight)
+    int32_t measured = 0;
+  };
+
+  bool BudgetAllowsLocked(int64_t now_ns);
+
+  const AchievedConfig config_;
+  const NanoClock clock_;
+  const int64_t start_ns_;
+
+  mutable std::mutex mutex_;
+  std::unordered_map<LaunchSignature, SignatureState, LaunchSignatureHash> signatures_;
+  int64_t launches_measured_ = 0;
+  int64_t signatures_measured_ = 0;
+  int64_t profiling_ns_ = 0;
+  int64_t last_busy_ns_ = 0;  // last sample handed out or skipped for budget
+  int64_t budget_pauses_ = 0;
+  int64_t skipped_for_budget_ = 0;
+  bool paused_ = false;
+};
+
+}  // namespace occ::inj

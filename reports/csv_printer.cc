@@ -1,0 +1,119 @@
+#include "reports/csv_printer.h"
+
+#include <climits>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "reports/report_facts.h"
+#include "reports/strings.h"
+#include "schema/report.pb.h"
+
+namespace occ::reports {
+namespace {
+
+// Column names follow nsys' cuda_gpu_trace / cuda_gpu_kern_sum (and nvprof's GPU trace), then
+// Nsight Compute's occupancy names. Units in the header, raw numbers in the cells.
+const std::vector<std::string>& Header() {
+  static const std::vector<std::string> kHeader = {
+      "Rank", "Name", "GrdX", "GrdY", "GrdZ", "BlkX", "BlkY", "BlkZ", "Reg/Trd", "StcSMem (B)",
+      "DymSMem (B)", "LclMem/Trd (B)", "Instances", "Total Time (ns)", "Avg (ns)", "Min (ns)",
+      "Max (ns)", "Time (%)", "Judged", "Theoretical Occupancy (%)",
+      "Theoretical Active Warps per SM", "Achieved Occupancy (measured) (%)",
+      "Achieved Measured Launches", "Limiter", "Block Limit Registers", "Block Limit Shared Mem",
+      "Block Limit Warps", "Block Limit SM", "Block Limit Barriers", "Allocated Reg/Trd",
+      "Waves Per SM", "Tail (%)", "Best Suggestion", "Predicted Theoretical Occupancy (%)",
+      "Recoverable Time Upper Bound (ns)", "Priority", "Not Judged Reason", "Device", "GPU", "CC",
+      "SMs", "Input", "Tool"};
+  return kHeader;
+}
+
+// Empty for "no limit": a number column must stay numeric for spreadsheets and pandas.
+std::string LimitCell(int32_t limit) { return limit == INT32_MAX ? "" : std::to_string(limit); }
+
+std::string InputCell(const occtrace::Report& report, const occtrace::KernelGroup& g) {
+  if (g.file_index() >= 0 && g.file_index() < report.files_size()) {
+    return report.files(g.file_index()).path();
+  }
+  std::string joined;
+  for (const occtrace::InputFile& file : report.files()) {
+    joined += (joined.empty() ? "" : ";") + file.path();
+  }
+  return joined;
+}
+
+std::vector<std::string> Row(const occtrace::Report& report, const occtrace::KernelGroup& g) {
+  const occtrace::Occupancy& occ = g.occupancy();
+  const occtrace::Device* device = FindDevice(report, g);
+  const bool judged = g.judged();
+  auto if_judged = [judged](std::string value) { return judged ? value : std::string(); };
+  const occtrace::Suggestion* best = g.suggestions_size() > 0 ? &g.suggestions(0) : nullptr;
+  const int32_t smem_limit = occ.ncu_block_limit_shared_mem() > 0 ? occ.ncu_block_limit_shared_mem()
+                                                                   : occ.block_limit_shared_mem();
+  const int32_t barrier_limit = occ.ncu_block_limit_barriers() > 0 ? occ.ncu_block_limit_barriers()
+                                                                   : occ.block_limit_barriers();
+  return {
+      g.rank() > 0 ? std::to_string(g.rank()) : "",
+      g.name(),
+      std::to_string(g.grid_x()),
+      std::to_string(g.grid_y()),
+      std::to_string(g.grid_z()),
+      std::to_string(g.block_x()),
+      std::to_string(g.block_y()),
+      std::to_string(g.block_z()),
+      std::to_string(g.registers_per_thread()),
+      std::to_string(g.static_shared_mem()),
+      std::to_string(g.dynamic_shared_mem()),
+      std::to_string(g.local_mem_per_thread()),
+      std::to_string(g.launches()),
+      std::to_string(g.total_ns()),
+      FormatFixed(g.mean_ns(), 1),
+      std::to_string(g.min_ns()),
+      std::to_string(g.max_ns()),
+      FormatFixed(g.time_pct(), 2),
+      judged ? "yes" : "no",
+      if_judged(FormatFixed(occ.theoretical_occupancy_pct(), 2)),
+      if_judged(std::to_string(occ.active_warps_per_sm())),
+      HasAchieved(g) ? FormatFixed(g.achieved().mean_pct(), 2) : "",
+      std::to_string(g.achieved().samples()),
+      if_judged(g.limiting_factor()),
+      if_judged(LimitCell(occ.block_limit_registers())),
+      if_judged(LimitCell(smem_limit)),
+      if_judged(LimitCell(occ.block_limit_warps())),
+      if_judged(LimitCell(occ.block_limit_blocks())),
+      if_judged(LimitCell(barrier_limit)),
+      if_judged(std::to_string(occ.allocated_registers_per_thread())),
+      if_judged(FormatFixed(g.waves_per_sm(), 2)),
+      if_judged(FormatFixed(g.tail_pct(), 1)),
+      best != nullptr ? best->text() : "",
+      best != nullptr ? FormatFixed(best->predicted_occupancy_pct(), 2) : "",
+      if_judged(std::to_string(g.recoverable_ns_upper_bound())),
+      if_judged(FormatFixed(g.priority(), 3)),
+      g.not_judged_reason(),
+      std::to_string(g.device_id()),
+      device != nullptr ? device->name() : "",
+      device != nullptr ? std::to_string(device->cc_major()) + "." + std::to_string(device->cc_minor())
+                        : "",
+      device != nullptr ? std::to_string(device->num_sms()) : "",
+      InputCell(report, g),
+      ToolName(report),
+  };
+}
+
+void WriteRow(const std::vector<std::string>& cells, std::ostream& out) {
+  for (size_t i = 0; i < cells.size(); ++i) {
+    if (i > 0) out << ',';
+    out << CsvField(cells[i]);
+  }
+  out << "\r\n";  // RFC 4180 line break
+}
+
+}  // namespace
+
+void CsvPrinter::DoPrint(const occtrace::Report& report, const PrintOptions&, std::ostream& out) {
+  WriteRow(Header(), out);
+  for (const occtrace::KernelGroup& g : report.groups()) WriteRow(Row(report, g), out);
+  for (const occtrace::KernelGroup& g : report.unjudged()) WriteRow(Row(report, g), out);
+}
+
+}  // namespace occ::reports

@@ -1,0 +1,261 @@
+#include "reports/markdown_printer.h"
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "reports/report_facts.h"
+#include "reports/strings.h"
+#include "schema/report.pb.h"
+
+namespace occ::reports {
+namespace {
+
+// GitHub-flavored Markdown that also survives Jira's Markdown paste: pipe tables, code spans
+// for every name (so < > * _ render literally), no raw HTML, no HTML entities.
+// Strings from the trace go through MarkdownText / MarkdownCode; our own text does not need to.
+
+std::string Cell(std::string_view text) {
+  // Inside a table cell, | must be escaped even after MarkdownText (which escapes it already).
+  return MarkdownText(text);
+}
+
+void TableRow(const std::vector<std::string>& cells, std::ostream& out) {
+  out << '|';
+  for (const std::string& cell : cells) out << ' ' << cell << " |";
+  out << '\n';
+}
+
+void TableHeader(const std::vector<std::string>& headers, const std::vector<bool>& right,
+                 std::ostream& out) {
+  TableRow(headers, out);
+  out << '|';
+  for (size_t i = 0; i < headers.size(); ++i) out << (right[i] ? " ---: |" : " --- |");
+  out << '\n';
+}
+
+std::string KernelHeading(const occtrace::KernelGroup& g) {
+  return "#" + std::to_string(g.rank()) + " " + MarkdownCode(ShortenKernelName(g.name(), 100), false);
+}
+
+void PrintHeader(const occtrace::Report& report, std::ostream& out) {
+  const occtrace::Summary& s = report.summary();
+  out << "# Occupancy report";
+  if (report.devices_size() == 1) out << ": " << MarkdownText(report.devices(0).name());
+  out << "\n\n";
+
+  out << "**Summary:** " << FormatPct(s.time_below_50pct_theoretical_pct()) << " of "
+      << FormatDuration(s.total_gpu_ns())
+      << " GPU time runs below 50% theoretical occupancy. GPU-time-weighted theoretical "
+         "occupancy "
+      << FormatPct(s.weighted_theoretical_occupancy_pct());
+  if (AnyAchieved(report)) {
+    out << "; achieved (measured) " << FormatPct(s.weighted_achieved_occupancy_pct());
+  } else {
+    out << "; achieved occupancy not measured";
+  }
+  out << ". Recoverable: " << RecoverableText(s.recoverable_ns_upper_bound()) << ".";
+  if (report.unjudged_size() > 0) {
+    out << " " << FormatCount(report.unjudged_size())
+      << (report.unjudged_size() == 1 ? " configuration (" : " configurations (")
+        << FormatPct(UnjudgedTimePct(report)) << " of GPU time) not judged.";
+  }
+  out << "\n\n";
+
+  TableHeader({"Run", "Value"}, {false, false}, out);
+  TableRow({"Tool", Cell(ToolName(report))}, out);
+  for (int i = 0; i < report.devices_size(); ++i) {
+    const occtrace::Device& device = report.devices(i);
+    std::string value = Cell(DeviceTitle(device)) + "; " + Cell(DeviceLimits(device));
+    const std::string provenance = DeviceProvenance(device);
+    if (!provenance.empty()) value += ". Note: " + Cell(provenance);
+    std::string label = "GPU";
+    if (report.devices_size() > 1) label += " (" + DeviceTag(report, device) + ")";
+    TableRow({label, value}, out);
+  }
+  for (int i = 0; i < report.files_size(); ++i) {
+    const occtrace::InputFile& file = report.files(i);
+    const std::string suffix = report.files_size() > 1 ? " " + std::to_string(i) : "";
+    TableRow({"Input" + suffix, MarkdownCode(file.path(), true) + " (" + Cell(FileFacts(file)) + ")"},
+             out);
+    if (!file.command().empty()) {
+      TableRow({"Command" + suffix, MarkdownCode(file.command(), true)}, out);
+    }
+    const std::string versions = FileVersions(file);
+    if (!versions.empty()) TableRow({"Versions" + suffix, Cell(versions)}, out);
+    TableRow({"Achieved occupancy" + suffix, Cell(AchievedModeText(file))}, out);
+  }
+  TableRow({"GPU time",
+            FormatDuration(s.total_gpu_ns()) + " in " + FormatCount(s.launches()) +
+                " launches of " + FormatCount(s.kernels()) + " kernels (" + FormatCount(s.groups()) +
+                " launch configurations)"},
+           out);
+  if (s.span_ns() > 0) TableRow({"Trace span", FormatDuration(s.span_ns())}, out);
+  if (!report.what_if_gpu().empty()) {
+    TableRow({"What-if GPU", "occupancy re-evaluated for " + Cell(report.what_if_gpu()) +
+                                 " (times are those recorded on the traced GPU)"},
+             out);
+  }
+  out << '\n';
+}
+
+void PrintTopTable(const occtrace::Report& report, std::ostream& out) {
+  out << "## " << TopTitle(report);
+  if (!report.sort().empty()) out << " (sorted by " << MarkdownText(report.sort()) << ")";
+  out << "\n\n";
+  if (report.groups_size() == 0) {
+    out << "No kernel launches in this report.\n\n";
+    return;
+  }
+  TableHeader({"#", "Kernel", "Time (%)", "Total Time", "Instances", "Grid", "Block", "Reg/Trd",
+               "Theoretical Occupancy (%)", "Achieved Occupancy (measured) (%)", "Limiter",
+               "Recoverable (upper bound)"},
+              {true, false, true, true, true, true, true, true, true, true, false, true}, out);
+  for (const occtrace::KernelGroup& g : report.groups()) {
+    TableRow({std::to_string(g.rank()), MarkdownCode(ShortenKernelName(g.name(), 72), true),
+              FormatFixed(g.time_pct(), 1), FormatDuration(g.total_ns()), FormatCount(g.launches()),
+              DimsText(g.grid_x(), g.grid_y(), g.grid_z()),
+              DimsText(g.block_x(), g.block_y(), g.block_z()), std::to_string(g.registers_per_thread()),
+              g.judged() ? FormatFixed(g.occupancy().theoretical_occupancy_pct(), 1) : "not judged",
+              HasAchieved(g) ? FormatFixed(g.achieved().mean_pct(), 1) : "–",
+              g.judged() ? LimiterLabel(g.limiting_factor()) : "–",
+              g.judged() && g.recoverable_ns_upper_bound() > 0
+                  ? FormatDuration(g.recoverable_ns_upper_bound())
+                  : "–"},
+             out);
+  }
+  out << "\nTheoretical occupancy comes from the occupancy model; achieved occupancy is measured "
+         "with hardware counters (– = not measured).\n\n";
+}
+
+void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g, std::ostream& out) {
+  out << "### " << KernelHeading(g) << "\n\n";
+  out << "Full name: " << MarkdownCode(g.name(), false) << "\n\n";
+  out << "Launch: " << MarkdownText(LaunchText(g)) << ".\n\nTime: " << MarkdownText(TimeText(g))
+      << ".\n\n";
+  if (report.devices_size() > 1 && report.what_if_gpu().empty()) {
+    if (const occtrace::Device* device = FindDevice(report, g)) {
+      out << "GPU: " << MarkdownText(DeviceTitle(*device)) << "\n\n";
+    }
+  }
+  if (!g.judged()) {
+    out << "**Not judged:** " << MarkdownText(g.not_judged_reason()) << "\n\n";
+    return;
+  }
+  TableHeader({"Metric", "Value"}, {false, true}, out);
+  for (const Metric& metric : OccupancyMetrics(g)) TableRow({metric.name, Cell(metric.value)}, out);
+  out << '\n';
+
+  out << "> **Limiter:** " << MarkdownText(LimiterLine(g)) << "\n\n";
+  if (g.tail_blocks() > 0 || g.full_waves() == 0) {
+    out << "**Waves:** " << MarkdownText(WavesText(g)) << "\n\n";
+  }
+  if (HasAchieved(g) && (g.achieved().gap_points() > 0 || g.achieved().gap_explanations_size() > 0)) {
+    out << "**Achieved vs theoretical:** " << FormatFixed(g.achieved().gap_points(), 1)
+        << " points below theoretical.\n";
+    for (const std::string& why : g.achieved().gap_explanations()) out << "- " << MarkdownText(why) << '\n';
+    out << '\n';
+  }
+  if (g.issues_size() > 0) {
+    out << "**Issues:**\n";
+    for (const std::string& issue : g.issues()) out << "- " << MarkdownText(issue) << '\n';
+    out << '\n';
+  }
+  if (g.suggestions_size() == 0) {
+    out << "**Suggestions:** none; no change of block size, registers or shared memory raises the "
+           "theoretical occupancy.\n\n";
+  } else {
+    out << "**Suggestions** (predictions are theoretical occupancy from the model):\n\n";
+    for (int i = 0; i < g.suggestions_size(); ++i) {
+      const occtrace::Suggestion& s = g.suggestions(i);
+      out << i + 1 << ". " << MarkdownText(SuggestionLine(s));
+      if (!s.assumptions().empty()) out << " *Assumes: " << MarkdownText(s.assumptions()) << "*";
+      out << '\n';
+    }
+    out << '\n';
+  }
+  out << "**Recoverable:** " << RecoverableText(g.recoverable_ns_upper_bound()) << ".\n\n";
+}
+
+void PrintLimiterShares(const occtrace::Report& report, std::ostream& out) {
+  if (report.time_by_limiter_size() == 0) return;
+  out << "## GPU time by limiting factor\n\n";
+  TableHeader({"Limiter (theoretical occupancy)", "Time (%)", "Total Time"}, {false, true, true}, out);
+  for (const occtrace::LimiterShare& share : report.time_by_limiter()) {
+    TableRow({Cell(LimiterLabel(share.limiter())), FormatFixed(share.time_pct(), 1),
+              FormatDuration(share.total_ns())},
+             out);
+  }
+  out << '\n';
+}
+
+void PrintUnjudged(const occtrace::Report& report, std::ostream& out) {
+  if (report.unjudged_size() == 0) return;
+  out << "## Not judged\n\n" << FormatCount(report.unjudged_size())
+      << (report.unjudged_size() == 1 ? " configuration (" : " configurations (")
+      << FormatPct(UnjudgedTimePct(report))
+      << " of GPU time) could not be judged; they are listed, never dropped.\n\n";
+  TableHeader({"Kernel", "Total Time", "Instances", "Grid", "Block", "Reason"},
+              {false, true, true, true, true, false}, out);
+  for (const occtrace::KernelGroup& g : report.unjudged()) {
+    TableRow({MarkdownCode(ShortenKernelName(g.name(), 72), true), FormatDuration(g.total_ns()),
+              FormatCount(g.launches()), DimsText(g.grid_x(), g.grid_y(), g.grid_z()),
+              DimsText(g.block_x(), g.block_y(), g.block_z()),
+              Cell(g.not_judged_reason().empty() ? "not given" : g.not_judged_reason())},
+             out);
+  }
+  out << '\n';
+}
+
+void PrintDiff(const occtrace::Report& report, std::ostream& out) {
+  if (report.diff_size() == 0) return;
+  out << "## Before / after\n\n";
+  TableHeader({"Kernel", "Status", "Config before", "Config after", "Theoretical Occupancy before (%)",
+               "Theoretical Occupancy after (%)", "Total Time before", "Total Time after", "Change"},
+              {false, false, false, false, true, true, true, true, true}, out);
+  for (const occtrace::DiffRow& d : report.diff()) {
+    const bool before = DiffHasBefore(d);
+    const bool after = DiffHasAfter(d);
+    TableRow({MarkdownCode(ShortenKernelName(d.name(), 72), true), Cell(d.status()),
+              before ? Cell(d.config_before()) : "–", after ? Cell(d.config_after()) : "–",
+              before ? FormatFixed(d.occupancy_before_pct(), 1) : "–",
+              after ? FormatFixed(d.occupancy_after_pct(), 1) : "–",
+              before ? FormatDuration(d.total_ns_before()) : "–",
+              after ? FormatDuration(d.total_ns_after()) : "–",
+              DiffTimeChange(d).empty() ? "–" : DiffTimeChange(d)},
+             out);
+  }
+  out << '\n';
+}
+
+void PrintNotes(const occtrace::Report& report, std::ostream& out) {
+  out << "## Notes\n\n";
+  for (const std::string& note : report.notes()) out << "- " << MarkdownText(note) << '\n';
+  for (int i = 0; i < report.files_size(); ++i) {
+    for (const std::string& warning : report.files(i).warnings()) {
+      out << "- Warning" << (report.files_size() > 1 ? " (input " + std::to_string(i) + ")" : "")
+          << ": " << MarkdownText(warning) << '\n';
+    }
+  }
+  out << "- " << MarkdownText(kTheoreticalMeaning) << '\n';
+  out << "- " << MarkdownText(kAchievedMeaning) << '\n';
+  if (!NotesCoverRecoverable(report)) out << "- " << MarkdownText(kRecoverableMeaning) << '\n';
+  if (!report.generated_for().empty()) {
+    out << "- Generated by " << MarkdownCode(report.generated_for(), false) << '\n';
+  }
+}
+
+}  // namespace
+
+void MarkdownPrinter::DoPrint(const occtrace::Report& report, const PrintOptions&, std::ostream& out) {
+  PrintHeader(report, out);
+  PrintTopTable(report, out);
+  if (report.groups_size() > 0) out << "## Top kernels in detail\n\n";
+  for (const occtrace::KernelGroup& g : report.groups()) PrintKernel(report, g, out);
+  PrintLimiterShares(report, out);
+  PrintUnjudged(report, out);
+  PrintDiff(report, out);
+  PrintNotes(report, out);
+}
+
+}  // namespace occ::reports

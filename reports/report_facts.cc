@@ -1,0 +1,377 @@
+#include "reports/report_facts.h"
+
+#include <climits>
+#include <cmath>
+
+#include "reports/strings.h"
+
+namespace occ::reports {
+
+const std::string_view kTheoreticalMeaning =
+    "Theoretical occupancy is computed by the occupancy model (NVIDIA's cuda_occupancy.h rules) "
+    "from each launch's recorded configuration: the most warps per SM the hardware could keep "
+    "resident, not a measurement.";
+const std::string_view kAchievedMeaning =
+    "Achieved occupancy is measured with hardware counters "
+    "(sm__warps_active.avg.pct_of_peak_sustained_active, as Nsight Compute) on the launches "
+    "that were sampled; it is never estimated.";
+const std::string_view kRecoverableMeaning =
+    "Recoverable time is an upper bound: the GPU time the occupancy headroom could save if the "
+    "kernel's speed scaled with occupancy. Real gains are usually smaller; measure after a change.";
+
+const occtrace::Device* FindDevice(const occtrace::Report& report,
+                                   const occtrace::KernelGroup& group) {
+  // With --gpu every group is evaluated on the what-if device, which the analyzer appends with
+  // file_index -1 and device_id -1.
+  if (!report.what_if_gpu().empty()) {
+    for (const occtrace::Device& device : report.devices()) {
+      if (device.file_index() < 0 && device.device_id() < 0) return &device;
+    }
+  }
+  const occtrace::Device* by_ordinal = nullptr;
+  for (const occtrace::Device& device : report.devices()) {
+    if (device.device_id() != group.device_id()) continue;
+    if (device.file_index() == group.file_index()) return &device;
+    if (by_ordinal == nullptr) by_ordinal = &device;
+  }
+  return group.file_index() < 0 || report.files_size() <= 1 ? by_ordinal : nullptr;
+}
+
+std::string DeviceTag(const occtrace::Report& report, const occtrace::Device& device) {
+  if (device.device_id() < 0) return "what-if";
+  std::string tag = "device " + std::to_string(device.device_id());
+  if (report.files_size() > 1) tag += ", file " + std::to_string(device.file_index());
+  return tag;
+}
+
+std::string TopTitle(const occtrace::Report& report) {
+  const int shown = report.groups_size();
+  if (report.groups_total() > shown) {
+    return "Top " + FormatCount(shown) + " of " + FormatCount(report.groups_total()) +
+           " kernel configurations";
+  }
+  if (shown == 1) return "The kernel configuration";
+  return "Top " + FormatCount(shown) + " kernel configurations";
+}
+
+std::string ToolName(const occtrace::Report& report) {
+  return "occ-report " + (report.tool_version().empty() ? std::string("(unknown version)")
+                                                        : report.tool_version());
+}
+
+std::string DeviceTitle(const occtrace::Device& device) {
+  std::string out = device.name().empty() ? std::string("unknown GPU") : device.name();
+  out += " (cc " + std::to_string(device.cc_major()) + "." + std::to_string(device.cc_minor());
+  out += ", " + std::to_string(device.num_sms()) + " SMs)";
+  return out;
+}
+
+std::string DeviceLimits(const occtrace::Device& device) {
+  std::string out = std::to_string(device.max_warps_per_sm()) + " warps/SM, " +
+                    std::to_string(device.max_blocks_per_sm()) + " blocks/SM, " +
+                    FormatCount(device.regs_per_sm()) + " registers/SM, " +
+                    FormatBytes(device.smem_per_sm()) + " shared memory/SM";
+  if (device.smem_per_block_optin() > 0) {
+    out += " (" + FormatBytes(device.smem_per_block_optin()) + " opt-in per block";
+    if (device.reserved_smem_per_block() > 0) {
+      out += ", " + FormatBytes(device.reserved_smem_per_block()) + " reserved per block";
+    }
+    out += ")";
+  }
+  return out;
+}
+
+std::string DeviceProvenance(const occtrace::Device& device) {
+  if (device.source() != occtrace::SOURCE_ARCH_TABLE && device.defaulted_fields().empty()) {
+    return "";
+  }
+  std::string out = "limits not recorded in the trace were taken from the built-in "
+                    "architecture table";
+  if (!device.defaulted_fields().empty()) {
+    out += ": ";
+    for (int i = 0; i < device.defaulted_fields_size(); ++i) {
+      if (i > 0) out += ", ";
+      out += device.defaulted_fields(i);
+    }
+  }
+  return out;
+}
+
+std::string FileFacts(const occtrace::InputFile& file) {
+  std::string out = (file.format().empty() ? std::string("trace") : file.format() + " trace");
+  if (!file.schema_version().empty()) out += ", schema " + file.schema_version();
+  out += ", " + FormatCount(file.launches()) + (file.launches() == 1 ? " launch" : " launches");
+  if (file.dropped_records() > 0) {
+    out += ", " + FormatCount(file.dropped_records()) + " records dropped by CUPTI";
+  }
+  if (file.pid() > 0) out += ", pid " + std::to_string(file.pid());
+  if (!file.host().empty()) out += (file.pid() > 0 ? " on " : ", host ") + file.host();
+  return out;
+}
+
+std::string FileVersions(const occtrace::InputFile& file) {
+  std::string cuda;
+  auto add = [&cuda](const std::string& label, const std::string& version) {
+    if (version.empty()) return;
+    cuda += (cuda.empty() ? "CUDA " : ", ") + label + " " + version;
+  };
+  add("driver", file.cuda_driver_version());
+  add("runtime", file.cuda_runtime_version());
+  add("CUPTI", file.cupti_version());
+  if (file.occtrace_version().empty()) return cuda;
+  return cuda + (cuda.empty() ? "" : "; ") + "traced by occtrace " + file.occtrace_version();
+}
+
+std::string AchievedModeText(const occtrace::InputFile& file) {
+  std::string out;
+  const std::string& mode = file.achieved_mode();
+  if (mode == "sample") {
+    out = "measured with hardware counters on sampled launches";
+  } else if (mode == "all") {
+    out = "measured with hardware counters on every launch";
+  } else if (mode == "off") {
+    out = "not measured (tracing ran with achieved occupancy off)";
+  } else {
+    out = "not measured";
+  }
+  if (!file.achieved_status().empty()) out += " (" + file.achieved_status() + ")";
+  return out;
+}
+
+std::string LimiterLabel(std::string_view limiter) {
+  if (limiter == "registers") return "registers";
+  if (limiter == "shared_memory") return "shared memory";
+  if (limiter == "warps") return "warps per block";
+  if (limiter == "blocks") return "blocks per SM";
+  if (limiter == "barriers") return "barriers";
+  if (limiter == "virtual") return "virtual resources";
+  if (limiter == "none") return "none (full occupancy)";
+  if (limiter == "cannot_run") return "cannot run";
+  if (limiter == "unjudged") return "not judged";
+  if (limiter.empty()) return "unknown";
+  return std::string(limiter);
+}
+
+std::string BlockLimitText(int32_t limit) {
+  return limit == INT32_MAX ? std::string("no limit") : std::to_string(limit);
+}
+
+std::string SharedMemLimitText(const occtrace::Occupancy& occupancy) {
+  const int32_t ncu = occupancy.ncu_block_limit_shared_mem();
+  const int32_t model = occupancy.block_limit_shared_mem();
+  if (ncu <= 0 || ncu == model) return BlockLimitText(model);
+  return BlockLimitText(ncu) + " (executed carveout; " + BlockLimitText(model) +
+         " at the largest carveout)";
+}
+
+std::string BarrierLimitText(const occtrace::Occupancy& occupancy) {
+  if (occupancy.ncu_block_limit_barriers() > 0) {
+    return BlockLimitText(occupancy.ncu_block_limit_barriers());
+  }
+  return BlockLimitText(occupancy.block_limit_barriers());
+}
+
+std::string LimiterShortLabel(std::string_view limiter) {
+  if (limiter == "shared_memory") return "shared mem";
+  if (limiter == "warps") return "warps";
+  if (limiter == "blocks") return "blocks/SM";
+  if (limiter == "virtual") return "virtual";
+  if (limiter == "none") return "none";
+  return LimiterLabel(limiter);
+}
+
+std::string DimsText(int32_t x, int32_t y, int32_t z) {
+  std::string out = std::to_string(x);
+  if (y != 1 || z != 1) out += "×" + std::to_string(y);
+  if (z != 1) out += "×" + std::to_string(z);
+  return out;
+}
+
+int64_t BlockThreads(const occtrace::KernelGroup& group) {
+  return int64_t{group.block_x()} * group.block_y() * group.block_z();
+}
+
+int64_t GridBlocks(const occtrace::KernelGroup& group) {
+  return int64_t{group.grid_x()} * group.grid_y() * group.grid_z();
+}
+
+std::string SharedMemText(const occtrace::KernelGroup& group) {
+  return FormatBytes(group.static_shared_mem()) + " static + " +
+         FormatBytes(group.dynamic_shared_mem()) + " dynamic";
+}
+
+std::string RegistersText(const occtrace::KernelGroup& group) {
+  std::string out = std::to_string(group.registers_per_thread());
+  const int32_t allocated = group.occupancy().allocated_registers_per_thread();
+  if (allocated > 0 && allocated != group.registers_per_thread()) {
+    out += " (" + std::to_string(allocated) + " allocated)";
+  }
+  return out;
+}
+
+std::string LaunchText(const occtrace::KernelGroup& g) {
+  std::string out = "grid " + DimsText(g.grid_x(), g.grid_y(), g.grid_z()) + " × block " +
+                    DimsText(g.block_x(), g.block_y(), g.block_z()) + " (" +
+                    FormatCount(BlockThreads(g)) + " threads), " +
+                    std::to_string(g.registers_per_thread()) + " registers/thread";
+  if (g.occupancy().allocated_registers_per_thread() > g.registers_per_thread()) {
+    out += " (" + std::to_string(g.occupancy().allocated_registers_per_thread()) + " allocated)";
+  }
+  out += ", " + SharedMemText(g) + " shared memory";
+  if (g.local_mem_per_thread() > 0) {
+    out += ", " + FormatBytes(g.local_mem_per_thread()) + " local memory/thread (spills or stack)";
+  }
+  if (int64_t{g.cluster_x()} * g.cluster_y() * g.cluster_z() > 1) {
+    out += ", cluster " + DimsText(g.cluster_x(), g.cluster_y(), g.cluster_z());
+  }
+  return out;
+}
+
+std::string TimeText(const occtrace::KernelGroup& g) {
+  return FormatDuration(g.total_ns()) + " in " + FormatCount(g.launches()) +
+         (g.launches() == 1 ? " launch (" : " launches (") + FormatPct(g.time_pct()) +
+         " of GPU time); mean " + FormatDuration(static_cast<int64_t>(g.mean_ns())) + ", min " +
+         FormatDuration(g.min_ns()) + ", max " + FormatDuration(g.max_ns());
+}
+
+std::string LimiterLine(const occtrace::KernelGroup& group) {
+  const occtrace::Occupancy& occ = group.occupancy();
+  std::string out = "Theoretical occupancy " + FormatPct(occ.theoretical_occupancy_pct()) + " (" +
+                    std::to_string(occ.active_warps_per_sm()) + " of " +
+                    std::to_string(occ.max_warps_per_sm()) + " warps per SM)";
+  const std::string& sentence = occ.limiter_sentence();
+  if (sentence.empty()) return out + ".";
+  if (sentence.rfind("limited by", 0) == 0) return out + " is " + sentence + ".";
+  if (sentence.rfind("cannot run", 0) == 0) return "Cannot run: " + sentence.substr(10) + ".";
+  return out + ": " + sentence + ".";
+}
+
+bool NotesCoverRecoverable(const occtrace::Report& report) {
+  for (const std::string& note : report.notes()) {
+    if (note.find("upper bound") != std::string::npos) return true;
+  }
+  return false;
+}
+
+bool HasAchieved(const occtrace::KernelGroup& group) {
+  return group.has_achieved() && group.achieved().samples() > 0;
+}
+
+bool AnyAchieved(const occtrace::Report& report) {
+  for (const occtrace::KernelGroup& group : report.groups()) {
+    if (HasAchieved(group)) return true;
+  }
+  return false;
+}
+
+std::string AchievedText(const occtrace::KernelGroup& group) {
+  const occtrace::Achieved& a = group.achieved();
+  if (!HasAchieved(group)) {
+    std::string out = "not measured";
+    if (!a.not_measured_reason().empty()) out += ": " + a.not_measured_reason();
+    return out;
+  }
+  std::string out = FormatPct(a.mean_pct()) + " (measured: ";
+  if (a.samples() == 1) {
+    out += "1 launch";
+  } else {
+    out += "mean of " + FormatCount(a.samples()) + " launches, min " + FormatPct(a.min_pct()) +
+           ", max " + FormatPct(a.max_pct());
+  }
+  if (a.not_measured() > 0) out += "; " + FormatCount(a.not_measured()) + " not measured";
+  return out + ")";
+}
+
+std::string WavesText(const occtrace::KernelGroup& group) {
+  std::string out = FormatFixed(group.waves_per_sm(), 2);
+  if (group.full_waves() == 0 && group.tail_blocks() > 0) {
+    return out + " (less than one full wave: some SMs stay idle or under-filled)";
+  }
+  if (group.tail_blocks() > 0) {
+    out += " (" + FormatCount(group.full_waves()) +
+           (group.full_waves() == 1 ? " full wave" : " full waves") + " + a partial wave of " +
+           FormatCount(group.tail_blocks()) + (group.tail_blocks() == 1 ? " block" : " blocks");
+    if (group.tail_pct() > 0) {
+      out += "; the tail can be up to " + FormatPct(group.tail_pct(), 0) + " of the runtime";
+    }
+    out += ")";
+  }
+  return out;
+}
+
+std::string SuggestionLine(const occtrace::Suggestion& suggestion) {
+  // The advice writes its predictions into the sentence ("→ 4 blocks/SM, theoretical occupancy
+  // 37.5% → 50%"); the structured fields feed the CSV columns and the charts.
+  std::string out = suggestion.text();
+  if (!out.empty() && out.back() != '.') out += '.';
+  return out;
+}
+
+std::string RecoverableText(int64_t ns) {
+  if (ns <= 0) return "none (no occupancy headroom)";
+  return "up to " + FormatDuration(ns) + " (upper bound)";
+}
+
+double UnjudgedTimePct(const occtrace::Report& report) {
+  if (report.summary().total_gpu_ns() <= 0) return 0;
+  int64_t ns = 0;
+  for (const occtrace::KernelGroup& group : report.unjudged()) ns += group.total_ns();
+  return 100.0 * static_cast<double>(ns) / static_cast<double>(report.summary().total_gpu_ns());
+}
+
+std::vector<int32_t> SuggestedBlockSizes(const occtrace::KernelGroup& group) {
+  std::vector<int32_t> sizes;
+  for (const occtrace::Suggestion& s : group.suggestions()) {
+    if (s.kind() == "block_size" && s.block_size() > 0) sizes.push_back(s.block_size());
+  }
+  return sizes;
+}
+
+bool DiffHasBefore(const occtrace::DiffRow& row) { return row.status() != "new"; }
+bool DiffHasAfter(const occtrace::DiffRow& row) { return row.status() != "gone"; }
+
+std::string DiffTimeChange(const occtrace::DiffRow& row) {
+  if (!DiffHasBefore(row) || !DiffHasAfter(row) || row.total_ns_before() <= 0) return "";
+  const double change = 100.0 * static_cast<double>(row.total_ns_after() - row.total_ns_before()) /
+                        static_cast<double>(row.total_ns_before());
+  return (change > 0 ? "+" : "") + FormatPct(change);
+}
+
+std::vector<Metric> OccupancyMetrics(const occtrace::KernelGroup& g) {
+  const occtrace::Occupancy& occ = g.occupancy();
+  std::vector<Metric> rows;
+  rows.push_back({"Theoretical Occupancy", FormatFixed(occ.theoretical_occupancy_pct(), 2) + " %"});
+  rows.push_back({"Theoretical Active Warps per SM",
+                  std::to_string(occ.active_warps_per_sm()) + " of " +
+                      std::to_string(occ.max_warps_per_sm())});
+  if (HasAchieved(g)) {
+    const occtrace::Achieved& a = g.achieved();
+    rows.push_back({"Achieved Occupancy (measured)", FormatFixed(a.mean_pct(), 2) + " %"});
+    if (occ.max_warps_per_sm() > 0) {
+      rows.push_back({"Achieved Active Warps Per SM (measured)",
+                      FormatFixed(a.mean_pct() * occ.max_warps_per_sm() / 100.0, 2)});
+    }
+    std::string samples = FormatCount(a.samples());
+    if (a.samples() > 1) {
+      samples += " (min " + FormatFixed(a.min_pct(), 2) + " %, max " + FormatFixed(a.max_pct(), 2) + " %)";
+    }
+    rows.push_back({"Measured Launches", samples});
+  } else {
+    rows.push_back({"Achieved Occupancy", AchievedText(g)});
+  }
+  rows.push_back({"Block Limit Registers", BlockLimitText(occ.block_limit_registers())});
+  rows.push_back({"Block Limit Shared Mem", SharedMemLimitText(occ)});
+  rows.push_back({"Block Limit Warps", BlockLimitText(occ.block_limit_warps())});
+  rows.push_back({"Block Limit SM", BlockLimitText(occ.block_limit_blocks())});
+  rows.push_back({"Block Limit Barriers", BarrierLimitText(occ)});
+  rows.push_back({"Registers Per Thread", RegistersText(g)});
+  rows.push_back({"Shared Memory Per Block (allocated)",
+                  FormatBytes(occ.allocated_shared_mem_per_block())});
+  if (g.shared_mem_executed() > 0) {
+    rows.push_back({"Shared Memory Configuration Size", FormatBytes(g.shared_mem_executed())});
+  }
+  rows.push_back({"Waves Per SM", FormatFixed(g.waves_per_sm(), 2)});
+  return rows;
+}
+
+}  // namespace occ::reports

@@ -1,0 +1,113 @@
+// Phrases and lookups over the Report message shared by every printer, so that the text,
+// Markdown, HTML and CSV reports say the same thing in the same words ("theoretical",
+// "achieved (measured)", "upper bound"). Returns plain UTF-8 text; each printer escapes it for
+// its own language.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "schema/report.pb.h"
+
+namespace occ::reports {
+
+// The device a group's occupancy was evaluated on: the --gpu what-if device when there is one,
+// else the device it ran on (same file and CUDA ordinal; ordinal only for merged groups);
+// nullptr when the report has no matching device row.
+const occtrace::Device* FindDevice(const occtrace::Report& report, const occtrace::KernelGroup& group);
+
+// "device 0", "device 1, file 2" (several input files) or "what-if" (the --gpu device).
+std::string DeviceTag(const occtrace::Report& report, const occtrace::Device& device);
+
+// "Top 3 of 120 kernel configurations", "Top 2 kernel configurations", "The kernel configuration".
+std::string TopTitle(const occtrace::Report& report);
+
+// "occ-report 0.1.0".
+std::string ToolName(const occtrace::Report& report);
+// "NVIDIA H100 80GB HBM3 (cc 9.0, 132 SMs)".
+std::string DeviceTitle(const occtrace::Device& device);
+// "64 warps/SM, 32 blocks/SM, 65,536 registers/SM, 228 KiB shared memory/SM (227 KiB opt-in per block)".
+std::string DeviceLimits(const occtrace::Device& device);
+// Empty when every limit came from the trace; otherwise says which came from the built-in
+// architecture table.
+std::string DeviceProvenance(const occtrace::Device& device);
+// "occtrace trace, schema 1, 12,345 launches, pid 4242 on node17".
+std::string FileFacts(const occtrace::InputFile& file);
+// "CUDA driver 13.0, runtime 12.8, CUPTI 26" from what the file recorded; empty if nothing.
+std::string FileVersions(const occtrace::InputFile& file);
+// How achieved occupancy was handled for the file: "measured with hardware counters (sampled
+// launches)", "not measured (--achieved off)", plus the reason when absent.
+std::string AchievedModeText(const occtrace::InputFile& file);
+
+// "registers", "shared memory", "warps per block", "blocks per SM", "barriers", "none",
+// "cannot run", "not judged"; unknown names come back unchanged.
+std::string LimiterLabel(std::string_view limiter);
+// A block limit, or "no limit" for kNoLimit (INT32_MAX), as the model encodes it.
+std::string BlockLimitText(int32_t limit);
+
+// Grid or block dimensions without trailing 1s: "1024", "64×32", "8×8×4".
+std::string DimsText(int32_t x, int32_t y, int32_t z);
+int64_t BlockThreads(const occtrace::KernelGroup& group);
+int64_t GridBlocks(const occtrace::KernelGroup& group);
+// "0 B static + 4 KiB dynamic".
+std::string SharedMemText(const occtrace::KernelGroup& group);
+// "44 (48 allocated)" or "44" when allocation does not round.
+std::string RegistersText(const occtrace::KernelGroup& group);
+
+// Nsight Compute's "Block Limit Shared Mem": floor(executed carveout / allocation) when the trace
+// recorded the executed carveout, with the model's figure at the largest carveout when it differs.
+std::string SharedMemLimitText(const occtrace::Occupancy& occupancy);
+// Nsight Compute's "Block Limit Barriers" (min(barrier limit, Block Limit SM)), else the model's.
+std::string BarrierLimitText(const occtrace::Occupancy& occupancy);
+// Short limiter names for narrow table columns: "registers", "shared mem", "warps", "blocks/SM".
+std::string LimiterShortLabel(std::string_view limiter);
+
+// "grid 3225 × block 256 (256 threads), 67 registers/thread (72 allocated), 0 B static + 0 B
+// dynamic shared memory[, 16 B local memory/thread][, cluster 2×1]".
+std::string LaunchText(const occtrace::KernelGroup& group);
+// "740.0 ms in 1,200 launches (40.0% of GPU time); mean 616.7 µs, min 590.0 µs, max 702.0 µs".
+std::string TimeText(const occtrace::KernelGroup& group);
+
+// "Theoretical occupancy 62.5% (40 of 64 warps per SM) is limited by registers: ...".
+std::string LimiterLine(const occtrace::KernelGroup& group);
+bool HasAchieved(const occtrace::KernelGroup& group);
+bool AnyAchieved(const occtrace::Report& report);
+// "48.1% (measured: mean of 12 launches, min 40.2%, max 55.0%)" or "not measured: <reason>".
+std::string AchievedText(const occtrace::KernelGroup& group);
+// "1.55 (1 full wave + a partial wave of 372 blocks; the tail can be up to 50% of the runtime)".
+std::string WavesText(const occtrace::KernelGroup& group);
+// The suggestion's sentence (the advice states its predictions in it), ending in a period.
+std::string SuggestionLine(const occtrace::Suggestion& suggestion);
+// "up to 12.3 ms (upper bound)".
+std::string RecoverableText(int64_t ns);
+// Share of the report's GPU time in the unjudged groups, in percent.
+double UnjudgedTimePct(const occtrace::Report& report);
+// The suggested block sizes of a group (block_size suggestions), for the charts.
+std::vector<int32_t> SuggestedBlockSizes(const occtrace::KernelGroup& group);
+
+// --diff rows: "-34.4%" (GPU-time change after vs before), "" unless both sides exist.
+std::string DiffTimeChange(const occtrace::DiffRow& row);
+bool DiffHasBefore(const occtrace::DiffRow& row);  // not "new"
+bool DiffHasAfter(const occtrace::DiffRow& row);   // not "gone"
+
+// Nsight Compute's occupancy figures for a judged group, in its order and with its names
+// ("Theoretical Occupancy", "Block Limit Registers", ...): the `| Metric | Value |` tables of
+// the Markdown and HTML reports. Values are plain text with units.
+struct Metric {
+  std::string name;
+  std::string value;
+};
+std::vector<Metric> OccupancyMetrics(const occtrace::KernelGroup& group);
+
+// True when the analyzer's notes already explain that recoverable time is an upper bound, so
+// the printers do not repeat kRecoverableMeaning.
+bool NotesCoverRecoverable(const occtrace::Report& report);
+
+// Sentences every report prints about its own figures.
+extern const std::string_view kTheoreticalMeaning;
+extern const std::string_view kAchievedMeaning;
+extern const std::string_view kRecoverableMeaning;
+
+}  // namespace occ::reports

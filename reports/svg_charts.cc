@@ -1,0 +1,163 @@
+#include "reports/svg_charts.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "reports/report_facts.h"
+#include "reports/strings.h"
+
+namespace occ::reports {
+namespace {
+
+constexpr std::string_view kCurrentColor = "#e8590c";
+constexpr std::string_view kSuggestedColor = "#2b8a3e";
+constexpr std::string_view kCurveColor = "#364fc7";
+constexpr std::string_view kGridColor = "#dee2e6";
+constexpr std::string_view kAxisTextColor = "#495057";
+
+std::string Num(double v) { return FormatFixed(v, 1); }
+
+// Evenly spaced "nice" ticks (1, 2, 5 x 10^k threads) covering [0, max].
+std::vector<int> BlockSizeTicks(int max_x) {
+  const int target = 8;
+  int step = 32;
+  for (const int candidate : {32, 64, 128, 256, 512, 1024, 2048}) {
+    step = candidate;
+    if (max_x / candidate <= target) break;
+  }
+  std::vector<int> ticks;
+  for (int x = 0; x <= max_x; x += step) ticks.push_back(x);
+  return ticks;
+}
+
+}  // namespace
+
+std::string_view LimiterColor(std::string_view limiter) {
+  if (limiter == "registers") return "#4263eb";
+  if (limiter == "shared_memory") return "#7048e8";
+  if (limiter == "warps") return "#1098ad";
+  if (limiter == "blocks") return "#f08c00";
+  if (limiter == "barriers") return "#d6336c";
+  if (limiter == "none") return "#2f9e44";
+  if (limiter == "cannot_run") return "#c92a2a";
+  if (limiter == "unjudged") return "#adb5bd";
+  return "#868e96";
+}
+
+std::string OccupancyCurveSvg(const occtrace::KernelGroup& group) {
+  if (group.curve_size() == 0) return "";
+  constexpr double kWidth = 560, kHeight = 270;
+  constexpr double kLeft = 52, kRight = 20, kTop = 16, kBottom = 46;
+  const double plot_w = kWidth - kLeft - kRight;
+  const double plot_h = kHeight - kTop - kBottom;
+
+  const int current = static_cast<int>(BlockThreads(group));
+  const std::vector<int32_t> suggested = SuggestedBlockSizes(group);
+  int max_x = group.curve(group.curve_size() - 1).block_size();
+  max_x = std::max(max_x, current);
+  for (const int32_t s : suggested) max_x = std::max(max_x, s);
+  max_x = std::max(max_x, 32);
+  auto sx = [&](double x) { return kLeft + x / max_x * plot_w; };
+  auto sy = [&](double pct) { return kTop + (1.0 - std::clamp(pct, 0.0, 100.0) / 100.0) * plot_h; };
+
+  const std::string name = ShortenKernelName(group.name(), 80);
+  std::string svg;
+  svg += "<svg class=\"chart curve\" viewBox=\"0 0 " + Num(kWidth) + " " + Num(kHeight) +
+         "\" role=\"img\" aria-label=\"" +
+         HtmlEscape("Theoretical occupancy versus threads per block for " + name) + "\">";
+  svg += "<title>" + HtmlEscape("Theoretical occupancy vs block size: " + name) + "</title>";
+
+  // Grid and axes.
+  for (int pct = 0; pct <= 100; pct += 25) {
+    const std::string y = Num(sy(pct));
+    svg += "<line x1=\"" + Num(kLeft) + "\" x2=\"" + Num(kLeft + plot_w) + "\" y1=\"" + y +
+           "\" y2=\"" + y + "\" stroke=\"" + std::string(kGridColor) + "\"/>";
+    svg += "<text x=\"" + Num(kLeft - 8) + "\" y=\"" + Num(sy(pct) + 4) +
+           "\" text-anchor=\"end\" class=\"tick\">" + std::to_string(pct) + "%</text>";
+  }
+  for (const int x : BlockSizeTicks(max_x)) {
+    svg += "<line x1=\"" + Num(sx(x)) + "\" x2=\"" + Num(sx(x)) + "\" y1=\"" + Num(kTop + plot_h) +
+           "\" y2=\"" + Num(kTop + plot_h + 5) + "\" stroke=\"" + std::string(kAxisTextColor) + "\"/>";
+    svg += "<text x=\"" + Num(sx(x)) + "\" y=\"" + Num(kTop + plot_h + 18) +
+           "\" text-anchor=\"middle\" class=\"tick\">" + std::to_string(x) + "</text>";
+  }
+  svg += "<line x1=\"" + Num(kLeft) + "\" x2=\"" + Num(kLeft + plot_w) + "\" y1=\"" +
+         Num(kTop + plot_h) + "\" y2=\"" + Num(kTop + plot_h) + "\" stroke=\"" +
+         std::string(kAxisTextColor) + "\"/>";
+  svg += "<text x=\"" + Num(kLeft + plot_w / 2) + "\" y=\"" + Num(kHeight - 6) +
+         "\" text-anchor=\"middle\" class=\"axis\">Threads per block</text>";
+  svg += "<text transform=\"translate(14 " + Num(kTop + plot_h / 2) +
+         ") rotate(-90)\" text-anchor=\"middle\" class=\"axis\">Theoretical occupancy</text>";
+
+  // The curve: a step function of the block size, drawn through the computed points.
+  std::string points;
+  for (const occtrace::BlockSizePoint& p : group.curve()) {
+    points += Num(sx(p.block_size())) + "," + Num(sy(p.occupancy_pct())) + " ";
+  }
+  if (!points.empty()) points.pop_back();
+  svg += "<polyline fill=\"none\" stroke=\"" + std::string(kCurveColor) +
+         "\" stroke-width=\"2\" stroke-linejoin=\"round\" points=\"" + points + "\"/>";
+  for (const occtrace::BlockSizePoint& p : group.curve()) {
+    svg += "<circle cx=\"" + Num(sx(p.block_size())) + "\" cy=\"" + Num(sy(p.occupancy_pct())) +
+           "\" r=\"2.6\" fill=\"" + std::string(kCurveColor) + "\"><title>" +
+           std::to_string(p.block_size()) + " threads: " + FormatPct(p.occupancy_pct()) + " (" +
+           std::to_string(p.active_blocks_per_sm()) + " blocks/SM)</title></circle>";
+  }
+
+  // Markers: current configuration and each suggested block size.
+  auto marker = [&](int x, double pct, std::string_view color, const std::string& tip) {
+    svg += "<line x1=\"" + Num(sx(x)) + "\" x2=\"" + Num(sx(x)) + "\" y1=\"" + Num(kTop) +
+           "\" y2=\"" + Num(kTop + plot_h) + "\" stroke=\"" + std::string(color) +
+           "\" stroke-width=\"1.5\" stroke-dasharray=\"5 4\"/>";
+    svg += "<circle cx=\"" + Num(sx(x)) + "\" cy=\"" + Num(sy(pct)) +
+           "\" r=\"6\" fill=\"#fff\" stroke=\"" + std::string(color) + "\" stroke-width=\"3\"><title>" +
+           HtmlEscape(tip) + "</title></circle>";
+  };
+  for (const occtrace::Suggestion& s : group.suggestions()) {
+    if (s.kind() != "block_size" || s.block_size() <= 0) continue;
+    marker(s.block_size(), s.predicted_occupancy_pct(), kSuggestedColor,
+           "suggested: " + std::to_string(s.block_size()) + " threads, " +
+               FormatPct(s.predicted_occupancy_pct()) + " predicted");
+  }
+  marker(current, group.occupancy().theoretical_occupancy_pct(), kCurrentColor,
+         "current: " + std::to_string(current) + " threads, " +
+             FormatPct(group.occupancy().theoretical_occupancy_pct()));
+  svg += "</svg>";
+  return svg;
+}
+
+std::string LimiterBarsSvg(const occtrace::Report& report) {
+  if (report.time_by_limiter_size() == 0) return "";
+  constexpr double kWidth = 720, kRow = 30, kLabel = 170, kValue = 170, kTop = 8;
+  const double bar_w = kWidth - kLabel - kValue;
+  const double height = kTop * 2 + kRow * report.time_by_limiter_size();
+  std::string svg = "<svg class=\"chart bars\" viewBox=\"0 0 " + Num(kWidth) + " " + Num(height) +
+                    "\" role=\"img\" aria-label=\"GPU time by limiting factor\">"
+                    "<title>GPU time by limiting factor of theoretical occupancy</title>";
+  double y = kTop;
+  for (const occtrace::LimiterShare& share : report.time_by_limiter()) {
+    const double pct = std::clamp(share.time_pct(), 0.0, 100.0);
+    const double w = std::max(pct / 100.0 * bar_w, pct > 0 ? 2.0 : 0.0);
+    const std::string label = LimiterLabel(share.limiter());
+    svg += "<g><title>" + HtmlEscape(label + ": " + FormatPct(share.time_pct()) + " of GPU time (" +
+                                     FormatDuration(share.total_ns()) + ")") + "</title>";
+    svg += "<text x=\"" + Num(kLabel - 10) + "\" y=\"" + Num(y + kRow / 2 + 4) +
+           "\" text-anchor=\"end\" class=\"label\">" + HtmlEscape(label) + "</text>";
+    svg += "<rect x=\"" + Num(kLabel) + "\" y=\"" + Num(y + 5) + "\" width=\"" + Num(bar_w) +
+           "\" height=\"" + Num(kRow - 10) + "\" rx=\"3\" fill=\"#f1f3f5\"/>";
+    svg += "<rect x=\"" + Num(kLabel) + "\" y=\"" + Num(y + 5) + "\" width=\"" + Num(w) +
+           "\" height=\"" + Num(kRow - 10) + "\" rx=\"3\" fill=\"" +
+           std::string(LimiterColor(share.limiter())) + "\"/>";
+    svg += "<text x=\"" + Num(kLabel + bar_w + 10) + "\" y=\"" + Num(y + kRow / 2 + 4) +
+           "\" class=\"value\">" + HtmlEscape(FormatPct(share.time_pct()) + " · " +
+                                              FormatDuration(share.total_ns())) +
+           "</text></g>";
+    y += kRow;
+  }
+  svg += "</svg>";
+  return svg;
+}
+
+}  // namespace occ::reports

@@ -1,0 +1,376 @@
+#include "reports/text_printer.h"
+
+#include <algorithm>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "reports/report_facts.h"
+#include "reports/strings.h"
+#include "schema/report.pb.h"
+
+namespace occ::reports {
+namespace {
+
+constexpr int kMinWidth = 80;
+constexpr int kLabelWidth = 13;  // "Recoverable  " in the per-kernel blocks
+
+enum class Style { kPlain, kBold, kDim, kGood, kWarn, kBad };
+
+// Writes lines to the stream; colors (ANSI SGR) wrap already-padded text so alignment never
+// depends on escape sequences.
+class TextWriter {
+ public:
+  TextWriter(std::ostream& out, bool color, int width) : out_(out), color_(color), width_(width) {}
+
+  int width() const { return width_; }
+
+  std::string Styled(std::string_view text, Style style) const {
+    if (!color_ || style == Style::kPlain || text.empty()) return std::string(text);
+    const char* code = "";
+    switch (style) {
+      case Style::kBold: code = "1"; break;
+      case Style::kDim: code = "2"; break;
+      case Style::kGood: code = "32"; break;
+      case Style::kWarn: code = "33"; break;
+      case Style::kBad: code = "31"; break;
+      case Style::kPlain: break;
+    }
+    return "\033[" + std::string(code) + "m" + std::string(text) + "\033[0m";
+  }
+
+  void Line(std::string_view text = "") { out_ << text << '\n'; }
+
+  void Section(std::string_view title) {
+    const std::string head = "── " + std::string(title) + " ";
+    std::string line = head;
+    for (int i = DisplayWidth(head); i < width_; ++i) line += "─";
+    out_ << '\n' << Styled(line, Style::kBold) << '\n';
+  }
+
+  // "label" in a fixed column, then `value` wrapped to the remaining width; continuation lines
+  // are indented under the value. `style` colors the whole value.
+  void Field(std::string_view label, std::string_view value, int indent = 0,
+             Style style = Style::kPlain) {
+    const int value_col = indent + kLabelWidth;
+    const std::vector<std::string> lines = WrapText(value, width_ - value_col);
+    for (size_t i = 0; i < lines.size(); ++i) {
+      std::string prefix(static_cast<size_t>(indent), ' ');
+      prefix += PadRight(i == 0 ? label : "", kLabelWidth);
+      out_ << prefix << Styled(lines[i], style) << '\n';
+    }
+  }
+
+  // A bullet ("- ", "1. ") at `indent`, text wrapped with a hanging indent. `label`, when
+  // given, is printed at column 0 of the first line (padded to `indent`).
+  void Bullet(std::string_view bullet, std::string_view text, int indent,
+              Style style = Style::kPlain, std::string_view label = "") {
+    const int text_col = indent + DisplayWidth(bullet);
+    const std::vector<std::string> lines = WrapText(text, width_ - text_col);
+    for (size_t i = 0; i < lines.size(); ++i) {
+      out_ << (i == 0 && !label.empty() ? PadRight(label, indent)
+                                        : std::string(static_cast<size_t>(indent), ' '))
+           << (i == 0 ? std::string(bullet) : std::string(static_cast<size_t>(DisplayWidth(bullet)), ' '))
+           << Styled(lines[i], style) << '\n';
+    }
+  }
+
+  // A paragraph wrapped to the width.
+  void Paragraph(std::string_view text, Style style = Style::kPlain) {
+    for (const std::string& line : WrapText(text, width_)) out_ << Styled(line, style) << '\n';
+  }
+
+ private:
+  std::ostream& out_;
+  bool color_;
+  int width_;
+};
+
+Style OccupancyStyle(double pct) {
+  if (pct < 50) return Style::kBad;
+  if (pct < 80) return Style::kWarn;
+  return Style::kGood;
+}
+
+struct Column {
+  std::string header;
+  int width;
+  bool right;
+};
+
+void PrintHeader(const occtrace::Report& report, TextWriter& w) {
+  w.Line(w.Styled(ToolName(report) + " — kernel occupancy report", Style::kBold));
+  for (int i = 0; i < report.files_size(); ++i) {
+    const occtrace::InputFile& file = report.files(i);
+    const std::string label = i == 0 ? "Input" : "";
+    const std::string tag = report.files_size() > 1 ? "[" + std::to_string(i) + "] " : "";
+    w.Field(label, tag + SanitizeForDisplay(file.path()) + ": " + SanitizeForDisplay(FileFacts(file)));
+    if (!file.command().empty()) w.Field("", "command: " + SanitizeForDisplay(file.command()));
+    const std::string versions = FileVersions(file);
+    if (!versions.empty()) w.Field("", SanitizeForDisplay(versions));
+    w.Field("", "achieved occupancy: " + SanitizeForDisplay(AchievedModeText(file)));
+  }
+  if (report.files_size() == 0) w.Field("Input", "(no input files recorded)");
+  for (int i = 0; i < report.devices_size(); ++i) {
+    const occtrace::Device& device = report.devices(i);
+    std::string tag;
+    if (report.devices_size() > 1 || device.device_id() != 0) {
+      tag = "[" + DeviceTag(report, device) + "] ";
+    }
+    w.Field(i == 0 ? "GPU" : "", tag + SanitizeForDisplay(DeviceTitle(device)));
+    w.Field("", DeviceLimits(device));
+    const std::string provenance = DeviceProvenance(device);
+    if (!provenance.empty()) w.Field("", "note: " + SanitizeForDisplay(provenance), 0, Style::kWarn);
+  }
+  if (report.devices_size() == 0) w.Field("GPU", "(no device recorded)");
+  if (!report.what_if_gpu().empty()) {
+    w.Field("What-if GPU",
+            "occupancy re-evaluated for " + SanitizeForDisplay(report.what_if_gpu()) +
+                " (the times are still those recorded on the traced GPU)",
+            0, Style::kWarn);
+  }
+}
+
+void PrintSummary(const occtrace::Report& report, TextWriter& w) {
+  const occtrace::Summary& s = report.summary();
+  w.Section("Summary");
+  w.Field("GPU time", FormatDuration(s.total_gpu_ns()) + " in " + FormatCount(s.launches()) +
+                          " launches of " + FormatCount(s.kernels()) + " kernels (" +
+                          FormatCount(s.groups()) + " launch configurations)" +
+                          (s.span_ns() > 0 ? "; trace span " + FormatDuration(s.span_ns()) : ""));
+  w.Field("Below 50%", FormatPct(s.time_below_50pct_theoretical_pct()) +
+                           " of GPU time runs below 50% theoretical occupancy",
+          0, s.time_below_50pct_theoretical_pct() >= 25 ? Style::kWarn : Style::kPlain);
+  std::string occupancy =
+      FormatPct(s.weighted_theoretical_occupancy_pct()) + " theoretical (GPU-time weighted); ";
+  occupancy += AnyAchieved(report)
+                   ? FormatPct(s.weighted_achieved_occupancy_pct()) +
+                         " achieved (measured, GPU-time weighted over measured configurations)"
+                   : "achieved not measured";
+  w.Field("Occupancy", occupancy);
+  w.Field("Recoverable", RecoverableText(s.recoverable_ns_upper_bound()));
+  if (s.unjudged_groups() > 0 || report.unjudged_size() > 0) {
+    const int n = std::max(s.unjudged_groups(), report.unjudged_size());
+    w.Field("Not judged", FormatCount(n) + (n == 1 ? " configuration (" : " configurations (") +
+                              FormatPct(UnjudgedTimePct(report)) +
+                              " of GPU time), listed under \"Not judged\"",
+            0, Style::kWarn);
+  }
+}
+
+void PrintTopTable(const occtrace::Report& report, TextWriter& w) {
+  std::string title = TopTitle(report);
+  if (!report.sort().empty()) title += ", sorted by " + SanitizeForDisplay(report.sort());
+  w.Section(title);
+  if (report.groups_size() == 0) {
+    w.Line("(no kernel launches in this report)");
+    return;
+  }
+  // Fixed columns take 65 of the width; the kernel name gets the rest (35 at 100 columns).
+  std::vector<Column> cols = {{"#", 3, true},       {"Kernel", 0, false},  {"Time%", 5, true},
+                              {"Total", 8, true},   {"Launches", 9, true}, {"Block", 6, true},
+                              {"Regs", 4, true},    {"Theo%", 5, true},    {"Ach%", 5, true},
+                              {"Limiter", 10, false}};
+  int fixed = 0;
+  for (const Column& c : cols) fixed += c.width + 1;
+  cols[1].width = std::max(14, w.width() - fixed);
+
+  auto row = [&](const std::vector<std::string>& cells, const std::vector<Style>& styles) {
+    std::string line;
+    for (size_t i = 0; i < cols.size(); ++i) {
+      if (i > 0) line += ' ';
+      std::string cell = TruncateToWidth(cells[i], cols[i].width);
+      cell = cols[i].right ? PadLeft(cell, cols[i].width) : PadRight(cell, cols[i].width);
+      if (i + 1 == cols.size()) {
+        while (!cell.empty() && cell.back() == ' ') cell.pop_back();
+      }
+      line += w.Styled(cell, styles.empty() ? Style::kPlain : styles[i]);
+    }
+    w.Line(line);
+  };
+  std::vector<std::string> headers;
+  for (const Column& c : cols) headers.push_back(c.header);
+  row(headers, std::vector<Style>(cols.size(), Style::kBold));
+  for (const occtrace::KernelGroup& g : report.groups()) {
+    const double theo = g.occupancy().theoretical_occupancy_pct();
+    std::vector<Style> styles(cols.size(), Style::kPlain);
+    styles[7] = g.judged() ? OccupancyStyle(theo) : Style::kDim;
+    row({std::to_string(g.rank()), ShortenKernelName(g.name(), cols[1].width),
+         FormatFixed(g.time_pct(), 1), FormatDuration(g.total_ns()), FormatCount(g.launches()),
+         DimsText(g.block_x(), g.block_y(), g.block_z()), std::to_string(g.registers_per_thread()),
+         g.judged() ? FormatFixed(theo, 1) : "–",
+         HasAchieved(g) ? FormatFixed(g.achieved().mean_pct(), 1) : "–",
+         g.judged() ? LimiterShortLabel(g.limiting_factor()) : "not judged"},
+        styles);
+  }
+  w.Paragraph("Theo% = theoretical occupancy (model); Ach% = achieved occupancy, measured "
+              "(– = not measured).",
+              Style::kDim);
+}
+
+void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g, TextWriter& w) {
+  constexpr int kIndent = 2;
+  const int title_room = w.width() - 12;
+  w.Section("#" + std::to_string(g.rank()) + "  " + ShortenKernelName(g.name(), title_room));
+  const std::string bare = StripSignature(SanitizeForDisplay(g.name()));
+  if (bare != ShortenKernelName(g.name(), title_room)) {
+    // The full name, at most three lines: enough to tell instantiations apart.
+    const std::vector<std::string> lines = WrapText(bare, w.width() - kIndent - kLabelWidth);
+    std::string shown;
+    for (size_t i = 0; i < lines.size() && i < 3; ++i) shown += (i > 0 ? " " : "") + lines[i];
+    if (lines.size() > 3) shown += " …";
+    w.Field("Name", shown, kIndent);
+  }
+  const occtrace::Device* device = FindDevice(report, g);
+  std::string launch = LaunchText(g);
+  if (device != nullptr && report.devices_size() > 1 && report.what_if_gpu().empty()) {
+    launch += "; on " + SanitizeForDisplay(DeviceTitle(*device));
+  }
+  w.Field("Launch", launch, kIndent);
+  w.Field("Time", TimeText(g), kIndent);
+  if (!g.judged()) {
+    w.Field("Not judged", SanitizeForDisplay(g.not_judged_reason()), kIndent, Style::kWarn);
+    return;
+  }
+  const occtrace::Occupancy& occ = g.occupancy();
+  w.Field("Occupancy", SanitizeForDisplay(LimiterLine(g)), kIndent,
+          OccupancyStyle(occ.theoretical_occupancy_pct()));
+  w.Field("Block limits",
+          "registers " + BlockLimitText(occ.block_limit_registers()) + ", shared memory " +
+              SharedMemLimitText(occ) + ", warps " + BlockLimitText(occ.block_limit_warps()) +
+              ", SM " + BlockLimitText(occ.block_limit_blocks()) + ", barriers " +
+              BarrierLimitText(occ),
+          kIndent);
+  std::string achieved = AchievedText(g);
+  if (HasAchieved(g)) {
+    achieved += "; " + FormatFixed(g.achieved().gap_points(), 1) + " points below theoretical";
+  }
+  w.Field("Achieved", SanitizeForDisplay(achieved), kIndent);
+  for (const std::string& why : g.achieved().gap_explanations()) {
+    w.Bullet("- ", SanitizeForDisplay(why), kIndent + kLabelWidth);
+  }
+  w.Field("Waves per SM", WavesText(g), kIndent);
+  const std::string label_pad(static_cast<size_t>(kIndent), ' ');
+  for (int i = 0; i < g.issues_size(); ++i) {
+    w.Bullet("- ", SanitizeForDisplay(g.issues(i)), kIndent + kLabelWidth, Style::kWarn,
+             i == 0 ? label_pad + "Issues" : "");
+  }
+  if (g.suggestions_size() == 0) {
+    w.Field("Suggestions", "none: no change of block size, registers or shared memory raises the "
+                           "theoretical occupancy",
+            kIndent);
+  }
+  for (int i = 0; i < g.suggestions_size(); ++i) {
+    const occtrace::Suggestion& s = g.suggestions(i);
+    const int col = kIndent + kLabelWidth;
+    const std::string bullet = std::to_string(i + 1) + ". ";
+    w.Bullet(bullet, SanitizeForDisplay(SuggestionLine(s)), col, Style::kPlain,
+             i == 0 ? label_pad + "Suggestions" : "");
+    if (!s.assumptions().empty()) {
+      w.Bullet("", "Assumes: " + SanitizeForDisplay(s.assumptions()), col + DisplayWidth(bullet),
+               Style::kDim);
+    }
+  }
+  w.Field("Recoverable", RecoverableText(g.recoverable_ns_upper_bound()), kIndent);
+}
+
+void PrintLimiterShares(const occtrace::Report& report, TextWriter& w) {
+  if (report.time_by_limiter_size() == 0) return;
+  w.Section("GPU time by limiting factor (theoretical occupancy)");
+  constexpr int kLabel = 22;
+  const int bar_room = w.width() - kLabel - 20;
+  double max_pct = 0;
+  for (const occtrace::LimiterShare& share : report.time_by_limiter()) {
+    max_pct = std::max(max_pct, share.time_pct());
+  }
+  for (const occtrace::LimiterShare& share : report.time_by_limiter()) {
+    const int bar = max_pct > 0 ? static_cast<int>(share.time_pct() / max_pct * bar_room + 0.5) : 0;
+    std::string bar_text;
+    for (int i = 0; i < bar; ++i) bar_text += "█";
+    if (bar == 0 && share.time_pct() > 0) bar_text = "▏";  // visible, however small
+    w.Line(PadRight(LimiterLabel(share.limiter()), kLabel) + PadLeft(FormatPct(share.time_pct()), 7) +
+           PadLeft(FormatDuration(share.total_ns()), 11) + "  " + bar_text);
+  }
+}
+
+void PrintUnjudged(const occtrace::Report& report, TextWriter& w) {
+  if (report.unjudged_size() == 0) return;
+  w.Section("Not judged (" + FormatCount(report.unjudged_size()) +
+            (report.unjudged_size() == 1 ? " configuration, " : " configurations, ") +
+            FormatPct(UnjudgedTimePct(report)) + " of GPU time)");
+  for (const occtrace::KernelGroup& g : report.unjudged()) {
+    w.Bullet("- ", ShortenKernelName(g.name(), w.width() - 4) + ": " + FormatDuration(g.total_ns()) +
+                       " in " + FormatCount(g.launches()) +
+                       (g.launches() == 1 ? " launch, grid " : " launches, grid ") +
+                       DimsText(g.grid_x(), g.grid_y(), g.grid_z()) + " × block " +
+                       DimsText(g.block_x(), g.block_y(), g.block_z()) + ". Why: " +
+                       SanitizeForDisplay(g.not_judged_reason().empty() ? "not given"
+                                                                        : g.not_judged_reason()),
+             0);
+  }
+}
+
+void PrintDiff(const occtrace::Report& report, TextWriter& w) {
+  if (report.diff_size() == 0) return;
+  w.Section("Before / after (--diff): theoretical occupancy and GPU time");
+  constexpr int kStatus = 7, kTheo = 21, kTime = 21, kChange = 7;
+  const int name_width = w.width() - 2 - kStatus - kTheo - kTime - kChange - 4;
+  auto row = [&](const std::string& name, const std::string& status, const std::string& theo,
+                 const std::string& time, const std::string& change, Style style) {
+    std::string line = "  " + PadRight(TruncateToWidth(name, name_width), name_width) + " " +
+                       PadRight(status, kStatus) + " " + PadLeft(theo, kTheo) + " " +
+                       PadLeft(time, kTime) + " " + PadLeft(change, kChange);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    w.Line(w.Styled(line, style));
+  };
+  row("Kernel", "Status", "Theo% before → after", "Total before → after", "Change", Style::kBold);
+  for (const occtrace::DiffRow& d : report.diff()) {
+    const bool before = DiffHasBefore(d);
+    const bool after = DiffHasAfter(d);
+    const std::string theo = (before ? FormatFixed(d.occupancy_before_pct(), 1) : "–") + " → " +
+                             (after ? FormatFixed(d.occupancy_after_pct(), 1) : "–");
+    const std::string time = (before ? FormatDuration(d.total_ns_before()) : "–") + " → " +
+                             (after ? FormatDuration(d.total_ns_after()) : "–");
+    row(ShortenKernelName(d.name(), name_width), SanitizeForDisplay(d.status()), theo, time,
+        DiffTimeChange(d), Style::kPlain);
+    if (before && after && d.config_before() != d.config_after()) {
+      w.Bullet("", "was " + SanitizeForDisplay(d.config_before()) + "; now " +
+                       SanitizeForDisplay(d.config_after()),
+               4, Style::kDim);
+    }
+  }
+}
+
+void PrintNotes(const occtrace::Report& report, TextWriter& w) {
+  w.Section("Notes");
+  for (const std::string& note : report.notes()) w.Bullet("- ", SanitizeForDisplay(note), 0);
+  for (int i = 0; i < report.files_size(); ++i) {
+    for (const std::string& warning : report.files(i).warnings()) {
+      const std::string tag = report.files_size() > 1 ? "[" + std::to_string(i) + "] " : "";
+      w.Bullet("- ", "warning: " + tag + SanitizeForDisplay(warning), 0, Style::kWarn);
+    }
+  }
+  w.Bullet("- ", std::string(kTheoreticalMeaning), 0, Style::kDim);
+  w.Bullet("- ", std::string(kAchievedMeaning), 0, Style::kDim);
+  if (!NotesCoverRecoverable(report)) w.Bullet("- ", std::string(kRecoverableMeaning), 0, Style::kDim);
+  if (!report.generated_for().empty()) {
+    w.Bullet("- ", "generated by: " + SanitizeForDisplay(report.generated_for()), 0, Style::kDim);
+  }
+}
+
+}  // namespace
+
+void TextPrinter::DoPrint(const occtrace::Report& report, const PrintOptions& options,
+                          std::ostream& out) {
+  TextWriter w(out, options.color, std::max(options.width, kMinWidth));
+  PrintHeader(report, w);
+  PrintSummary(report, w);
+  PrintTopTable(report, w);
+  for (const occtrace::KernelGroup& group : report.groups()) PrintKernel(report, group, w);
+  PrintLimiterShares(report, w);
+  PrintUnjudged(report, w);
+  PrintDiff(report, w);
+  PrintNotes(report, w);
+}
+
+}  // namespace occ::reports

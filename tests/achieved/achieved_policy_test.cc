@@ -1,0 +1,273 @@
+#include "injector/achieved_policy.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace occ::inj {
+namespace {
+
+constexpr int64_t kMs = 1'000'000;
+
+struct FakeEnv {
+  std::map<std::string, std::string> values;
+  EnvLookup lookup() const {
+    return [this](const char* name) -> std::optional<std::string> {
+      auto it = values.find(name);
+      if (it == values.end()) return std::nullopt;
+      return it->second;
+    };
+  }
+};
+
+LaunchSignature Sig(uint64_t function, uint32_t grid = 66, uint32_t block = 256,
+                    uint32_t smem = 0) {
+  LaunchSignature s;
+  s.context = 1;
+  s.function = function;
+  s.grid_x = grid;
+  s.block_x = block;
+  s.dynamic_smem = smem;
+  return s;
+}
+
+// A clock the test moves by hand.
+struct ManualClock {
+  int64_t now = 0;
+  NanoClock fn() {
+    return [this] { return now; };
+  }
+};
+
+TEST(AchievedConfig, DefaultsWhenUnset) {
+  FakeEnv env;
+  std::vector<std::string> warnings;
+  AchievedConfig config = ParseAchievedConfig(env.lookup(), &warnings);
+  EXPECT_EQ(config.mode, AchievedMode::kSample);
+  EXPECT_EQ(config.samples_per_signature, 1);
+  EXPECT_DOUBLE_EQ(config.budget_fraction, 0.05);
+  EXPECT_TRUE(warnings.empty());
+}
+
+TEST(AchievedConfig, ReadsEveryVariable) {
+  FakeEnv env{{{"OCCTRACE_ACHIEVED", "all"}, {"OCCTRACE_SAMPLES", "3"},
+               {"OCCTRACE_SAMPLE_BUDGET", "0.2"}}};
+  std::vector<std::string> warnings;
+  AchievedConfig config = ParseAchievedConfig(env.lookup(), &warnings);
+  EXPECT_EQ(config.mode, AchievedMode::kAll);
+  EXPECT_EQ(config.samples_per_signature, 3);
+  EXPECT_DOUBLE_EQ(config.budget_fraction, 0.2);
+  EXPECT_TRUE(warnings.empty());
+
+  env.values["OCCTRACE_ACHIEVED"] = "off";
+  EXPECT_EQ(ParseAchievedConfig(env.lookup(), &warnings).mode, AchievedMode::kOff);
+  EXPECT_TRUE(warnings.empty());
+}
+
+TEST(AchievedConfig, BudgetAcceptsFractionsAndPercent) {
+  EXPECT_DOUBLE_EQ(*ParseBudgetFraction("0.05"), 0.05);
+  EXPECT_DOUBLE_EQ(*ParseBudgetFraction("5%"), 0.05);
+  EXPECT_DOUBLE_EQ(*ParseBudgetFraction(" 12.5 % "), 0.125);
+  EXPECT_DOUBLE_EQ(*ParseBudgetFraction("1"), 1.0);
+  EXPECT_DOUBLE_EQ(*ParseBudgetFraction("100%"), 1.0);
+  EXPECT_FALSE(ParseBudgetFraction("0"));
+  EXPECT_FALSE(ParseBudgetFraction("-0.1"));
+  EXPECT_FALSE(ParseBudgetFraction("1.5"));
+  EXPECT_FALSE(ParseBudgetFraction("150%"));
+  EXPECT_FALSE(ParseBudgetFraction("five"));
+  EXPECT_FALSE(ParseBudgetFraction("0.05x"));
+  EXPECT_FALSE(ParseBudgetFraction(""));
+  EXPECT_FALSE(ParseBudgetFraction("%"));
+  EXPECT_FALSE(ParseBudgetFraction("nan"));
+  EXPECT_FALSE(ParseBudgetFraction("inf"));
+}
+
+TEST(AchievedConfig, BadValuesWarnOnceEachAndKeepDefaults) {
+  FakeEnv env{{{"OCCTRACE_ACHIEVED", "sometimes"}, {"OCCTRACE_SAMPLES", "0"},
+               {"OCCTRACE_SAMPLE_BUDGET", "200%"}}};
+  std::vector<std::string> warnings;
+  AchievedConfig config = ParseAchievedConfig(env.lookup(), &warnings);
+  EXPECT_EQ(config.mode, AchievedMode::kSample);
+  EXPECT_EQ(config.samples_per_signature, 1);
+  EXPECT_DOUBLE_EQ(config.budget_fraction, 0.05);
+  ASSERT_EQ(warnings.size(), 3u);
+  EXPECT_NE(warnings[0].find("OCCTRACE_ACHIEVED='sometimes'"), std::string::npos);
+  EXPECT_NE(warnings[1].find("OCCTRACE_SAMPLES='0'"), std::string::npos);
+  EXPECT_NE(warnings[2].find("OCCTRACE_SAMPLE_BUDGET='200%'"), std::string::npos);
+  for (const std::string& w : warnings) EXPECT_EQ(w.find('\n'), std::string::npos) << w;
+
+  for (const char* bad : {"-2", "2.5", "3x", "", "99999999999"}) {
+    warnings.clear();
+    FakeEnv samples{{{"OCCTRACE_SAMPLES", bad}}};
+    EXPECT_EQ(ParseAchievedConfig(samples.lookup(), &warnings).samples_per_signature, 1) << bad;
+    EXPECT_EQ(warnings.size(), 1u) << bad;
+  }
+}
+
+TEST(AchievedPolicy, FirstNPerSignature) {
+  ManualClock clock;
+  clock.now = 1000 * kMs;  // long after start: the budget is not the limit here
+  AchievedPolicy policy({AchievedMode::kSample, 2, 0.05, 500 * kMs}, clock.fn(), 0);
+  const LaunchSignature a = Sig(1), b = Sig(2), a_other_grid = Sig(1, 132);
+  for (int i = 0; i < 2; ++i) {
+    auto d = policy.Decide(a);
+    ASSERT_TRUE(d.measure);
+    EXPECT_EQ(d.sample_index, i);
+    policy.Finish(a, 0, true);
+  }
+  EXPECT_FALSE(policy.Decide(a).measure);
+  EXPECT_FALSE(policy.Decide(a).measure);
+  // Grid, block and dynamic smem are part of the signature.
+  EXPECT_TRUE(policy.Decide(a_other_grid).measure);
+  policy.Finish(a_other_grid, 0, true);
+  EXPECT_TRUE(policy.Decide(Sig(1, 66, 128)).measure);
+  policy.Finish(Sig(1, 66, 128), 0, true);
+  EXPECT_TRUE(policy.Decide(Sig(1, 66, 256, 1024)).measure);
+  policy.Finish(Sig(1, 66, 256, 1024), 0, true);
+  EXPECT_TRUE(policy.Decide(b).measure);
+  policy.Finish(b, 0, true);
+  EXPECT_EQ(policy.launches_measured(), 6);
+  EXPECT_EQ(policy.signatures_measured(), 5);
+  EXPECT_EQ(policy.signatures_seen(), 5);
+}
+
+TEST(AchievedPolicy, NoRangeUsesUpTheSampleButIsNotCounted) {
+  ManualClock clock;
+  clock.now = 1000 * kMs;
+  AchievedPolicy policy({AchievedMode::kSample, 1, 0.05, 500 * kMs}, clock.fn(), 0);
+  ASSERT_TRUE(policy.Decide(Sig(7)).measure);
+  policy.Finish(Sig(7), 3 * kMs, false);
+  EXPECT_FALSE(policy.Decide(Sig(7)).measure);
+  EXPECT_EQ(policy.launches_measured(), 0);
+  EXPECT_EQ(policy.signatures_measured(), 0);
+  EXPECT_EQ(policy.profiling_ns(), 3 * kMs);
+}
+
+TEST(AchievedPolicy, ReleasedSampleIsOfferedAgain) {
+  ManualClock clock;
+  clock.now = 1000 * kMs;
+  AchievedPolicy policy({AchievedMode::kSample, 1, 0.05, 500 * kMs}, clock.fn(), 0);
+  ASSERT_TRUE(policy.Decide(Sig(3)).measure);
+  policy.Release(Sig(3));  // stream was capturing
+  auto d = policy.Decide(Sig(3));
+  ASSERT_TRUE(d.measure);
+  EXPECT_EQ(d.sample_index, 0);
+}
+
+TEST(AchievedPolicy, BudgetPausesAndResumes) {
+  ManualClock clock;
+  // Budget 5 %: after 100 ms of wall time, 5 ms of profiling are allowed.
+  AchievedPolicy policy({AchievedMode::kSample, 1, 0.05, 500 * kMs}, clock.fn(), 0);
+  clock.now = 100 * kMs;
+  ASSERT_TRUE(policy.Decide(Sig(1)).measure);
+  policy.Finish(Sig(1), 4 * kMs, true);   // 4 <= 5: still allowed
+  ASSERT_TRUE(policy.Decide(Sig(2)).measure);
+  policy.Finish(Sig(2), 3 * kMs, true);   // 7 > 5: spent
+  EXPECT_FALSE(policy.Decide(Sig(3)).measure);
+  EXPECT_FALSE(policy.Decide(Sig(4)).measure);
+  EXPECT_EQ(policy.budget_pauses(), 1);
+  EXPECT_EQ(policy.skipped_for_budget(), 2);
+  // Skipped launches did not use up their signature's sample.
+  clock.now = 139 * kMs;  // 5 % of 139 ms = 6.95 ms < 7 ms: still paused
+  EXPECT_FALSE(policy.Decide(Sig(3)).measure);
+  clock.now = 140 * kMs;  // 7 ms allowed: resumes
+  auto d = policy.Decide(Sig(3));
+  ASSERT_TRUE(d.measure);
+  EXPECT_EQ(d.sample_index, 0);
+  policy.Finish(Sig(3), 3 * kMs, true);
+  EXPECT_FALSE(policy.Decide(Sig(4)).measure);  // 10 ms > 7 ms: paused again
+  EXPECT_EQ(policy.budget_pauses(), 2);
+  EXPECT_EQ(policy.profiling_ns(), 10 * kMs);
+  EXPECT_EQ(policy.launches_measured(), 3);
+}
+
+TEST(AchievedPolicy, WallTimeCountsFromStart) {
+  ManualClock clock;
+  // Started at t = 50 ms: at t = 150 ms, 100 ms have elapsed and 10 % allows 10 ms.
+  AchievedPolicy policy({AchievedMode::kSample, 1, 0.10, 500 * kMs}, clock.fn(), 50 * kMs);
+  clock.now = 150 * kMs;
+  ASSERT_TRUE(policy.Decide(Sig(1)).measure);
+  policy.Finish(Sig(1), 10 * kMs, true);
+  EXPECT_TRUE(policy.Decide(Sig(2)).measure);
+  policy.Finish(Sig(2), 1, true);
+  EXPECT_FALSE(policy.Decide(Sig(3)).measure);
+}
+
+TEST(AchievedPolicy, AllModeMeasuresEveryLaunchRegardlessOfBudget) {
+  ManualClock clock;
+  clock.now = 1 * kMs;
+  AchievedPolicy policy({AchievedMode::kAll, 1, 0.01, 500 * kMs}, clock.fn(), 0);
+  for (int i = 0; i < 5; ++i) {
+    auto d = policy.Decide(Sig(9));
+    ASSERT_TRUE(d.measure);
+    EXPECT_EQ(d.sample_index, i);
+    policy.Finish(Sig(9), 3 * kMs, true);
+  }
+  EXPECT_EQ(policy.launches_measured(), 5);
+  EXPECT_EQ(policy.signatures_measured(), 1);
+  EXPECT_EQ(policy.budget_pauses(), 0);
+}
+
+TEST(AchievedPolicy, OffModeMeasuresNothing) {
+  ManualClock clock;
+  AchievedPolicy policy({AchievedMode::kOff, 1, 0.05, 500 * kMs}, clock.fn(), 0);
+  EXPECT_FALSE(policy.Decide(Sig(1)).measure);
+}
+
+TEST(AchievedConfig, IdleSeconds) {
+  std::vector<std::string> warnings;
+  FakeEnv unset;
+  EXPECT_EQ(ParseAchievedConfig(unset.lookup(), &warnings).idle_park_ns, 200 * kMs);
+  FakeEnv env{{{"OCCTRACE_ACHIEVED_IDLE", "2.5"}}};
+  EXPECT_EQ(ParseAchievedConfig(env.lookup(), &warnings).idle_park_ns, 2500 * kMs);
+  EXPECT_TRUE(warnings.empty());
+  for (const char* bad : {"0", "-1", "soon", "1e9"}) {
+    warnings.clear();
+    FakeEnv b{{{"OCCTRACE_ACHIEVED_IDLE", bad}}};
+    EXPECT_EQ(ParseAchievedConfig(b.lookup(), &warnings).idle_park_ns, 200 * kMs) << bad;
+    ASSERT_EQ(warnings.size(), 1u) << bad;
+    EXPECT_NE(warnings[0].find("OCCTRACE_ACHIEVED_IDLE"), std::string::npos);
+  }
+}
+
+TEST(AchievedConfig, MetricSet) {
+  std::vector<std::string> warnings;
+  FakeEnv unset;
+  EXPECT_FALSE(ParseAchievedConfig(unset.lookup(), &warnings).occupancy_metric_only);
+  FakeEnv occ{{{"OCCTRACE_ACHIEVED_METRICS", "occupancy"}}};
+  EXPECT_TRUE(ParseAchievedConfig(occ.lookup(), &warnings).occupancy_metric_only);
+  EXPECT_TRUE(warnings.empty());
+  FakeEnv bad{{{"OCCTRACE_ACHIEVED_METRICS", "ipc"}}};
+  EXPECT_FALSE(ParseAchievedConfig(bad.lookup(), &warnings).occupancy_metric_only);
+  EXPECT_EQ(warnings.size(), 1u);
+}
+
+TEST(AchievedPolicy, IdleCountsFromLastSampleOrBudgetSkip) {
+  ManualClock clock;
+  AchievedPolicy policy({AchievedMode::kSample, 1, 0.05, 500 * kMs}, clock.fn(), 0);
+  clock.now = 1000 * kMs;
+  ASSERT_TRUE(policy.Decide(Sig(1)).measure);
+  clock.now = 1010 * kMs;  // the measurement (with a re-enable) took 10 ms
+  policy.Finish(Sig(1), 10 * kMs, true);
+  clock.now = 1300 * kMs;
+  EXPECT_EQ(policy.Decide(Sig(1)).idle_ns, 290 * kMs);
+  // Budget: 5 % of 1300 ms = 65 ms; spend it so the next new signature is skipped.
+  ASSERT_TRUE(policy.Decide(Sig(2)).measure);
+  policy.Finish(Sig(2), 100 * kMs, true);
+  clock.now = 1400 * kMs;
+  EXPECT_FALSE(policy.Decide(Sig(3)).measure);  // skipped for budget: work is pending
+  clock.now = 1450 * kMs;
+  EXPECT_EQ(policy.Decide(Sig(1)).idle_ns, 50 * kMs);
+}
+
+TEST(AchievedPolicy, ModeNames) {
+  EXPECT_EQ(AchievedModeName(AchievedMode::kOff), "off");
+  EXPECT_EQ(AchievedModeName(AchievedMode::kSample), "sample");
+  EXPECT_EQ(AchievedModeName(AchievedMode::kAll), "all");
+}
+
+}  // namespace
+}  // namespace occ::inj

@@ -1,0 +1,101 @@
+// A minimal CUPTI injection library that runs ONLY the achieved-occupancy side of occtrace
+// (CreateAchievedProfiler + the real range-profiler code), playing the injector core's part of
+// the contract in injector/achieved.h: one subscriber, every callback forwarded, Shutdown()
+// before the final write, SessionMeta() written out. Used for the accuracy comparison against
+// Nsight Compute (run_accuracy.sh) and for measuring the profiler's own cost.
+//
+//   CUDA_INJECTION64_PATH=libocc_achieved_harness.so OCCTRACE_ACHIEVED=all
+//   OCC_HARNESS_CSV=out.csv ./program
+//
+// Writes one CSV row per AchievedSample (plus the launching kernel's mangled name) and the
+// session meta as "# name=value" lines.
+#include <cupti.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "injector/achieved.h"
+
+namespace {
+
+struct Row {
+  occ::inj::AchievedSample sample;
+  std::string kernel;
+};
+
+std::mutex g_mutex;
+std::vector<Row> g_rows;
+std::unique_ptr<occ::inj::AchievedProfiler> g_profiler;
+CUpti_SubscriberHandle g_subscriber = nullptr;
+thread_local const char* t_symbol = nullptr;  // kernel of the launch in flight on this thread
+
+bool IsDriverKernelLaunch(CUpti_CallbackId cbid) {
+  return cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel ||
+         cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
+         cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx ||
+         cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz ||
+         cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel ||
+         cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz;
+}
+
+void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                         const void* cbdata) {
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API && IsDriverKernelLaunch(cbid)) {
+    const auto* data = static_cast<const CUpti_CallbackData*>(cbdata);
+    if (data->callbackSite == CUPTI_API_ENTER) t_symbol = data->symbolName;
+  }
+  if (g_profiler) g_profiler->OnCallback(domain, cbid, cbdata);
+}
+
+void WriteCsv() {
+  if (g_profiler) g_profiler->Shutdown();
+  const char* path = std::getenv("OCC_HARNESS_CSV");
+  FILE* out = path != nullptr ? std::fopen(path, "w") : stderr;
+  if (out == nullptr) {
+    std::fprintf(stderr, "occ_achieved_harness: cannot write %s\n", path);
+    return;
+  }
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (g_profiler) {
+    for (const auto& [name, value] : g_profiler->SessionMeta()) {
+      std::fprintf(out, "# %s=%s\n", name.c_str(), value.c_str());
+    }
+  } else {
+    std::fprintf(out, "# achieved_mode=off\n");
+  }
+  std::fprintf(out,
+               "correlation_id,context_id,status,achieved_occupancy_pct,warps_active_per_cycle,"
+               "sm_cycles_active,gpu_time_ns,policy,sample_index,kernel\n");
+  for (const Row& row : g_rows) {
+    const occ::inj::AchievedSample& s = row.sample;
+    std::fprintf(out, "%u,%u,%s,%.4f,%.4f,%.1f,%.1f,%s,%d,%s\n", s.correlation_id, s.context_id,
+                 s.status.c_str(), s.achieved_occupancy_pct, s.warps_active_per_cycle,
+                 s.sm_cycles_active, s.gpu_time_ns, s.policy.c_str(), s.sample_index,
+                 row.kernel.c_str());
+  }
+  if (out != stderr) std::fclose(out);
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    g_profiler = occ::inj::CreateAchievedProfiler([](occ::inj::AchievedSample&& sample) {
+      std::lock_guard<std::mutex> lock(g_mutex);
+      g_rows.push_back({std::move(sample), t_symbol != nullptr ? t_symbol : ""});
+    });
+    if (cuptiSubscribe(&g_subscriber, OnCallback, nullptr) != CUPTI_SUCCESS) {
+      std::fprintf(stderr, "occ_achieved_harness: cuptiSubscribe failed\n");
+      g_profiler.reset();
+      return;
+    }
+    if (g_profiler) g_profiler->EnableCallbacks(g_subscriber);
+    std::atexit(WriteCsv);
+  });
+  return 1;
+}

@@ -1,0 +1,479 @@
+// The analysis against independent values: occupancies and block limits quoted from Nsight
+// Compute in occupancy-model.md §5.2 / §10, waves and tails hand-computed with ncu's formula
+// (§5.4), and totals summed by hand from the INSERTs in h100_trace.sql.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+
+#include <map>
+
+#include "analysis.h"
+#include "test_traces.h"
+
+namespace occ {
+namespace {
+
+using testing::H100TraceInserts;
+using testing::MakeDb;
+using testing::MakeOccTrace;
+using testing::ScratchDir;
+
+const occtrace::KernelGroup* Find(const occtrace::Report& report, const std::string& name) {
+  for (const auto& g : report.groups()) {
+    if (g.name() == name) return &g;
+  }
+  for (const auto& g : report.unjudged()) {
+    if (g.name() == name) return &g;
+  }
+  return nullptr;
+}
+
+bool AnyContains(const google::protobuf::RepeatedPtrField<std::string>& texts,
+                 const std::string& needle) {
+  for (const auto& t : texts) {
+    if (t.find(needle) != std::string::npos) return true;
+  }
+  return false;
+}
+
+class H100Report : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = dir_.Path("h100.db");
+    MakeOccTrace(path_, H100TraceInserts());
+    ReportOptions options;
+    options.inputs = {path_};
+    options.top = 0;
+    auto report = BuildReport(options);
+    ASSERT_TRUE(report.ok()) << report.status().message();
+    report_ = *report;
+  }
+  ScratchDir dir_;
+  std::string path_;
+  occtrace::Report report_;
+};
+
+TEST_F(H100Report, RegisterLimitedKernelMatchesNsightCompute) {
+  // ncu on H100: 256 threads, 67 registers -> Block Limit Registers 3, theoretical 37.5 %.
+  const auto* g = Find(report_, "gemm_kernel(float const*, float*)");
+  ASSERT_NE(g, nullptr);
+  ASSERT_TRUE(g->judged());
+  EXPECT_EQ(g->occupancy().block_limit_registers(), 3);
+  EXPECT_EQ(g->occupancy().active_blocks_per_sm(), 3);
+  EXPECT_DOUBLE_EQ(g->occupancy().theoretical_occupancy_pct(), 37.5);
+  EXPECT_EQ(g->limiting_factor(), "registers");
+  EXPECT_NE(g->occupancy().limiter_sentence().find("registers"), std::string::npos);
+  EXPECT_TRUE(AnyContains(g->issues(), "below 80%"));
+  // occupancy-model.md §10: capping at <= 64 registers gives 4 blocks (50 %).
+  bool found_cap = false;
+  for (const auto& s : g->suggestions()) {
+    if (s.kind() == "register_cap") {
+      found_cap = true;
+      EXPECT_LE(s.registers_per_thread(), 64);
+      EXPECT_GE(s.predicted_occupancy_pct(), 50.0);
+      EXPECT_FALSE(s.assumptions().empty());
+    }
+    EXPECT_GT(s.predicted_occupancy_pct(), 0);
+  }
+  EXPECT_TRUE(found_cap);
+  // Launch statistics, summed by hand from the INSERTs.
+  EXPECT_EQ(g->launches(), 3);
+  EXPECT_EQ(g->total_ns(), 1'000'000);
+  EXPECT_EQ(g->min_ns(), 200'000);
+  EXPECT_EQ(g->max_ns(), 400'000);
+  EXPECT_NEAR(g->time_pct(), 100.0 * 1'000'000 / 1'522'000, 1e-9);
+  // Waves: 3225 / (3 x 132) = 8.14, 8 full, 3225 - 8 x 396 = 57 tail blocks, tail <= 1/9.
+  EXPECT_NEAR(g->waves_per_sm(), 3225.0 / 396.0, 1e-9);
+  EXPECT_EQ(g->full_waves(), 8);
+  EXPECT_EQ(g->tail_blocks(), 57);
+  EXPECT_NEAR(g->tail_pct(), 100.0 / 9.0, 1e-9);
+  EXPECT_FALSE(AnyContains(g->issues(), "partial wave"));  // ncu shows the tail from 20 %
+}
+
+TEST_F(H100Report, WarpAndRegisterLimitsOfA96ThreadKernel) {
+  // ncu on H100: 96 threads, 36 registers -> Regs 16, Warps 21, 75 %.
+  const auto* g = Find(report_, "k96(int)");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->occupancy().block_limit_registers(), 16);
+  EXPECT_EQ(g->occupancy().block_limit_warps(), 21);
+  EXPECT_DOUBLE_EQ(g->occupancy().theoretical_occupancy_pct(), 75.0);
+}
+
+TEST_F(H100Report, TailEffectUsesTheExactPartialWave) {
+  // 32 registers, 256 threads -> 8 blocks/SM; wave 1056; 3225 blocks = 3 full waves + 57
+  // (ncu's rounding prints 58); tail up to 100 / (1 + 3) = 25 %.
+  const auto* g = Find(report_, "tail_kernel(int)");
+  ASSERT_NE(g, nullptr);
+  EXPECT_DOUBLE_EQ(g->occupancy().theoretical_occupancy_pct(), 100.0);
+  EXPECT_EQ(g->full_waves(), 3);
+  EXPECT_EQ(g->tail_blocks(), 57);
+  EXPECT_DOUBLE_EQ(g->tail_pct(), 25.0);
+  EXPECT_TRUE(AnyContains(g->issues(), "57"));
+  // Achieved: one measured sample (81 %), one graph launch not measured; gap 19 points > 10.
+  EXPECT_EQ(g->achieved().samples(), 1);
+  EXPECT_EQ(g->achieved().not_measured(), 1);
+  EXPECT_NE(g->achieved().not_measured_reason().find("graph"), std::string::npos);
+  EXPECT_DOUBLE_EQ(g->achieved().gap_points(), 19.0);
+  EXPECT_TRUE(AnyContains(g->achieved().gap_explanations(), "tail"));
+  // Already at 100 %: nothing to suggest for occupancy, so no headroom and no priority.
+  EXPECT_DOUBLE_EQ(g->headroom_pct(), 0);
+  EXPECT_DOUBLE_EQ(g->priority(), 0);
+  for (const auto& s : g->suggestions()) EXPECT_NE(s.block_size(), 256) << s.text();
+}
+
+TEST_F(H100Report, SmallGridAndProfiledLaunchTime) {
+  const auto* g = Find(report_, "tiny_grid(int)");
+  ASSERT_NE(g, nullptr);
+  EXPECT_TRUE(AnyContains(g->issues(), "smaller than the GPU's 132 SMs"));
+  // The profiled launch (start 0, duration 0) takes OCC_ACHIEVED.gpuTimeNs (52000).
+  EXPECT_EQ(g->launches(), 2);
+  EXPECT_EQ(g->total_ns(), 50'000 + 52'000);
+  // §7: 66 blocks of 256 threads on 132 SMs read 12.5 % achieved (8 of 64 warps per busy SM).
+  EXPECT_DOUBLE_EQ(g->achieved().mean_pct(), 12.5);
+  EXPECT_DOUBLE_EQ(g->achieved().min_pct(), 12.4);
+  EXPECT_DOUBLE_EQ(g->achieved().max_pct(), 12.6);
+  EXPECT_DOUBLE_EQ(g->achieved().gap_points(), 87.5);
+  ASSERT_GE(g->achieved().gap_explanations_size(), 1);
+  EXPECT_NE(g->achieved().gap_explanations(0).find("small grid"), std::string::npos);
+  EXPECT_NE(g->achieved().gap_explanations(0).find("12.5%"), std::string::npos);
+}
+
+TEST_F(H100Report, BlockNotMultipleOf32) {
+  const auto* g = Find(report_, "odd_block(int)");
+  ASSERT_NE(g, nullptr);
+  EXPECT_TRUE(AnyContains(g->issues(), "not a multiple of 32"));
+  // ncu: (1/numWarps) x (1 - (B mod 32)/32) idle; 48 threads = 2 warps, 16 of 64 lanes idle.
+  EXPECT_TRUE(AnyContains(g->issues(), "16 of 64 lanes"));
+  int repeats = 0;
+  for (const auto& issue : g->issues()) repeats += issue.find("lanes") != std::string::npos;
+  EXPECT_EQ(repeats, 1);
+}
+
+TEST_F(H100Report, SummaryRankingAndUpperBound) {
+  const auto& s = report_.summary();
+  EXPECT_EQ(s.launches(), 10);
+  EXPECT_EQ(s.total_gpu_ns(), 1'522'000);
+  EXPECT_EQ(s.kernels(), 5);
+  EXPECT_EQ(s.groups(), 5);
+  EXPECT_EQ(s.unjudged_groups(), 0);
+  EXPECT_EQ(s.span_ns(), 2'000'000 - 1'000);
+  // Below 50 % theoretical: only gemm (37.5 %).
+  EXPECT_NEAR(s.time_below_50pct_theoretical_pct(), 100.0 * 1'000'000 / 1'522'000, 1e-9);
+  // Ranked by share x headroom: the register-limited gemm (66 % of the time) first.
+  ASSERT_GE(report_.groups_size(), 1);
+  EXPECT_EQ(report_.groups(0).name(), "gemm_kernel(float const*, float*)");
+  EXPECT_EQ(report_.groups(0).rank(), 1);
+  for (int i = 1; i < report_.groups_size(); ++i) {
+    EXPECT_GE(report_.groups(i - 1).priority(), report_.groups(i).priority());
+  }
+  // Upper bound for gemm if the best suggestion's occupancy were reached: T x (1 - o / o').
+  const auto& gemm = report_.groups(0);
+  double best = gemm.occupancy().theoretical_occupancy_pct() + gemm.headroom_pct();
+  EXPECT_EQ(gemm.recoverable_ns_upper_bound(),
+            static_cast<int64_t>(1'000'000 * (1 - 37.5 / best)));
+  EXPECT_TRUE(AnyContains(report_.notes(), "barrier"));
+  // time by limiter: registers = gemm + k96 (1.2 ms).
+  ASSERT_GE(report_.time_by_limiter_size(), 1);
+  EXPECT_EQ(report_.time_by_limiter(0).limiter(), "registers");
+  EXPECT_EQ(report_.time_by_limiter(0).total_ns(), 1'200'000);
+  // File metadata.
+  ASSERT_EQ(report_.files_size(), 1);
+  EXPECT_EQ(report_.files(0).format(), "occtrace");
+  EXPECT_EQ(report_.files(0).pid(), 4242);
+  EXPECT_EQ(report_.files(0).command(), "python train.py");
+  EXPECT_EQ(report_.files(0).launches(), 10);
+  ASSERT_EQ(report_.devices_size(), 1);
+  EXPECT_EQ(report_.devices(0).num_sms(), 132);
+  EXPECT_EQ(report_.devices(0).source(), occtrace::SOURCE_TRACE);
+}
+
+TEST_F(H100Report, CurveOnlyForListedGroups) {
+  const auto* g = Find(report_, "gemm_kernel(float const*, float*)");
+  ASSERT_NE(g, nullptr);
+  ASSERT_EQ(g->curve_size(), 32);  // 32..1024 step 32
+  EXPECT_EQ(g->curve(7).block_size(), 256);
+  EXPECT_EQ(g->curve(7).active_blocks_per_sm(), 3);
+}
+
+TEST(Analysis, ConfigurationsOfOneKernelAreGroupedByConfiguration) {
+  ScratchDir dir;
+  std::string path = dir.Path("t.db");
+  // configs 1 and 2 are the same launch configuration (two graph nodes): one group; config 3
+  // has another grid: a second group.
+  MakeOccTrace(path, H100TraceInserts() + R"sql(
+INSERT INTO StringIds VALUES (100, 'scale(float*)'), (101, 'scale'), (102, '_Z5scalePf');
+INSERT INTO OCC_KERNEL_CONFIG VALUES
+  (10, 0, 1, NULL, 100, 101, 102, 0, 0, 20, 512, 1, 1, 128, 1, 1, 0, 0, 0, 0, 32768, 0, NULL, 5, 1, 1, 1, 1, 0, 0, 0, 0),
+  (11, 0, 1, NULL, 100, 101, 102, 0, 0, 20, 512, 1, 1, 128, 1, 1, 0, 0, 0, 0, 32768, 0, NULL, 5, 2, 1, 1, 1, 0, 0, 0, 0),
+  (12, 0, 1, NULL, 100, 101, 102, 0, 0, 20, 1024, 1, 1, 128, 1, 1, 0, 0, 0, 0, 32768, 0, NULL, 0, 0, 1, 1, 1, 0, 0, 0, 0);
+INSERT INTO OCC_LAUNCH VALUES (3000000, 10, 10, 1, 100), (3000100, 20, 11, 1, 101),
+  (3000200, 30, 11, 1, 102), (3000300, 40, 12, 1, 103);
+)sql");
+  ReportOptions options;
+  options.inputs = {path};
+  options.top = 0;
+  options.kernel_regex = "^scale";
+  auto report = BuildReport(options);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  ASSERT_EQ(report->groups_size(), 2);
+  const auto& a = report->groups(0).grid_x() == 512 ? report->groups(0) : report->groups(1);
+  const auto& b = report->groups(0).grid_x() == 512 ? report->groups(1) : report->groups(0);
+  EXPECT_EQ(a.launches(), 3);
+  EXPECT_EQ(a.total_ns(), 60);
+  EXPECT_EQ(a.min_ns(), 10);
+  EXPECT_EQ(a.max_ns(), 30);
+  EXPECT_DOUBLE_EQ(a.mean_ns(), 20);
+  EXPECT_EQ(a.graph_id(), 5);
+  EXPECT_EQ(b.launches(), 1);
+  // Shares stay shares of the whole run (1,522,000 + 100 ns), not of the filtered kernels.
+  EXPECT_NEAR(a.time_pct(), 100.0 * 60 / 1'522'100, 1e-9);
+  EXPECT_EQ(report->summary().total_gpu_ns(), 1'522'100);
+}
+
+// The same trace as an Nsight Systems export: same answers, the reserve derived, the file
+// left untouched.
+TEST(Analysis, NsysExport) {
+  ScratchDir dir;
+  std::string path = dir.Path("run.sqlite");
+  MakeDb(path, testing::NsysSchemaSql() + R"sql(
+INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '3.28.1');
+INSERT INTO StringIds VALUES (1, 'gemm_kernel(float const*, float*)'), (2, 'gemm_kernel'),
+  (3, '_Z11gemm_kernelPKfPf'), (4, 'k96(int)'), (5, 'k96');
+INSERT INTO TARGET_INFO_GPU (id, name, smCount, computeMajor, computeMinor, maxShmemPerBlock,
+  maxShmemPerBlockOptin, maxShmemPerSm, maxRegistersPerSm, maxRegistersPerBlock, threadsPerWarp,
+  maxWarpsPerSm, maxBlocksPerSm, maxThreadsPerBlock)
+  VALUES (0, 'NVIDIA H200', 132, 9, 0, 49152, 232448, 233472, 65536, 65536, 32, 64, 32, 1024);
+INSERT INTO TARGET_INFO_CUDA_DEVICE VALUES (0, 0, 100, 'GPU-a', 132), (0, 0, 101, 'GPU-a', 132);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, "end", deviceId, contextId, streamId,
+  correlationId, demangledName, shortName, mangledName, cacheConfig, registersPerThread, gridX,
+  gridY, gridZ, blockX, blockY, blockZ, staticSharedMemory, dynamicSharedMemory,
+  localMemoryPerThread, localMemoryTotal, sharedMemoryExecuted, sharedMemoryLimitConfig, graphId,
+  clusterX, clusterY, clusterZ)
+VALUES (1000, 401000, 0, 1, 7, 1, 1, 2, 3, 0, 67, 3225, 1, 1, 256, 1, 1, 0, 0, 0, 0, 32768, 0, 0, 0, 0, 0),
+       (500000, 900000, 0, 1, 7, 2, 1, 2, 3, 0, 67, 3225, 1, 1, 256, 1, 1, 0, 0, 0, 0, 32768, 0, 0, 0, 0, 0),
+       (1000000, 1200000, 0, 1, 7, 3, 4, 5, 4, 0, 36, 1000, 1, 1, 96, 1, 1, 0, 0, 0, 0, 32768, 0, 0, 0, 0, 0),
+       (1300000, 1200000, 0, 1, 7, 4, 4, 5, 4, 0, 36, 1000, 1, 1, 96, 1, 1, 0, 0, 0, 0, 32768, 0, 0, 0, 0, 0);
+)sql");
+  struct stat before {};
+  ASSERT_EQ(stat(path.c_str(), &before), 0);
+  std::string bytes_before = testing::ReadFile(path);
+
+  ReportOptions options;
+  options.inputs = {path};
+  options.top = 0;
+  auto report = BuildReport(options);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_EQ(report->files(0).format(), "nsys");
+  EXPECT_EQ(report->files(0).schema_version(), "3.28.1");
+  const auto* gemm = Find(*report, "gemm_kernel(float const*, float*)");
+  ASSERT_NE(gemm, nullptr);
+  EXPECT_EQ(gemm->launches(), 2);
+  EXPECT_EQ(gemm->total_ns(), 800'000);
+  EXPECT_DOUBLE_EQ(gemm->occupancy().theoretical_occupancy_pct(), 37.5);
+  const auto* k96 = Find(*report, "k96(int)");
+  ASSERT_NE(k96, nullptr);
+  EXPECT_DOUBLE_EQ(k96->occupancy().theoretical_occupancy_pct(), 75.0);
+  // One bad row (end < start) is a warning, not a failure.
+  EXPECT_EQ(report->summary().launches(), 3);
+  ASSERT_GE(report->files(0).warnings_size(), 1);
+  EXPECT_TRUE(AnyContains(report->files(0).warnings(), "negative"));
+  // nsys does not export the reserve: derived 233472 - 232448 = 1024 and said so; the device
+  // repeated per process is listed once.
+  ASSERT_EQ(report->devices_size(), 1);
+  EXPECT_EQ(report->devices(0).reserved_smem_per_block(), 1024);
+  EXPECT_TRUE(AnyContains(report->devices(0).defaulted_fields(), "reserved_smem_per_block"));
+  EXPECT_EQ(report->devices(0).source(), occtrace::SOURCE_ARCH_TABLE);
+
+  struct stat after {};
+  ASSERT_EQ(stat(path.c_str(), &after), 0);
+  EXPECT_EQ(before.st_mtime, after.st_mtime);
+  EXPECT_EQ(bytes_before, testing::ReadFile(path));
+}
+
+TEST(Analysis, NsysExportMissingDeviceFieldsUseTheArchTable) {
+  ScratchDir dir;
+  std::string path = dir.Path("old.sqlite");
+  MakeDb(path, testing::NsysSchemaSql() + R"sql(
+INSERT INTO StringIds VALUES (1, 'k96(int)'), (2, 'k96'), (3, 'noregs'), (4, 'noregs');
+INSERT INTO TARGET_INFO_GPU (id, name, smCount, computeMajor, computeMinor)
+  VALUES (0, 'NVIDIA H100 80GB HBM3', 132, 9, 0);
+INSERT INTO TARGET_INFO_CUDA_DEVICE VALUES (0, 0, 100, 'GPU-a', 132);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, "end", deviceId, contextId, streamId,
+  demangledName, shortName, registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ,
+  staticSharedMemory, dynamicSharedMemory, localMemoryPerThread, localMemoryTotal)
+VALUES (10, 110, 0, 1, 7, 1, 2, 36, 1000, 1, 1, 96, 1, 1, 0, 0, 0, 0);
+)sql");
+  ReportOptions options;
+  options.inputs = {path};
+  auto report = BuildReport(options);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  ASSERT_EQ(report->devices_size(), 1);
+  const auto& d = report->devices(0);
+  EXPECT_EQ(d.source(), occtrace::SOURCE_ARCH_TABLE);
+  EXPECT_TRUE(AnyContains(d.defaulted_fields(), "regs_per_sm"));
+  EXPECT_EQ(d.regs_per_sm(), 65536);          // CUDA Programming Guide: 64 K registers per SM
+  EXPECT_EQ(d.smem_per_block_optin(), 232448);  // H100: 227 KiB opt-in
+  EXPECT_TRUE(AnyContains(report->files(0).warnings(), "architecture table"));
+  ASSERT_EQ(report->groups_size(), 1);
+  EXPECT_DOUBLE_EQ(report->groups(0).occupancy().theoretical_occupancy_pct(), 75.0);
+}
+
+TEST(Analysis, UnknownGpuAndMissingRegistersAreListedNotDropped) {
+  ScratchDir dir;
+  std::string path = dir.Path("nogpu.sqlite");
+  MakeDb(path, testing::NsysSchemaSql() + R"sql(
+INSERT INTO StringIds VALUES (1, 'k96(int)'), (2, 'k96');
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, "end", deviceId, contextId, streamId,
+  demangledName, shortName, registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ,
+  staticSharedMemory, dynamicSharedMemory, localMemoryPerThread, localMemoryTotal)
+VALUES (10, 110, 0, 1, 7, 1, 2, 36, 1000, 1, 1, 96, 1, 1, 0, 0, 0, 0);
+)sql");
+  ReportOptions options;
+  options.inputs = {path};
+  auto report = BuildReport(options);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_EQ(report->groups_size(), 0);
+  ASSERT_EQ(report->unjudged_size(), 1);
+  EXPECT_FALSE(report->unjudged(0).judged());
+  EXPECT_NE(report->unjudged(0).not_judged_reason().find("unknown GPU"), std::string::npos);
+  EXPECT_EQ(report->summary().unjudged_groups(), 1);
+  EXPECT_EQ(report->unjudged(0).launches(), 1);
+
+  // --gpu judges it on a named GPU.
+  options.gpu = "H100";
+  auto what_if = BuildReport(options);
+  ASSERT_TRUE(what_if.ok()) << what_if.status().message();
+  ASSERT_EQ(what_if->groups_size(), 1);
+  EXPECT_DOUBLE_EQ(what_if->groups(0).occupancy().theoretical_occupancy_pct(), 75.0);
+}
+
+TEST(Analysis, WhatIfGpu) {
+  ScratchDir dir;
+  std::string path = dir.Path("h100.db");
+  MakeOccTrace(path, H100TraceInserts());
+  ReportOptions options;
+  options.inputs = {path};
+  options.top = 0;
+  options.gpu = "A100";
+  auto report = BuildReport(options);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_NE(report->what_if_gpu().find("A100"), std::string::npos);
+  // A100 (sm_80, 108 SMs): 32 registers x 256 threads -> 8 blocks/SM, wave 864; 3225 blocks =
+  // 3 full waves + 3225 - 2592 = 633.
+  const auto* tail = Find(*report, "tail_kernel(int)");
+  ASSERT_NE(tail, nullptr);
+  EXPECT_EQ(tail->full_waves(), 3);
+  EXPECT_EQ(tail->tail_blocks(), 633);
+  // Achieved occupancy was measured on the H100: no gap computed against the A100.
+  EXPECT_DOUBLE_EQ(tail->achieved().gap_points(), 0);
+  EXPECT_TRUE(AnyContains(report->notes(), "re-evaluated"));
+
+  // RTX 4090 (sm_89: 48 warps, 24 blocks/SM): 96 threads (3 warps) x 36 registers -> 40
+  // allocated, 1280 per warp, floor(16384 / 1280) = 12 warps per SP x 4 = 48 warps: 16 blocks,
+  // warps 48 / 3 = 16 -> 100 %.
+  options.gpu = "RTX 4090";
+  auto ada = BuildReport(options);
+  ASSERT_TRUE(ada.ok()) << ada.status().message();
+  const auto* k96 = Find(*ada, "k96(int)");
+  ASSERT_NE(k96, nullptr);
+  EXPECT_EQ(k96->occupancy().active_blocks_per_sm(), 16);
+  EXPECT_DOUBLE_EQ(k96->occupancy().theoretical_occupancy_pct(), 100.0);
+}
+
+TEST(Analysis, MultipleFilesAreMerged) {
+  ScratchDir dir;
+  std::string rank0 = dir.Path("rank0.db"), rank1 = dir.Path("rank1.db");
+  MakeOccTrace(rank0, H100TraceInserts());
+  MakeOccTrace(rank1, H100TraceInserts());
+  ReportOptions options;
+  options.inputs = {rank0, rank1};
+  options.top = 0;
+  auto report = BuildReport(options);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_EQ(report->files_size(), 2);
+  EXPECT_EQ(report->devices_size(), 2);
+  EXPECT_EQ(report->devices(1).file_index(), 1);
+  EXPECT_EQ(report->summary().launches(), 20);
+  EXPECT_EQ(report->summary().groups(), 5);
+  const auto* gemm = Find(*report, "gemm_kernel(float const*, float*)");
+  ASSERT_NE(gemm, nullptr);
+  EXPECT_EQ(gemm->file_index(), -1);
+  EXPECT_EQ(gemm->launches(), 6);
+  EXPECT_EQ(gemm->total_ns(), 2'000'000);
+  const auto* tiny = Find(*report, "tiny_grid(int)");
+  ASSERT_NE(tiny, nullptr);
+  EXPECT_EQ(tiny->achieved().samples(), 4);
+}
+
+TEST(Analysis, SortTopAndMinTime) {
+  ScratchDir dir;
+  std::string path = dir.Path("h100.db");
+  MakeOccTrace(path, H100TraceInserts());
+  ReportOptions options;
+  options.inputs = {path};
+  options.top = 2;
+  options.sort = "name";
+  auto by_name = BuildReport(options);
+  ASSERT_TRUE(by_name.ok());
+  ASSERT_EQ(by_name->groups_size(), 2);
+  EXPECT_EQ(by_name->groups(0).name(), "gemm_kernel(float const*, float*)");
+  EXPECT_EQ(by_name->groups(1).name(), "k96(int)");
+  EXPECT_EQ(by_name->groups_total(), 5);
+
+  options.top = 0;
+  options.sort = "launches";
+  auto by_launches = BuildReport(options);
+  ASSERT_TRUE(by_launches.ok());
+  EXPECT_EQ(by_launches->groups(0).launches(), 3);
+
+  options.sort = "time";
+  options.min_time_pct = 10;  // gemm 65.7 %, k96 13.1 %, tail 13.1 %; tiny 6.7 %, odd 1.3 %
+  auto by_time = BuildReport(options);
+  ASSERT_TRUE(by_time.ok());
+  EXPECT_EQ(by_time->groups_size(), 3);
+  EXPECT_EQ(by_time->groups(0).total_ns(), 1'000'000);
+}
+
+TEST(Analysis, DiffAgainstABaseline) {
+  ScratchDir dir;
+  std::string base = dir.Path("base.db"), now = dir.Path("now.db");
+  MakeOccTrace(base, H100TraceInserts());
+  // After: gemm built with __launch_bounds__(256, 4) -> 64 registers; odd_block gone; a new
+  // kernel.
+  std::string after = H100TraceInserts();
+  auto replace = [&](const std::string& from, const std::string& to) {
+    auto at = after.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    after.replace(at, from.size(), to);
+  };
+  replace("(1, 0, 1, NULL, 1, 2, 3, 0, 0, 67,", "(1, 0, 1, NULL, 1, 2, 3, 0, 0, 64,");
+  replace("(1700000, 20000, 4, 7, 8)", "(1700000, 20000, 6, 7, 8)");
+  after += R"sql(
+INSERT INTO StringIds VALUES (100, 'fresh(int)'), (101, 'fresh'), (102, '_Z5freshi');
+INSERT INTO OCC_KERNEL_CONFIG VALUES
+  (6, 0, 1, NULL, 100, 101, 102, 0, 0, 16, 4096, 1, 1, 64, 1, 1, 0, 0, 0, 0, 32768, 0, NULL, 0, 0, 1, 1, 1, 0, 0, 0, 0);
+)sql";
+  MakeOccTrace(now, after);
+  ReportOptions options;
+  options.inputs = {now};
+  options.diff_base = base;
+  auto report = BuildReport(options);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  std::map<std::string, occtrace::DiffRow> rows;
+  for (const auto& row : report->diff()) rows[row.name()] = row;
+  ASSERT_EQ(rows.count("gemm_kernel(float const*, float*)"), 1u);
+  const auto& gemm = rows["gemm_kernel(float const*, float*)"];
+  EXPECT_EQ(gemm.status(), "changed");
+  EXPECT_DOUBLE_EQ(gemm.occupancy_before_pct(), 37.5);
+  EXPECT_DOUBLE_EQ(gemm.occupancy_after_pct(), 50.0);  // §10: <= 64 registers -> 4 blocks
+  EXPECT_NE(gemm.config_before().find("67 regs"), std::string::npos);
+  EXPECT_NE(gemm.config_after().find("64 regs"), std::string::npos);
+  EXPECT_EQ(rows["odd_block(int)"].status(), "gone");
+  EXPECT_EQ(rows["odd_block(int)"].total_ns_before(), 20'000);
+  EXPECT_EQ(rows["fresh(int)"].status(), "new");
+  EXPECT_EQ(rows["fresh(int)"].launches_after(), 1);
+  EXPECT_EQ(rows["k96(int)"].status(), "same");
+}
+
+}  // namespace
+}  // namespace occ

@@ -1,0 +1,165 @@
+// Opens the HTML report in a real headless Chromium (file://, no network) and checks that it
+// renders its tables and charts, that the inline script runs to the end without an error, and
+// that clicking a header sorts the table. Keeps a screenshot in the build dir for review:
+//   build/tests/reports/artifacts/h100_report.png
+// Skips with a visible reason when chromium is not installed (scripts/setup.sh --test).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/reports/test_report.h"
+
+namespace occ::reports {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::string FindChromium() {
+  if (const char* env = std::getenv("OCC_CHROMIUM"); env != nullptr && *env != '\0') return env;
+  for (const char* path : {"/usr/bin/chromium", "/usr/bin/chromium-browser"}) {
+    if (access(path, X_OK) == 0) return path;
+  }
+  return "";
+}
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+void WriteFile(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  ASSERT_TRUE(out.good()) << "cannot write " << path;
+}
+
+std::string Quote(const std::string& s) {
+  std::string out = "'";
+  for (const char c : s) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+class HtmlBrowserTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    chromium_ = FindChromium();
+    if (chromium_.empty()) {
+      GTEST_SKIP() << "chromium not found (install it with scripts/setup.sh --test, or set "
+                      "OCC_CHROMIUM): the HTML report was not checked in a browser";
+    }
+    artifacts_ = OCC_REPORTS_ARTIFACT_DIR;
+    fs::create_directories(artifacts_);
+    char profile[] = "/tmp/occ_chromium_XXXXXX";
+    ASSERT_NE(mkdtemp(profile), nullptr);
+    profile_ = profile;
+  }
+  void TearDown() override {
+    if (!profile_.empty()) {
+      std::error_code ignored;
+      fs::remove_all(profile_, ignored);
+    }
+  }
+
+  // Runs headless Chromium on `page` with `mode_flags`; stdout to `out_file`, stderr kept in
+  // log_. Returns the exit status.
+  int RunChromium(const fs::path& page, const std::string& mode_flags, const fs::path& out_file) {
+    const fs::path log = artifacts_ / (out_file.stem().string() + ".log");
+    const std::string command =
+        "timeout 120 " + Quote(chromium_) +
+        " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run"
+        " --disable-background-networking --disable-component-update --disable-sync"
+        " --disable-extensions --disable-default-apps --mute-audio --hide-scrollbars"
+        " --host-resolver-rules='MAP * ~NOTFOUND' --enable-logging=stderr --v=0"
+        " --user-data-dir=" + Quote(profile_.string()) + " " + mode_flags + " " +
+        Quote("file://" + page.string()) + " > " + Quote(out_file.string()) + " 2> " +
+        Quote(log.string());
+    const int status = std::system(command.c_str());
+    log_ = ReadFile(log);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+  std::string chromium_;
+  fs::path artifacts_;
+  fs::path profile_;
+  std::string log_;
+};
+
+TEST_F(HtmlBrowserTest, RendersTablesAndChartsWithoutScriptErrors) {
+  const std::string html = testing::Render("html", testing::LoadReport("h100_report.textproto"));
+  const fs::path page = artifacts_ / "h100_report.html";
+  WriteFile(page, html);
+
+  ASSERT_EQ(RunChromium(page, "--dump-dom", artifacts_ / "h100_report.dom.html"), 0) << log_;
+  const std::string dom = ReadFile(artifacts_ / "h100_report.dom.html");
+  EXPECT_THAT(log_, Not(HasSubstr("Uncaught"))) << log_;
+  EXPECT_THAT(log_, Not(HasSubstr("Content Security Policy"))) << log_;
+  // The script's last statement ran: run facts, top table, 3 metric tables, unjudged; 3 curves
+  // and the limiter bars.
+  EXPECT_THAT(dom, HasSubstr("data-ok=\"tables=6 sortable=2 charts=4\"")) << dom.substr(0, 2000);
+  EXPECT_THAT(dom, HasSubstr("<th class=\"num\" tabindex=\"0\" title=\"Sort by Time (%)\">"));
+  // The hostile kernel name is text in the DOM, not markup.
+  EXPECT_THAT(dom, HasSubstr("evil&lt;\"&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;"));
+  EXPECT_THAT(dom, Not(HasSubstr("<img")));
+
+  const fs::path png = artifacts_ / "h100_report.png";
+  fs::remove(png);
+  ASSERT_EQ(RunChromium(page, "--screenshot=" + Quote(png.string()) + " --window-size=1360,4200",
+                        artifacts_ / "h100_report.screenshot.out"),
+            0)
+      << log_;
+  const std::string image = ReadFile(png);
+  ASSERT_GT(image.size(), 20000u) << "screenshot missing or blank: " << png;
+  EXPECT_EQ(image.substr(0, 8), "\x89PNG\r\n\x1a\n");
+  std::cout << "screenshot: " << png.string() << "\n";
+}
+
+TEST_F(HtmlBrowserTest, ClickingAHeaderSortsTheTable) {
+  std::string html = testing::Render("html", testing::LoadReport("h100_report.textproto"));
+  // Test-only driver appended after the report's own script: click "Total time" twice and
+  // record the rank column after each click.
+  const std::string driver = R"JS(<script>
+(function () {
+  var table = document.getElementById('top-table');
+  var header = table.tHead.rows[0].cells[3];
+  function ranks() {
+    return Array.prototype.map.call(table.tBodies[0].rows, function (r) {
+      return r.cells[0].textContent; }).join(',');
+  }
+  header.click();
+  var first = ranks() + ':' + header.getAttribute('aria-sort');
+  header.click();
+  document.body.setAttribute('data-sorted', first + ' ' + ranks() + ':' + header.getAttribute('aria-sort'));
+})();
+</script>
+</body>)JS";
+  html.replace(html.rfind("</body>"), 7, driver);
+  const fs::path page = artifacts_ / "h100_report_sort.html";
+  WriteFile(page, html);
+  ASSERT_EQ(RunChromium(page, "--dump-dom", artifacts_ / "h100_report_sort.dom.html"), 0) << log_;
+  const std::string dom = ReadFile(artifacts_ / "h100_report_sort.dom.html");
+  EXPECT_THAT(log_, Not(HasSubstr("Uncaught"))) << log_;
+  // Total times: #1 740 ms, #2 407 ms, #3 166.5 ms. Numeric columns sort descending first.
+  EXPECT_THAT(dom, HasSubstr("data-sorted=\"1,2,3:descending 3,2,1:ascending\""));
+}
+
+}  // namespace
+}  // namespace occ::reports
