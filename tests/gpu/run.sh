@@ -7,7 +7,8 @@
 # puts them there) and writes to $OUT (default ./gpu-out): env.txt (GPU, driver, CUDA, torch,
 # where libcupti lives), checks.log/.json (PASS/FAIL table), bench.log/.json, the example trace
 # train_small_h100.sql and logs.tgz (every run's stdout/stderr). Knobs: GPU_CASES (default all),
-# BENCH_ROUNDS (6), BENCH_STEPS (300), BENCH_LAUNCHES (100000), SKIP_BENCH=1, ACHIEVED_SAMPLE=1.
+# BENCH_ROUNDS (6), BENCH_STEPS (300), BENCH_LAUNCHES (100000), SKIP_BENCH=1, ACHIEVED_SAMPLE=1,
+# BENCH_NO_TORCHPROF=1, BENCH_CPU (CPU list for taskset), SKIP_EXAMPLE=1.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -60,10 +61,12 @@ if [[ "${SKIP_BENCH:-0}" != 1 ]]; then
   "$py" "$root/bench/injector/gpu_bench.py" --lib "$bin/libocctrace.so" \
     --launch-overhead "$bin/launch_overhead" --train "$here/workloads/train_small.py" \
     --rounds "${BENCH_ROUNDS:-6}" --steps "${BENCH_STEPS:-300}" --launches "${BENCH_LAUNCHES:-100000}" \
-    ${ACHIEVED_SAMPLE:+--achieved-sample} --json "$out/bench.json" 2>&1 | tee "$out/bench.log"
+    ${ACHIEVED_SAMPLE:+--achieved-sample} ${BENCH_NO_TORCHPROF:+--no-torchprof} \
+    --json "$out/bench.json" 2>&1 | tee "$out/bench.log"
   bench_rc=${PIPESTATUS[0]}
 fi
 
+if [[ "${SKIP_EXAMPLE:-0}" != 1 ]]; then
 echo "== example trace (train_small.py STEPS=10)"
 rm -f "$work/example.db"
 CUDA_INJECTION64_PATH="$bin/libocctrace.so" OCCTRACE_OUTPUT="$work/example.db" OCCTRACE_ACHIEVED=off \
@@ -76,6 +79,7 @@ with open(sys.argv[2], "w") as f:
         f.write(line + "\n")
 print("example:", con.execute("SELECT COUNT(*) FROM OCC_LAUNCH").fetchone()[0], "launches")
 PYEOF
+fi
 
 find "$work" -name '*.db' -size +4M -delete  # small traces travel back for inspection
 tar -C "$work" -czf "$out/logs.tgz" . 2>/dev/null
