@@ -28,6 +28,9 @@ OCC_VARS = ("CUDA_INJECTION64_PATH", "LD_PRELOAD", "OCCTRACE_OUTPUT", "OCCTRACE_
             "OCCTRACE_QUIET", "OCCTRACE_ACHIEVED")
 
 
+BARE_CUPTI_LIB = None  # --bare-cupti: CUPTI's own floor (bench/injector/bare_cupti_injection.cc)
+
+
 def env_for(variant, lib, db, extra):
     env = {k: v for k, v in os.environ.items() if k not in OCC_VARS}
     env.update(extra)
@@ -35,6 +38,8 @@ def env_for(variant, lib, db, extra):
         env.update(CUDA_INJECTION64_PATH=lib, OCCTRACE_OUTPUT=db, OCCTRACE_FORCE="1",
                    OCCTRACE_QUIET="1",
                    OCCTRACE_ACHIEVED="sample" if variant == "traced+sample" else "off")
+    elif variant == "bare-cupti":
+        env.update(CUDA_INJECTION64_PATH=BARE_CUPTI_LIB)
     elif variant == "torchprof":
         env.update(TORCHPROF="1", CUDAONLY="1")
     return env
@@ -100,13 +105,19 @@ def main():
     ap.add_argument("--launches", type=int, default=100000)
     ap.add_argument("--achieved-sample", action="store_true")
     ap.add_argument("--no-torchprof", action="store_true", help="leave out the torch.profiler variant")
+    ap.add_argument("--bare-cupti", help="bare_cupti_injection.so: adds CUPTI's own cost as a variant")
     ap.add_argument("--json")
     args = ap.parse_args()
     lib = os.path.abspath(args.lib)
+    global BARE_CUPTI_LIB
+    bare = []
+    if args.bare_cupti:
+        BARE_CUPTI_LIB = os.path.abspath(args.bare_cupti)
+        bare = ["bare-cupti"]
     results = {"date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "rounds": args.rounds}
 
     with tempfile.TemporaryDirectory() as tmp:
-        variants = ["untraced", "traced"] + (["traced+sample"] if args.achieved_sample else [])
+        variants = ["untraced"] + bare + ["traced"] + (["traced+sample"] if args.achieved_sample else [])
         print(f"== empty-kernel launch throughput: {args.launches} launches x 5 rounds per run, "
               f"{args.rounds} interleaved runs per variant", flush=True)
         vals, sizes = interleaved("launch", [args.launch_overhead, str(args.launches), "5"], variants,
@@ -121,9 +132,9 @@ def main():
         for v in variants:
             print(f"  {v:14} {s[v]['median']:.3f} us/launch (min {s[v]['min']:.3f}, max {s[v]['max']:.3f})"
                   f"  throughput vs untraced {s[v]['throughput_ratio']:.3f}"
-                  + (f"  trace {s[v]['trace_bytes_per_launch']:.1f} B/launch" if v != "untraced" else ""))
+                  + (f"  trace {s[v]['trace_bytes_per_launch']:.1f} B/launch" if v.startswith("traced") else ""))
 
-        variants = (["untraced", "traced"] + ([] if args.no_torchprof else ["torchprof"])
+        variants = (["untraced"] + bare + ["traced"] + ([] if args.no_torchprof else ["torchprof"])
                     + (["traced+sample"] if args.achieved_sample else []))
         print(f"== train_small.py: STEPS={args.steps}, {args.rounds} interleaved runs per variant "
               f"(torchprof = torch.profiler CUDA activity only)", flush=True)
@@ -144,6 +155,12 @@ def main():
           f"{'MET' if launch_ratio >= 0.80 else 'MISSED'}")
     print(f"  train_small step time traced/untraced {step_ratio:.3f} (target <= 1.03): "
           f"{'MET' if step_ratio <= 1.03 else 'MISSED'}; torch.profiler CUDA-only {prof_ratio:.3f}")
+    if bare:
+        print(f"  bare CUPTI (records discarded): launch throughput "
+              f"{results['launch']['bare-cupti']['throughput_ratio']:.3f}, step time "
+              f"{results['train_small']['bare-cupti']['ratio_median_of_rounds']:.3f}; occtrace vs bare "
+              f"CUPTI: launch {launch_ratio / results['launch']['bare-cupti']['throughput_ratio']:.3f}, step "
+              f"{step_ratio / results['train_small']['bare-cupti']['ratio_median_of_rounds']:.3f}")
     if args.achieved_sample:
         print(f"  with OCCTRACE_ACHIEVED=sample: launch throughput "
               f"{results['launch']['traced+sample']['throughput_ratio']:.3f}, step time "

@@ -14,6 +14,8 @@ find_one() { find "$build" -name "$1" -type f -perm -u+x 2>/dev/null | head -n1;
 lib="$(find "$build" -name 'libocctrace.so' 2>/dev/null | head -n1)"
 [[ -n "$lib" ]] || { echo "stage: libocctrace.so not found under $build" >&2; exit 1; }
 cp -L "$lib" "$dest/bin/libocctrace.so"
+bare="$(find "$build" -name 'libbare_cupti_injection.so' 2>/dev/null | head -n1)"
+[[ -z "$bare" ]] || cp -L "$bare" "$dest/bin/"
 for exe in occtrace launch_matrix launch_overhead; do
   f="$(find_one "$exe")"
   if [[ -n "$f" ]]; then
