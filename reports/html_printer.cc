@@ -333,11 +333,13 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
   out << "</div>\n</div>\n";
 
   out << "<p><strong>Waves per SM:</strong> " << E(WavesText(g)) << "</p>\n";
-  if (HasAchieved(g) && (g.achieved().gap_points() > 0 || g.achieved().gap_explanations_size() > 0)) {
-    out << "<p><strong>Achieved vs theoretical:</strong> " << E(FormatFixed(g.achieved().gap_points(), 1))
-        << " points below theoretical.</p>\n<ul class=\"tight\">\n";
-    for (const std::string& why : g.achieved().gap_explanations()) out << "<li>" << E(why) << "</li>\n";
-    out << "</ul>\n";
+  if (HasAchieved(g)) {
+    out << "<p><strong>Achieved vs theoretical:</strong> " << E(GapText(g)) << ".</p>\n";
+    if (g.achieved().gap_explanations_size() > 0) {
+      out << "<ul class=\"tight\">\n";
+      for (const std::string& why : g.achieved().gap_explanations()) out << "<li>" << E(why) << "</li>\n";
+      out << "</ul>\n";
+    }
   }
   if (g.issues_size() > 0) {
     out << "<p><strong>Issues</strong></p>\n<ul class=\"tight\">\n";

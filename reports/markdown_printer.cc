@@ -147,12 +147,11 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
   out << '\n';
 
   out << "> **Limiter:** " << MarkdownText(LimiterLine(g)) << "\n\n";
-  if (g.tail_blocks() > 0 || g.full_waves() == 0) {
+  if (g.tail_blocks() > 0) {
     out << "**Waves:** " << MarkdownText(WavesText(g)) << "\n\n";
   }
-  if (HasAchieved(g) && (g.achieved().gap_points() > 0 || g.achieved().gap_explanations_size() > 0)) {
-    out << "**Achieved vs theoretical:** " << FormatFixed(g.achieved().gap_points(), 1)
-        << " points below theoretical.\n";
+  if (HasAchieved(g)) {
+    out << "**Achieved vs theoretical:** " << MarkdownText(GapText(g)) << ".\n";
     for (const std::string& why : g.achieved().gap_explanations()) out << "- " << MarkdownText(why) << '\n';
     out << '\n';
   }

@@ -14,7 +14,7 @@ const std::string_view kTheoreticalMeaning =
 const std::string_view kAchievedMeaning =
     "Achieved occupancy is measured with hardware counters "
     "(sm__warps_active.avg.pct_of_peak_sustained_active, as Nsight Compute) on the launches "
-    "that were sampled; it is never estimated.";
+    "the tracer measured (sampled or all, see Input); it is never estimated.";
 const std::string_view kRecoverableMeaning =
     "Recoverable time is an upper bound: the GPU time the occupancy headroom could save if the "
     "kernel's speed scaled with occupancy. Real gains are usually smaller; measure after a change.";
@@ -212,7 +212,7 @@ std::string RegistersText(const occtrace::KernelGroup& group) {
 std::string LaunchText(const occtrace::KernelGroup& g) {
   std::string out = "grid " + DimsText(g.grid_x(), g.grid_y(), g.grid_z()) + " × block " +
                     DimsText(g.block_x(), g.block_y(), g.block_z()) + " (" +
-                    FormatCount(BlockThreads(g)) + " threads), " +
+                    FormatCount(BlockThreads(g)) + (BlockThreads(g) == 1 ? " thread), " : " threads), ") +
                     std::to_string(g.registers_per_thread()) + " registers/thread";
   if (g.occupancy().allocated_registers_per_thread() > g.registers_per_thread()) {
     out += " (" + std::to_string(g.occupancy().allocated_registers_per_thread()) + " allocated)";
@@ -242,7 +242,11 @@ std::string LimiterLine(const occtrace::KernelGroup& group) {
   const std::string& sentence = occ.limiter_sentence();
   if (sentence.empty()) return out + ".";
   if (sentence.rfind("limited by", 0) == 0) return out + " is " + sentence + ".";
-  if (sentence.rfind("cannot run", 0) == 0) return "Cannot run: " + sentence.substr(10) + ".";
+  if (sentence.rfind("cannot run", 0) == 0) {
+    std::string reason = sentence.substr(10);
+    while (!reason.empty() && (reason.front() == ':' || reason.front() == ' ')) reason.erase(0, 1);
+    return "Cannot run: " + reason + ".";
+  }
   return out + ": " + sentence + ".";
 }
 
@@ -280,6 +284,17 @@ std::string AchievedText(const occtrace::KernelGroup& group) {
   }
   if (a.not_measured() > 0) out += "; " + FormatCount(a.not_measured()) + " not measured";
   return out + ")";
+}
+
+std::string GapText(const occtrace::KernelGroup& group) {
+  const double gap = group.achieved().gap_points();
+  if (gap >= 0.05) return FormatFixed(gap, 1) + " points below theoretical";
+  if (gap <= -0.05) {
+    // Counters average over active cycles and the model ignores some hardware details; a
+    // measurement above the model is worth a look, not an error.
+    return FormatFixed(-gap, 1) + " points above theoretical (check the recorded configuration)";
+  }
+  return "equal to theoretical";
 }
 
 std::string WavesText(const occtrace::KernelGroup& group) {

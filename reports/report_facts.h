@@ -76,6 +76,9 @@ bool HasAchieved(const occtrace::KernelGroup& group);
 bool AnyAchieved(const occtrace::Report& report);
 // "48.1% (measured: mean of 12 launches, min 40.2%, max 55.0%)" or "not measured: <reason>".
 std::string AchievedText(const occtrace::KernelGroup& group);
+// "14.4 points below theoretical", "0.4 points above theoretical (measurement noise)" when the
+// measured value exceeds the model's, "equal to theoretical".
+std::string GapText(const occtrace::KernelGroup& group);
 // "1.55 (1 full wave + a partial wave of 372 blocks; the tail can be up to 50% of the runtime)".
 std::string WavesText(const occtrace::KernelGroup& group);
 // The suggestion's sentence (the advice states its predictions in it), ending in a period.

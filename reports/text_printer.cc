@@ -243,7 +243,7 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
           kIndent);
   std::string achieved = AchievedText(g);
   if (HasAchieved(g)) {
-    achieved += "; " + FormatFixed(g.achieved().gap_points(), 1) + " points below theoretical";
+    achieved += "; " + GapText(g);
   }
   w.Field("Achieved", SanitizeForDisplay(achieved), kIndent);
   for (const std::string& why : g.achieved().gap_explanations()) {

@@ -45,6 +45,9 @@ struct GoldenCase {
   Format format;
 };
 
+// gtest prints this for a failing case instead of the struct's bytes.
+void PrintTo(const GoldenCase& c, std::ostream* os) { *os << c.name << " (" << c.format.name << ")"; }
+
 std::string ReadFile(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream buffer;

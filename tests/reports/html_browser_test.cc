@@ -1,7 +1,8 @@
-// Opens the HTML report in a real headless Chromium (file://, no network) and checks that it
-// renders its tables and charts, that the inline script runs to the end without an error, and
-// that clicking a header sorts the table. Keeps a screenshot in the build dir for review:
-//   build/tests/reports/artifacts/h100_report.png
+// Opens HTML reports in a real headless Chromium (file://, no network): the printer test
+// fixture and every golden expected.html (the whole pipeline's output). Checks that each renders
+// its tables and charts, that the inline script runs to the end without an error, and that
+// clicking a header sorts the table. Keeps screenshots in the build dir for review:
+//   build/tests/reports/artifacts/h100_report.png, golden_h100_training.png
 // Skips with a visible reason when chromium is not installed (scripts/setup.sh --test).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -159,6 +160,40 @@ TEST_F(HtmlBrowserTest, ClickingAHeaderSortsTheTable) {
   EXPECT_THAT(log_, Not(HasSubstr("Uncaught"))) << log_;
   // Total times: #1 740 ms, #2 407 ms, #3 166.5 ms. Numeric columns sort descending first.
   EXPECT_THAT(dom, HasSubstr("data-sorted=\"1,2,3:descending 3,2,1:ascending\""));
+}
+
+// The HTML reports the whole pipeline produced (the golden files of tests/golden, from trace
+// SQL through the analyzer): each renders, its script runs to the end, every chart is there.
+TEST_F(HtmlBrowserTest, GoldenReportsRender) {
+  int pages = 0;
+  for (const auto& entry : fs::directory_iterator(OCC_GOLDEN_DIR)) {
+    const fs::path page = entry.path() / "expected.html";
+    if (!fs::exists(page)) continue;
+    ++pages;
+    const std::string name = entry.path().filename().string();
+    const std::string html = ReadFile(page);
+    size_t charts = 0;
+    for (size_t pos = html.find("<svg class=\"chart"); pos != std::string::npos;
+         pos = html.find("<svg class=\"chart", pos + 1)) {
+      ++charts;
+    }
+    const fs::path dom_path = artifacts_ / ("golden_" + name + ".dom.html");
+    ASSERT_EQ(RunChromium(page, "--dump-dom", dom_path), 0) << name << ": " << log_;
+    const std::string dom = ReadFile(dom_path);
+    EXPECT_THAT(log_, Not(HasSubstr("Uncaught"))) << name << ": " << log_;
+    EXPECT_THAT(dom, ::testing::ContainsRegex("data-ok=\"tables=[0-9]+ sortable=[0-9]+ charts=" +
+                                              std::to_string(charts) + "\""))
+        << name;
+    if (name == "h100_training") {
+      const fs::path png = artifacts_ / "golden_h100_training.png";
+      ASSERT_EQ(RunChromium(page, "--screenshot=" + Quote(png.string()) + " --window-size=1360,5200",
+                            artifacts_ / "golden_h100_training.screenshot.out"),
+                0)
+          << log_;
+      EXPECT_GT(fs::file_size(png), 20000u);
+    }
+  }
+  EXPECT_GE(pages, 3) << "golden HTML reports not found under " << OCC_GOLDEN_DIR;
 }
 
 }  // namespace

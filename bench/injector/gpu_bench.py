@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""GPU benchmarks of libocctrace: tracing cost against untraced runs measured in the same session.
+
+    gpu_bench.py --lib libocctrace.so --launch-overhead BIN --train train_small.py
+                 [--rounds 6] [--steps 300] [--launches 100000] [--achieved-sample] [--json OUT]
+
+1. Empty-kernel launch throughput (launch_overhead): untraced vs traced (OCCTRACE_ACHIEVED=off),
+   and with --achieved-sample also OCCTRACE_ACHIEVED=sample. Target: traced/untraced >= 0.80.
+2. train_small.py ms/step: untraced, traced, torch.profiler with CUDA activity only (the baseline
+   to beat) and optionally traced with OCCTRACE_ACHIEVED=sample. Target: traced/untraced <= 1.03.
+
+Runs are interleaved (the variant order rotates every round) because the machine drifts between
+runs; each figure is the median over rounds and each ratio the median of the per-round ratios
+(the ratio of medians is printed too). Every process is a fresh one, so lazy module loading and
+CUPTI start-up are outside the timed region (both programs time only after their warm-up).
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+OCC_VARS = ("CUDA_INJECTION64_PATH", "LD_PRELOAD", "OCCTRACE_OUTPUT", "OCCTRACE_FORCE",
+            "OCCTRACE_QUIET", "OCCTRACE_ACHIEVED")
+
+
+BARE_CUPTI_LIB = None  # --bare-cupti: CUPTI's own floor (bench/injector/bare_cupti_injection.cc)
+
+
+def env_for(variant, lib, db, extra):
+    env = {k: v for k, v in os.environ.items() if k not in OCC_VARS}
+    env.update(extra)
+    if variant.startswith("traced"):
+        env.update(CUDA_INJECTION64_PATH=lib, OCCTRACE_OUTPUT=db, OCCTRACE_FORCE="1",
+                   OCCTRACE_QUIET="1",
+                   OCCTRACE_ACHIEVED="sample" if variant == "traced+sample" else "off")
+    elif variant == "bare-cupti":
+        env.update(CUDA_INJECTION64_PATH=BARE_CUPTI_LIB)
+    elif variant == "torchprof":
+        env.update(TORCHPROF="1", CUDAONLY="1")
+    return env
+
+
+def pinned(cmd):
+    """Pins the run to one CPU when BENCH_CPU is set (less scheduler noise between runs)."""
+    cpu = os.environ.get("BENCH_CPU")
+    return (["taskset", "-c", cpu] + cmd) if cpu else cmd
+
+
+def run_once(cmd, variant, lib, tmp, extra, pattern):
+    db = os.path.join(tmp, "bench.db")
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(db + suffix):
+            os.remove(db + suffix)
+    p = subprocess.run(pinned(cmd), env=env_for(variant, lib, db, extra), capture_output=True, text=True,
+                       timeout=600)
+    m = re.search(pattern, p.stdout)
+    if p.returncode != 0 or not m:
+        raise RuntimeError(f"{variant}: {' '.join(cmd)} failed (exit {p.returncode}): "
+                           f"{(p.stderr.strip().splitlines() or [''])[-1]}")
+    size = os.path.getsize(db) if os.path.exists(db) else 0
+    return float(m.group(1)), size
+
+
+def interleaved(name, cmd, variants, rounds, lib, extra, pattern, tmp):
+    values = {v: [] for v in variants}
+    sizes = {v: [] for v in variants}
+    for r in range(rounds):
+        order = variants[r % len(variants):] + variants[:r % len(variants)]
+        for v in order:
+            value, size = run_once(cmd, v, lib, tmp, extra, pattern)
+            values[v].append(value)
+            sizes[v].append(size)
+        print(f"  {name} round {r + 1}/{rounds}: " +
+              ", ".join(f"{v} {values[v][-1]:.4g}" for v in variants), flush=True)
+    return values, sizes
+
+
+def summarize(values, base, higher_is_better):
+    """Per variant: median, min, max, and ratio to base (median of per-round ratios)."""
+    out = {}
+    for v, xs in values.items():
+        per_round = [x / b for x, b in zip(xs, values[base])]
+        out[v] = {"median": statistics.median(xs), "min": min(xs), "max": max(xs), "runs": xs,
+                  "ratio_median_of_rounds": statistics.median(per_round),
+                  "ratio_of_medians": statistics.median(xs) / statistics.median(values[base]),
+                  # Best run against best run: the least noise-sensitive figure on a VM whose
+                  # untraced runs alone spread by +-20 % (cupti-notes.md section 8).
+                  "ratio_of_mins": min(xs) / min(values[base])}
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--lib", required=True)
+    ap.add_argument("--launch-overhead", required=True)
+    ap.add_argument("--train", required=True, help="path of tests/gpu/workloads/train_small.py")
+    ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--rounds", type=int, default=6)
+    ap.add_argument("--steps", type=int, default=300)
+    ap.add_argument("--launches", type=int, default=100000)
+    ap.add_argument("--achieved-sample", action="store_true")
+    ap.add_argument("--no-torchprof", action="store_true", help="leave out the torch.profiler variant")
+    ap.add_argument("--bare-cupti", help="bare_cupti_injection.so: adds CUPTI's own cost as a variant")
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    lib = os.path.abspath(args.lib)
+    global BARE_CUPTI_LIB
+    bare = []
+    if args.bare_cupti:
+        BARE_CUPTI_LIB = os.path.abspath(args.bare_cupti)
+        bare = ["bare-cupti"]
+    results = {"date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "rounds": args.rounds}
+
+    with tempfile.TemporaryDirectory() as tmp:
+        variants = ["untraced"] + bare + ["traced"] + (["traced+sample"] if args.achieved_sample else [])
+        print(f"== empty-kernel launch throughput: {args.launches} launches x 5 rounds per run, "
+              f"{args.rounds} interleaved runs per variant", flush=True)
+        vals, sizes = interleaved("launch", [args.launch_overhead, str(args.launches), "5"], variants,
+                                  args.rounds, lib, {}, r"us/launch ([0-9.]+)", tmp)
+        s = summarize(vals, "untraced", higher_is_better=False)
+        launches_traced = args.launches * 6
+        for v in variants:
+            # Throughput ratio traced/untraced = (us/launch untraced) / (us/launch traced).
+            s[v]["throughput_ratio"] = 1 / s[v]["ratio_median_of_rounds"]
+            s[v]["trace_bytes_per_launch"] = statistics.median(sizes[v]) / launches_traced
+        results["launch"] = s
+        for v in variants:
+            print(f"  {v:14} {s[v]['median']:.3f} us/launch (min {s[v]['min']:.3f}, max {s[v]['max']:.3f})"
+                  f"  throughput vs untraced {s[v]['throughput_ratio']:.3f}"
+                  + (f"  trace {s[v]['trace_bytes_per_launch']:.1f} B/launch" if v.startswith("traced") else ""))
+
+        variants = (["untraced"] + bare + ["traced"] + ([] if args.no_torchprof else ["torchprof"])
+                    + (["traced+sample"] if args.achieved_sample else []))
+        print(f"== train_small.py: STEPS={args.steps}, {args.rounds} interleaved runs per variant "
+              f"(torchprof = torch.profiler CUDA activity only)", flush=True)
+        vals, sizes = interleaved("train", [args.python, args.train], variants, args.rounds, lib,
+                                  {"STEPS": str(args.steps)}, r"ms/step ([0-9.]+)", tmp)
+        s = summarize(vals, "untraced", higher_is_better=False)
+        results["train_small"] = s
+        for v in variants:
+            print(f"  {v:14} {s[v]['median']:.3f} ms/step (min {s[v]['min']:.3f}, max {s[v]['max']:.3f})"
+                  f"  step time vs untraced {s[v]['ratio_median_of_rounds']:.3f}"
+                  f" (ratio of medians {s[v]['ratio_of_medians']:.3f}, of minima {s[v]['ratio_of_mins']:.3f})")
+
+    launch_ratio = results["launch"]["traced"]["throughput_ratio"]
+    step_ratio = results["train_small"]["traced"]["ratio_median_of_rounds"]
+    prof_ratio = results["train_small"].get("torchprof", {}).get("ratio_median_of_rounds", float("nan"))
+    print("== summary")
+    print(f"  launch throughput traced/untraced {launch_ratio:.3f} (target >= 0.80): "
+          f"{'MET' if launch_ratio >= 0.80 else 'MISSED'}")
+    print(f"  train_small step time traced/untraced {step_ratio:.3f} (target <= 1.03): "
+          f"{'MET' if step_ratio <= 1.03 else 'MISSED'}; torch.profiler CUDA-only {prof_ratio:.3f}")
+    if bare:
+        print(f"  bare CUPTI (records discarded): launch throughput "
+              f"{results['launch']['bare-cupti']['throughput_ratio']:.3f}, step time "
+              f"{results['train_small']['bare-cupti']['ratio_median_of_rounds']:.3f}; occtrace vs bare "
+              f"CUPTI: launch {launch_ratio / results['launch']['bare-cupti']['throughput_ratio']:.3f}, step "
+              f"{step_ratio / results['train_small']['bare-cupti']['ratio_median_of_rounds']:.3f}")
+    if args.achieved_sample:
+        print(f"  with OCCTRACE_ACHIEVED=sample: launch throughput "
+              f"{results['launch']['traced+sample']['throughput_ratio']:.3f}, step time "
+              f"{results['train_small']['traced+sample']['ratio_median_of_rounds']:.3f}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Copies what tests/gpu/run.sh needs on a GPU machine into one folder (a device call carries it):
+#   tests/gpu/stage.sh BUILD_DIR DEST
+# DEST gets bin/ (libocctrace.so, occtrace, launch_matrix, launch_overhead), lib/ (shared
+# libraries of ours that a stock CUDA image may lack, e.g. libprotobuf), tests/gpu/ and
+# bench/injector/ scripts and workloads.
+set -euo pipefail
+src="$(cd "$(dirname "$0")/../.." && pwd)"
+build="$(cd "$1" && pwd)"
+dest="$2"
+rm -rf "$dest"
+mkdir -p "$dest/bin" "$dest/lib" "$dest/tests/gpu/workloads" "$dest/bench/injector"
+find_one() { find "$build" -name "$1" -type f -perm -u+x 2>/dev/null | head -n1; }
+lib="$(find "$build" -name 'libocctrace.so' 2>/dev/null | head -n1)"
+[[ -n "$lib" ]] || { echo "stage: libocctrace.so not found under $build" >&2; exit 1; }
+cp -L "$lib" "$dest/bin/libocctrace.so"
+bare="$(find "$build" -name 'libbare_cupti_injection.so' 2>/dev/null | head -n1)"
+[[ -z "$bare" ]] || cp -L "$bare" "$dest/bin/"
+for exe in occtrace launch_matrix launch_overhead; do
+  f="$(find_one "$exe")"
+  if [[ -n "$f" ]]; then
+    cp "$f" "$dest/bin/$exe"
+  elif [[ "$exe" == launch_overhead ]] && command -v nvcc >/dev/null; then
+    nvcc -O2 -arch=sm_90 -o "$dest/bin/$exe" "$src/bench/injector/launch_overhead.cu"
+  else
+    echo "stage: warning: $exe not built" >&2
+  fi
+done
+# Non-system, non-CUDA dependencies travel along (the device image has glibc, libstdc++,
+# libsqlite3 and CUDA; Debian's protobuf/abseil it may lack).
+for f in "$dest"/bin/*; do
+  ldd "$f" 2>/dev/null | awk '/=> \// {print $3}'
+done | sort -u | grep -E 'libprotobuf|libabsl|libCLI11|libfmt' | while read -r so; do
+  cp -L "$so" "$dest/lib/"
+done || true
+cp "$src"/tests/gpu/*.py "$src"/tests/gpu/run.sh "$dest/tests/gpu/"
+cp "$src"/tests/gpu/workloads/*.py "$dest/tests/gpu/workloads/"
+cp "$src"/bench/injector/gpu_bench.py "$dest/bench/injector/"
+du -sh "$dest"

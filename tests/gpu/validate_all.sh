@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# The release validation on a GPU machine, in one device call: every GPU check of the injector
+# (tests/gpu/run.sh), achieved occupancy of the real libocctrace.so against Nsight Compute,
+# its cost on train_small.py, the injector benchmarks, and the bundled example trace.
+#
+#   tests/gpu/validate_all.sh STAGE      (STAGE made by tests/gpu/stage_all.sh)
+#
+# Writes at most 8 files to $OUT: env.txt checks.log bench.log accuracy.txt cost.txt
+# features.txt train_small_h100.sql logs.tgz.
+set -uo pipefail
+stage="$(cd "$1" && pwd)"
+out="${OUT:-$PWD/validate-out}"
+mkdir -p "$out"
+work="$(mktemp -d /tmp/occ-validate.XXXXXX)"
+export PYTHONUNBUFFERED=1
+lib="$stage/bin/libocctrace.so"
+ach="$stage/ach"
+section() { echo; echo "== $* ($(date -u +%T))"; }
+
+section "GPU checks + benchmarks (tests/gpu/run.sh)"
+OUT="$work/gpu" SKIP_EXAMPLE=1 ACHIEVED_SAMPLE=1 BENCH_ROUNDS="${BENCH_ROUNDS:-5}" \
+  timeout 330 bash "$stage/tests/gpu/run.sh"
+cp "$work/gpu/env.txt" "$work/gpu/checks.log" "$out/" 2>/dev/null
+cp "$work/gpu/bench.log" "$out/" 2>/dev/null
+
+# run.sh put libcupti on the library path when needed; do the same for the plain programs below.
+cupti_dir="$(dirname "$(find /usr/local/cuda*/ -name 'libcupti.so.13' 2>/dev/null | head -1)")"
+export LD_LIBRARY_PATH="$cupti_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
+section "achieved occupancy of libocctrace.so vs ncu (OCCTRACE_ACHIEVED=all)"
+rm -f "$work/acc.db"
+CUDA_INJECTION64_PATH="$lib" OCCTRACE_OUTPUT="$work/acc.db" OCCTRACE_ACHIEVED=all \
+  timeout 120 "$ach/occ_kernels" accuracy >"$work/acc_launches.txt" 2>"$work/acc_err.txt"
+python3 - "$work/acc.db" "$work/acc_occtrace.csv" <<'PYEOF'
+import csv, sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+rows = con.execute("""
+  SELECT s.value, a.correlationId, a.status, a.achievedOccupancyPct
+  FROM OCC_ACHIEVED a
+  JOIN OCC_LAUNCH l ON l.correlationId = a.correlationId
+  JOIN OCC_KERNEL_CONFIG c ON c.id = l.configId AND c.contextId = a.contextId
+  JOIN StringIds s ON s.id = c.mangledName
+  ORDER BY a.correlationId""").fetchall()
+with open(sys.argv[2], "w", newline="") as f:
+    w = csv.writer(f)
+    w.writerow(["kernel", "correlation_id", "status", "achieved_occupancy_pct"])
+    w.writerows(rows)
+print("occtrace rows:", len(rows), "meta:",
+      dict(con.execute("SELECT name, value FROM OCC_META WHERE name LIKE 'achieved%'").fetchall()))
+PYEOF
+timeout 200 ncu --clock-control none --csv --print-kernel-base mangled \
+  --metrics sm__warps_active.avg.pct_of_peak_sustained_active "$ach/occ_kernels" accuracy \
+  >"$work/acc_ncu.csv" 2>&1
+python3 "$ach/compare_ncu.py" "$work/acc_launches.txt" "$work/acc_occtrace.csv" "$work/acc_ncu.csv" \
+  2>&1 | tee "$out/accuracy.txt"
+
+section "achieved-occupancy edge cases (cooperative, cluster, capture, graph, threads)"
+timeout 120 bash "$ach/run_features.sh" "$ach/occ_kernels" "$ach/libocc_achieved_harness.so" \
+  >"$out/features.txt" 2>&1
+grep -E "OK|FAIL" "$out/features.txt" | tail -15
+
+section "cost of achieved occupancy on train_small.py (libocctrace.so, sample mode)"
+COST_TAG=_final timeout 240 python3 "$ach/cost_train_small.py" "$lib" \
+  "$stage/tests/gpu/workloads/train_small.py" "$work/cost" "${COST_ROUNDS:-3}" 2>&1 | tail -25 \
+  | tee "$out/cost.txt"
+
+section "bundled example trace (train_small.py STEPS=10, every signature sampled once)"
+rm -f "$work/example.db"
+CUDA_INJECTION64_PATH="$lib" OCCTRACE_OUTPUT="$work/example.db" OCCTRACE_ACHIEVED=sample \
+  OCCTRACE_SAMPLE_BUDGET=100% STEPS=10 timeout 120 python3 "$stage/tests/gpu/workloads/train_small.py" \
+  >"$work/example.out" 2>"$work/example.err"
+cat "$work/example.out" "$work/example.err"
+python3 - "$work/example.db" "$out/train_small_h100.sql" <<'PYEOF'
+import sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+print("integrity:", con.execute("PRAGMA integrity_check").fetchone()[0])
+with open(sys.argv[2], "w") as f:
+    for line in con.iterdump():
+        f.write(line + "\n")
+print("example:", con.execute("SELECT COUNT(*) FROM OCC_LAUNCH").fetchone()[0], "launches,",
+      con.execute("SELECT COUNT(*) FROM OCC_ACHIEVED WHERE status='measured'").fetchone()[0], "measured")
+PYEOF
+
+find "$work" -name '*.db' -size +4M -delete
+tar -C "$work" -czf "$out/logs.tgz" . 2>/dev/null
+echo "validate_all done $(date -u +%T)"
