@@ -302,7 +302,7 @@ Judged JudgeGroup(Context* ctx, const Group& g, int64_t run_total_ns) {
   } else {
     device = &g.device->props;
   }
-  auto params = LaunchParamsFor(c, *device);
+  auto params = LaunchParamsFor(c, *device, /*on_traced_gpu=*/!ctx->what_if);
   if (!params.ok()) return unjudged(params.status().message());
   LaunchParams launch = *params;
   AdviceInputs inputs;
@@ -420,8 +420,9 @@ Judged JudgeGroup(Context* ctx, const Group& g, int64_t run_total_ns) {
   return j;
 }
 
-void AddCurve(const DeviceProps& device, const ConfigStats& c, occtrace::KernelGroup* out) {
-  auto params = LaunchParamsFor(c, device);
+void AddCurve(const DeviceProps& device, const ConfigStats& c, bool on_traced_gpu,
+              occtrace::KernelGroup* out) {
+  auto params = LaunchParamsFor(c, device, on_traced_gpu);
   if (!params.ok()) return;
   auto curve = BlockSizeCurve(device, *params);
   if (!curve.ok()) return;
@@ -546,7 +547,8 @@ StatusOr<Analysis> Analyze(const ReportOptions& options, const std::vector<std::
 
 }  // namespace
 
-StatusOr<LaunchParams> LaunchParamsFor(const ConfigStats& c, const DeviceProps& device) {
+StatusOr<LaunchParams> LaunchParamsFor(const ConfigStats& c, const DeviceProps& device,
+                                       bool on_traced_gpu) {
   std::string absurd = AbsurdValue(c);
   if (!absurd.empty()) return InvalidArgument(absurd);
   LaunchParams p;
@@ -573,7 +575,7 @@ StatusOr<LaunchParams> LaunchParamsFor(const ConfigStats& c, const DeviceProps& 
   int64_t cache = c.cache_config & 0xF;
   p.cache_config = cache <= 3 ? static_cast<CacheConfig>(cache) : CacheConfig::kPreferNone;
   p.num_block_barriers = 1;  // not in CUPTI records: assume 1 (noted in the report)
-  p.executed_smem_config = static_cast<int>(c.smem_executed);
+  p.executed_smem_config = on_traced_gpu ? static_cast<int>(c.smem_executed) : 0;
   int64_t cluster = std::max<int64_t>(1, c.cluster[0]) * std::max<int64_t>(1, c.cluster[1]) *
                     std::max<int64_t>(1, c.cluster[2]);
   p.cluster_size = static_cast<int>(std::min<int64_t>(cluster, 1024));
@@ -732,9 +734,9 @@ StatusOr<occtrace::Report> BuildReport(const ReportOptions& options) {
     out->set_rank(++shown);
     const auto& [device, stats] = a.group_inputs[i];
     if (what_if) {
-      AddCurve(*what_if, stats, out);
+      AddCurve(*what_if, stats, /*on_traced_gpu=*/false, out);
     } else if (device) {
-      AddCurve(device->props, stats, out);
+      AddCurve(device->props, stats, /*on_traced_gpu=*/true, out);
     }
   }
   report.set_groups_total(static_cast<int32_t>(a.judged.size()));

@@ -34,7 +34,10 @@ StatusOr<occtrace::Report> BuildReport(const ReportOptions& options);
 
 // The model inputs for a recorded configuration (occupancy-model.md §9). InvalidArgument
 // naming the absurd value (grid 0, 1000 registers...) when the record cannot be a launch.
-StatusOr<LaunchParams> LaunchParamsFor(const ConfigStats& config, const DeviceProps& device);
+// `on_traced_gpu` is false for --gpu what-if evaluation: the executed carveout the driver chose
+// on the traced GPU says nothing about another GPU (whose carveout sizes may not even include it).
+StatusOr<LaunchParams> LaunchParamsFor(const ConfigStats& config, const DeviceProps& device,
+                                       bool on_traced_gpu = true);
 
 // "grid 1024x1x1, block 256x1x1, 44 regs, smem 0+4096 B" (stable; used by diff rows).
 std::string ConfigLabel(const occtrace::KernelGroup& group);
