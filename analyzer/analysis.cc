@@ -308,7 +308,7 @@ Judged JudgeGroup(Context* ctx, const Group& g, int64_t run_total_ns) {
   AdviceInputs inputs;
   inputs.grid_blocks = GridBlocks(c);
   inputs.local_memory_per_thread = static_cast<int>(c.local_mem_per_thread);
-  inputs.barrier_count_known = false;
+  inputs.barrier_count_known = c.barrier_count >= 0;
   auto advice_or = AdviseLaunch(*device, launch, inputs);
   if (!advice_or.ok()) return unjudged(advice_or.status().message());
   const LaunchAdvice& advice = *advice_or;
@@ -574,7 +574,9 @@ StatusOr<LaunchParams> LaunchParamsFor(const ConfigStats& c, const DeviceProps& 
                                                                   : -1;
   int64_t cache = c.cache_config & 0xF;
   p.cache_config = cache <= 3 ? static_cast<CacheConfig>(cache) : CacheConfig::kPreferNone;
-  p.num_block_barriers = 1;  // not in CUPTI records: assume 1 (noted in the report)
+  // Not in CUPTI records: from the cubin (OCC_FUNCTION) when recorded, else 1 (noted in the report).
+  p.num_block_barriers = c.barrier_count >= 0 ? static_cast<int>(c.barrier_count) : 1;
+  if (c.func_max_threads > 0) p.func_max_threads_per_block = static_cast<int>(c.func_max_threads);
   p.executed_smem_config = on_traced_gpu ? static_cast<int>(c.smem_executed) : 0;
   int64_t cluster = std::max<int64_t>(1, c.cluster[0]) * std::max<int64_t>(1, c.cluster[1]) *
                     std::max<int64_t>(1, c.cluster[2]);

@@ -495,7 +495,39 @@ StatusOr<std::vector<ConfigStats>> TraceReader::ReadOccConfigs(const std::string
     c.matched = stmt.Int64(24) != 0;
     configs.push_back(std::move(c));
   }
+  OCC_RETURN_IF_ERROR(AddFunctionFacts(&configs));
   return configs;
+}
+
+// OCC_FUNCTION (traces from occtrace versions that read the loaded cubins) has what CUPTI's
+// kernel records lack: named-barrier counts and __launch_bounds__. A function name can appear
+// in several modules; the most constraining values are kept.
+Status TraceReader::AddFunctionFacts(std::vector<ConfigStats>* configs) {
+  OCC_ASSIGN_OR_RETURN(bool has_functions, db_->HasTable("OCC_FUNCTION"));
+  if (!has_functions) return OkStatus();
+  OCC_ASSIGN_OR_RETURN(
+      sql::Stmt stmt,
+      db_->Prepare("SELECT s.value, max(f.barrierCount), min(nullif(f.maxThreadsPerBlock, 0)) "
+                   "FROM OCC_FUNCTION f JOIN StringIds s ON s.id = f.mangledName "
+                   "GROUP BY f.mangledName"));
+  std::unordered_map<std::string, std::pair<int64_t, int64_t>> facts;
+  while (true) {
+    OCC_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) break;
+    int64_t barriers = stmt.IsNull(1) ? -1 : stmt.Int64(1);
+    int64_t max_threads = stmt.IsNull(2) ? 0 : stmt.Int64(2);
+    // Absurd values from a damaged file are ignored rather than fed to the model.
+    if (barriers < -1 || barriers > 16) barriers = -1;
+    if (max_threads < 0 || max_threads > 1024) max_threads = 0;
+    facts[stmt.Text(0)] = {barriers, max_threads};
+  }
+  for (ConfigStats& c : *configs) {
+    auto it = facts.find(c.mangled_name);
+    if (it == facts.end()) continue;
+    c.barrier_count = it->second.first;
+    c.func_max_threads = it->second.second;
+  }
+  return OkStatus();
 }
 
 namespace {

@@ -66,6 +66,9 @@ struct ConfigStats {
   int64_t cache_config = 0;          // requested CUfunc_cache
   int64_t cluster[3] = {1, 1, 1};
   int64_t graph_id = 0;
+  // From OCC_FUNCTION (the loaded cubin), when the trace has it; -1 / 0 = unknown.
+  int64_t barrier_count = -1;        // named barriers per block
+  int64_t func_max_threads = 0;      // __launch_bounds__ max threads per block
   bool matched = true;               // passes --kernel
 
   int64_t launches = 0;
@@ -137,6 +140,7 @@ class TraceReader {
   Status ReadNsysMeta();
   Status ReadDevices();
   Status LoadAchieved();
+  Status AddFunctionFacts(std::vector<ConfigStats>* configs);
   StatusOr<std::vector<ConfigStats>> ReadOccConfigs(const std::string& kernel_regex,
                                                      std::vector<int64_t>* ids);
   StatusOr<TraceScan> ScanOcctrace(const std::string& kernel_regex);

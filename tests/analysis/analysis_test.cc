@@ -486,3 +486,50 @@ INSERT INTO OCC_KERNEL_CONFIG VALUES
 
 }  // namespace
 }  // namespace occ
+
+namespace occ {
+namespace {
+
+// Nsight Compute on an H100 (occupancy-model.md §5.3): B=256, 0 B user shared memory, kernels
+// using 8 and 16 named barriers show Block Limit Barriers 8 and 4, executed carveout 8 KiB, and
+// the 16-barrier kernel a theoretical occupancy of 50 %. CUPTI records carry no barrier count;
+// occtrace reads it from the loaded cubin into OCC_FUNCTION.
+TEST(FunctionFacts, BarrierCountFromTheCubinMatchesNsightCompute) {
+  testing::ScratchDir dir;
+  const std::string path = dir.Path("barriers.db");
+  std::string inserts = testing::H100TraceInserts() + R"sql(
+INSERT INTO StringIds VALUES (100, 'bar16(float*)'), (101, 'bar16'), (102, '_Z5bar16Pf'),
+                             (103, 'bar8(float*)'), (104, 'bar8'), (105, '_Z4bar8Pf');
+INSERT INTO OCC_KERNEL_CONFIG VALUES
+  (100, 0, 1, NULL, 100, 101, 102, 0, 0, 16, 1056, 1, 1, 256, 1, 1, 0, 0, 0, 0, 8192, 0, NULL, 0, 0, 1, 1, 1, 0, 0, 0, 0),
+  (101, 0, 1, NULL, 103, 104, 105, 0, 0, 16, 1056, 1, 1, 256, 1, 1, 0, 0, 0, 0, 8192, 0, NULL, 0, 0, 1, 1, 1, 0, 0, 0, 0);
+INSERT INTO OCC_LAUNCH VALUES (3000000, 10000, 100, 7, 900), (3100000, 10000, 101, 7, 901);
+INSERT INTO OCC_FUNCTION (moduleId, mangledName, localMemoryPerThread, barrierCount,
+                          registersPerThread, maxThreadsPerBlock)
+  VALUES (1, 102, 0, 16, 16, NULL), (1, 105, 0, 8, 16, NULL);
+)sql";
+  testing::MakeOccTrace(path, inserts);
+  ReportOptions options;
+  options.inputs = {path};
+  options.top = 0;
+  auto report = BuildReport(options);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  const auto* bar16 = Find(*report, "bar16(float*)");
+  const auto* bar8 = Find(*report, "bar8(float*)");
+  ASSERT_NE(bar16, nullptr);
+  ASSERT_NE(bar8, nullptr);
+  EXPECT_EQ(bar16->occupancy().ncu_block_limit_barriers(), 4);
+  EXPECT_DOUBLE_EQ(bar16->occupancy().theoretical_occupancy_pct(), 50.0);
+  EXPECT_EQ(bar16->limiting_factor(), "barriers");
+  EXPECT_EQ(bar8->occupancy().ncu_block_limit_barriers(), 8);
+  EXPECT_EQ(bar8->occupancy().ncu_block_limit_shared_mem(), 8);
+  // No "barrier count unknown" caveat for kernels whose count was recorded.
+  for (const auto* g : {bar16, bar8}) {
+    for (const auto& s : g->suggestions()) {
+      EXPECT_EQ(s.assumptions().find("barrier count unknown"), std::string::npos);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace occ
