@@ -172,9 +172,24 @@ void CUPTIAPI BufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* bu
   tracer->session->CompleteBuffer(buffer, valid_size, dropped);
 }
 
+// CUPTI 13.0 allows one subscriber and tells the first nothing when a later cuptiSubscribe is
+// refused (CUPTI_CBID_STATE_ERROR "is not issued in the current release"). What remains is
+// CUPTI's per-thread last error: torch.profiler (Kineto's libkineto_init) subscribes on the
+// Python thread that starts the profiler, usually the one that exits, and makes no further
+// CUPTI call after the refusal. Best effort: another thread's refusal, or a later CUPTI error
+// on this thread, hides it (docs/tracing.md, "Another profiler in the way").
+void ReportRefusedSubscriber(Tracer* tracer) {
+  if (cuptiGetLastError() != CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) return;
+  LogLine("another CUPTI client in this process (torch.profiler, or a tool attached later) was refused "
+          "because occtrace holds CUPTI's only subscription: that client recorded no GPU activity; "
+          "run it without occtrace");
+  tracer->session->SetMeta("cupti_refused_subscriber", "1");
+}
+
 void AtExit() {
   Tracer* tracer = g_tracer;
   if (tracer == nullptr || !tracer->session) return;
+  ReportRefusedSubscriber(tracer);
   tracer->session->Finish("complete");
   tracer->tracing.store(false);
 }

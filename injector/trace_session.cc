@@ -372,6 +372,15 @@ void TraceSession::CloseWriter(const std::string& status) {
   writer_->SetMeta("cubin_modules_skipped", std::to_string(stats.modules_skipped));
   writer_->SetMeta("cubin_modules_dropped", std::to_string(dropped_modules_.load()));
   writer_->SetMeta("function_count", std::to_string(stats.functions));
+  // Kinds occtrace never enables arriving in its buffers: another client (Kineto since 2026-08
+  // enables activities without subscribing) changed CUPTI's process-wide activity state, and
+  // may also disable kernel records at its stop.
+  writer_->SetMeta("foreign_activity_records", std::to_string(stats.other_records));
+  if (stats.other_records > 0) {
+    LogLine("%llu activity records of kinds occtrace does not enable arrived: another CUPTI client "
+            "(e.g. torch.profiler) changed the process-wide activity settings; the trace may miss kernels",
+            static_cast<unsigned long long>(stats.other_records));
+  }
   writer_->SetMeta("end_time_ns", std::to_string(RealtimeNs()));
   writer_->SetMeta("status", status);
   const bool ok = writer_->Close();
