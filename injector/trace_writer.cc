@@ -221,8 +221,9 @@ void TraceWriter::AddKernel(const ActivityKernel& kernel) {
   KernelConfigKey key = MakeKernelConfigKey(kernel);
   key.mangled_name_id = InternKernelName(kernel.name);
   if (key.local_memory_per_thread == 0) {
-    // CUPTI (CUDA 13) reports 0 even for kernels with spills: the cubin's frame size is the
-    // value cudaFuncGetAttributes calls localSizeBytes.
+    // CUPTI (CUDA 13) reports 0 even for kernels with 1 KiB of local memory per thread: the
+    // cubin's frame size (ptxas "bytes stack frame"; tests/injector/gpu_check compares it
+    // with cudaFuncGetAttributes' localSizeBytes) stands in.
     auto cubin = cubin_local_memory_.find(key.mangled_name_id);
     if (cubin != cubin_local_memory_.end()) {
       key.local_memory_per_thread = static_cast<uint32_t>(cubin->second);
