@@ -29,6 +29,7 @@ struct Tracer {
   std::atomic<bool> tracing{false};
   std::atomic<uint32_t> state_errors{0};
   std::atomic<uint32_t> state_warnings{0};
+  std::atomic<bool> refused_subscriber_reported{false};
   std::mutex devices_mutex;
   std::set<uint32_t> devices_queried;
 };
@@ -100,8 +101,26 @@ void QueryDevice(Tracer* tracer, CUcontext context) {
   tracer->session->SubmitDeviceExtras(std::move(extras));
 }
 
-// CUPTI's non-fatal notifications (CUPTI_CBID_STATE_ERROR / _WARNING), e.g. about another
-// client's failed cuptiSubscribe: one line each for the first few, all counted in OCC_META.
+// CUPTI 13.0 allows one subscriber and tells the first nothing when a later cuptiSubscribe is
+// refused (CUPTI_CBID_STATE_ERROR "is not issued in the current release"). What remains is
+// CUPTI's per-thread last error (read and reset by cuptiGetLastError): torch.profiler
+// (Kineto's libkineto_init, torch <= 2.11) subscribes on the thread that starts the profiler
+// and makes no further CUPTI call after the refusal. Checked where occtrace runs on program
+// threads anyway: module loads (lazy loading: the profiled step's first launches) and exit.
+// Best effort: a refusal on a thread that does neither, or a later CUPTI error on that thread,
+// hides it (docs/tracing.md, "Another profiler in the way").
+void NoteRefusedSubscriber(Tracer* tracer) {
+  if (cuptiGetLastError() != CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) return;
+  if (tracer->refused_subscriber_reported.exchange(true)) return;
+  LogLine("another CUPTI client in this process (torch.profiler, or a tool attached later) was refused "
+          "because occtrace holds CUPTI's only subscription: that client records no GPU activity; "
+          "run it without occtrace");
+  tracer->session->SetMeta("cupti_refused_subscriber", "1");
+}
+
+// CUPTI's non-fatal notifications (CUPTI_CBID_STATE_ERROR / _WARNING): one line each for the
+// first few, all counted in OCC_META. None is documented for a refused second subscriber, but
+// whatever CUPTI does report about other clients surfaces here.
 void ReportStateNotification(Tracer* tracer, CUpti_CallbackId cbid, const CUpti_StateData* state) {
   constexpr uint32_t kLoggedNotifications = 5;
   const bool is_error = cbid == CUPTI_CBID_STATE_ERROR;
@@ -136,6 +155,7 @@ void CUPTIAPI OnCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_Call
         // modules can be megabytes (PyTorch): only copy here; the writer thread parses.
         const auto* module = static_cast<const CUpti_ModuleResourceData*>(resource->resourceDescriptor);
         if (module != nullptr) tracer->session->SubmitModule(module->moduleId, module->pCubin, module->cubinSize);
+        NoteRefusedSubscriber(tracer);
       } else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
         // The context's records must leave CUPTI while it still exists (cudaDeviceReset,
         // cuCtxDestroy): a forced flush, then the writer commits them on its next wake-up.
@@ -172,24 +192,10 @@ void CUPTIAPI BufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* bu
   tracer->session->CompleteBuffer(buffer, valid_size, dropped);
 }
 
-// CUPTI 13.0 allows one subscriber and tells the first nothing when a later cuptiSubscribe is
-// refused (CUPTI_CBID_STATE_ERROR "is not issued in the current release"). What remains is
-// CUPTI's per-thread last error: torch.profiler (Kineto's libkineto_init) subscribes on the
-// Python thread that starts the profiler, usually the one that exits, and makes no further
-// CUPTI call after the refusal. Best effort: another thread's refusal, or a later CUPTI error
-// on this thread, hides it (docs/tracing.md, "Another profiler in the way").
-void ReportRefusedSubscriber(Tracer* tracer) {
-  if (cuptiGetLastError() != CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) return;
-  LogLine("another CUPTI client in this process (torch.profiler, or a tool attached later) was refused "
-          "because occtrace holds CUPTI's only subscription: that client recorded no GPU activity; "
-          "run it without occtrace");
-  tracer->session->SetMeta("cupti_refused_subscriber", "1");
-}
-
 void AtExit() {
   Tracer* tracer = g_tracer;
   if (tracer == nullptr || !tracer->session) return;
-  ReportRefusedSubscriber(tracer);
+  NoteRefusedSubscriber(tracer);
   tracer->session->Finish("complete");
   tracer->tracing.store(false);
 }
