@@ -170,7 +170,8 @@ CubinParseResult ParseCubin(const uint8_t* data, size_t size) {
 
   for (const Section& s : sections) {
     if (s.name_text == ".nv.info") {
-      ForEachAttribute(bytes, s, [&](uint8_t attribute, uint8_t format, const uint8_t* payload, size_t length) {
+      ForEachAttribute(bytes, s, [&](uint8_t attribute, uint8_t format, const uint8_t* payload,
+                                     size_t length) {
         if (format != kEifmtSval || length < 8) return;
         auto symbol = symbol_names.find(LoadU32(payload));
         if (symbol == symbol_names.end()) return;
@@ -188,12 +189,19 @@ CubinParseResult ParseCubin(const uint8_t* data, size_t size) {
     } else if (s.name_text.size() > kInfo.size() && s.name_text.substr(0, kInfo.size()) == kInfo) {
       CubinFunction* function = find(s.name_text.substr(kInfo.size()));
       if (function == nullptr) continue;
-      ForEachAttribute(bytes, s, [&](uint8_t attribute, uint8_t format, const uint8_t* payload, size_t length) {
+      ForEachAttribute(bytes, s, [&](uint8_t attribute, uint8_t format, const uint8_t* payload,
+                                     size_t length) {
         if (attribute == kEiattrNumBarriers && (format == kEifmtBval || format == kEifmtHval)) {
-          function->barrier_count = format == kEifmtBval ? payload[0] : (payload[0] | (payload[1] << 8));
+          function->barrier_count =
+              format == kEifmtBval ? payload[0] : (payload[0] | (payload[1] << 8));
         } else if (attribute == kEiattrMaxThreads && format == kEifmtSval && length >= 12) {
           const int64_t x = LoadU32(payload), y = LoadU32(payload + 4), z = LoadU32(payload + 8);
-          function->max_threads_per_block = x * y * z;
+          // Block dimensions are at most 1024; larger values mean a corrupt entry (and could
+          // overflow the product).
+          constexpr int64_t kMaxDimension = 1 << 16;
+          if (x <= kMaxDimension && y <= kMaxDimension && z <= kMaxDimension) {
+            function->max_threads_per_block = x * y * z;
+          }
         }
       });
     }

@@ -127,15 +127,17 @@ void ReportStateNotification(Tracer* tracer, CUpti_CallbackId cbid, const CUpti_
   std::atomic<uint32_t>& count = is_error ? tracer->state_errors : tracer->state_warnings;
   const uint32_t index = count.fetch_add(1) + 1;
   const char* kind = is_error ? "error" : "warning";
-  const char* message = state != nullptr && state->notification.message != nullptr ? state->notification.message : "no details";
+  const char* message = state != nullptr && state->notification.message != nullptr
+                            ? state->notification.message
+                            : "no details";
   const int result = state != nullptr ? static_cast<int>(state->notification.result) : 0;
   const char* result_text = nullptr;
   if (state == nullptr || cuptiGetResultString(state->notification.result, &result_text) != CUPTI_SUCCESS) {
     result_text = nullptr;
   }
   if (index <= kLoggedNotifications) {
-    LogLine("CUPTI %s: %s (%s)%s", kind, message, result_text != nullptr ? result_text : std::to_string(result).c_str(),
-            index == kLoggedNotifications ? "; further ones are only counted" : "");
+    LogLine("CUPTI %s: %s (%s)%s", kind, message,
+            result_text != nullptr ? result_text : std::to_string(result).c_str(), index == kLoggedNotifications ? "; further ones are only counted" : "");
     tracer->session->SetMeta(std::string("cupti_") + kind + "_" + std::to_string(index), message);
   }
   tracer->session->SetMeta(std::string("cupti_") + kind + "_count", std::to_string(index));
@@ -153,8 +155,11 @@ void CUPTIAPI OnCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_Call
       } else if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
         // On the loading thread, possibly at a kernel's first launch (lazy loading), and
         // modules can be megabytes (PyTorch): only copy here; the writer thread parses.
-        const auto* module = static_cast<const CUpti_ModuleResourceData*>(resource->resourceDescriptor);
-        if (module != nullptr) tracer->session->SubmitModule(module->moduleId, module->pCubin, module->cubinSize);
+        const auto* module =
+            static_cast<const CUpti_ModuleResourceData*>(resource->resourceDescriptor);
+        if (module != nullptr) {
+          tracer->session->SubmitModule(module->moduleId, module->pCubin, module->cubinSize);
+        }
         NoteRefusedSubscriber(tracer);
       } else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
         // The context's records must leave CUPTI while it still exists (cudaDeviceReset,

@@ -402,8 +402,9 @@ void TraceWriter::AddModule(uint32_t module_id, const std::vector<uint8_t>& imag
     // image is not); its kernels are still traced, only without OCC_FUNCTION facts.
     constexpr uint64_t kWarnedModules = 3;
     if (++stats_.modules_skipped <= kWarnedModules) {
-      LogLine("module %u (%zu bytes): %s; no per-function facts for it%s", module_id, image.size(),
-              parsed.error.c_str(), stats_.modules_skipped == kWarnedModules ? " (further such modules counted silently)" : "");
+      LogLine("module %u (%zu bytes): %s; no per-function facts for it%s", module_id,
+              image.size(), parsed.error.c_str(),
+              stats_.modules_skipped == kWarnedModules ? " (further such modules counted silently)" : "");
     }
     return;
   }
