@@ -27,6 +27,9 @@ struct Tracer {
   // False once CUPTI reported a fatal error (it then finalizes itself) or after the final
   // flush: no more CUPTI calls from our side.
   std::atomic<bool> tracing{false};
+  std::atomic<uint32_t> state_errors{0};
+  std::atomic<uint32_t> state_warnings{0};
+  std::atomic<bool> refused_subscriber_reported{false};
   std::mutex devices_mutex;
   std::set<uint32_t> devices_queried;
 };
@@ -98,6 +101,48 @@ void QueryDevice(Tracer* tracer, CUcontext context) {
   tracer->session->SubmitDeviceExtras(std::move(extras));
 }
 
+// CUPTI 13.0 allows one subscriber and tells the first nothing when a later cuptiSubscribe is
+// refused (CUPTI_CBID_STATE_ERROR "is not issued in the current release"). What remains is
+// CUPTI's per-thread last error (read and reset by cuptiGetLastError): torch.profiler
+// (Kineto's libkineto_init, torch <= 2.11) subscribes on the thread that starts the profiler
+// and makes no further CUPTI call after the refusal. Checked where occtrace runs on program
+// threads anyway: module loads (lazy loading: the profiled step's first launches) and exit.
+// Best effort: a refusal on a thread that does neither, or a later CUPTI error on that thread,
+// hides it (docs/tracing.md, "Another profiler in the way").
+void NoteRefusedSubscriber(Tracer* tracer) {
+  if (cuptiGetLastError() != CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) return;
+  if (tracer->refused_subscriber_reported.exchange(true)) return;
+  LogLine("another CUPTI client in this process (torch.profiler, or a tool attached later) was refused "
+          "because occtrace holds CUPTI's only subscription: that client records no GPU activity; "
+          "run it without occtrace");
+  tracer->session->SetMeta("cupti_refused_subscriber", "1");
+}
+
+// CUPTI's non-fatal notifications (CUPTI_CBID_STATE_ERROR / _WARNING): one line each for the
+// first few, all counted in OCC_META. None is documented for a refused second subscriber, but
+// whatever CUPTI does report about other clients surfaces here.
+void ReportStateNotification(Tracer* tracer, CUpti_CallbackId cbid, const CUpti_StateData* state) {
+  constexpr uint32_t kLoggedNotifications = 5;
+  const bool is_error = cbid == CUPTI_CBID_STATE_ERROR;
+  std::atomic<uint32_t>& count = is_error ? tracer->state_errors : tracer->state_warnings;
+  const uint32_t index = count.fetch_add(1) + 1;
+  const char* kind = is_error ? "error" : "warning";
+  const char* message = state != nullptr && state->notification.message != nullptr
+                            ? state->notification.message
+                            : "no details";
+  const int result = state != nullptr ? static_cast<int>(state->notification.result) : 0;
+  const char* result_text = nullptr;
+  if (state == nullptr || cuptiGetResultString(state->notification.result, &result_text) != CUPTI_SUCCESS) {
+    result_text = nullptr;
+  }
+  if (index <= kLoggedNotifications) {
+    LogLine("CUPTI %s: %s (%s)%s", kind, message,
+            result_text != nullptr ? result_text : std::to_string(result).c_str(), index == kLoggedNotifications ? "; further ones are only counted" : "");
+    tracer->session->SetMeta(std::string("cupti_") + kind + "_" + std::to_string(index), message);
+  }
+  tracer->session->SetMeta(std::string("cupti_") + kind + "_count", std::to_string(index));
+}
+
 void CUPTIAPI OnCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                          const void* cbdata) {
   if (TraceSession::InForkedChild()) return;
@@ -107,6 +152,15 @@ void CUPTIAPI OnCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_Call
       const auto* resource = static_cast<const CUpti_ResourceData*>(cbdata);
       if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
         QueryDevice(tracer, resource->context);
+      } else if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
+        // On the loading thread, possibly at a kernel's first launch (lazy loading), and
+        // modules can be megabytes (PyTorch): only copy here; the writer thread parses.
+        const auto* module =
+            static_cast<const CUpti_ModuleResourceData*>(resource->resourceDescriptor);
+        if (module != nullptr) {
+          tracer->session->SubmitModule(module->moduleId, module->pCubin, module->cubinSize);
+        }
+        NoteRefusedSubscriber(tracer);
       } else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
         // The context's records must leave CUPTI while it still exists (cudaDeviceReset,
         // cuCtxDestroy): a forced flush, then the writer commits them on its next wake-up.
@@ -118,6 +172,9 @@ void CUPTIAPI OnCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_Call
       LogLine("CUPTI reported a fatal error (%s); tracing stops here", message);
       tracer->session->SetMeta("cupti_fatal_error", message);
       tracer->tracing.store(false);
+    } else if (domain == CUPTI_CB_DOMAIN_STATE &&
+               (cbid == CUPTI_CBID_STATE_ERROR || cbid == CUPTI_CBID_STATE_WARNING)) {
+      ReportStateNotification(tracer, cbid, static_cast<const CUpti_StateData*>(cbdata));
     }
   }
   if (tracer->achieved) tracer->achieved->OnCallback(domain, cbid, cbdata);
@@ -143,6 +200,7 @@ void CUPTIAPI BufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* bu
 void AtExit() {
   Tracer* tracer = g_tracer;
   if (tracer == nullptr || !tracer->session) return;
+  NoteRefusedSubscriber(tracer);
   tracer->session->Finish("complete");
   tracer->tracing.store(false);
 }
@@ -151,6 +209,8 @@ bool EnableTracing(Tracer* tracer) {
   CUpti_SubscriberHandle sub = tracer->subscriber;
   OCC_CUPTI_CHECK(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED));
   OCC_CUPTI_CHECK(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING));
+  // Per-function facts (barriers, local memory) from the cubin; optional: tracing goes on without.
+  OCC_CUPTI_LOG(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED));
   OCC_CUPTI_CHECK(cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_STATE));
   OCC_CUPTI_CHECK(cuptiActivityRegisterCallbacks(BufferRequested, BufferCompleted));
   OCC_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE));

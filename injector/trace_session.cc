@@ -313,6 +313,19 @@ void TraceSession::Push(Item item) {
 
 void TraceSession::SubmitDeviceExtras(DeviceExtras extras) { Push(std::move(extras)); }
 void TraceSession::SubmitAchieved(AchievedSample sample) { Push(std::move(sample)); }
+void TraceSession::SubmitModule(uint32_t module_id, const void* image, size_t size) {
+  if (InForkedChild() || image == nullptr || size == 0 || !active()) return;
+  size_t queued = queued_module_bytes_.load();
+  do {
+    if (size > options_.max_queued_module_bytes - std::min(queued, options_.max_queued_module_bytes)) {
+      dropped_modules_.fetch_add(1);
+      return;
+    }
+  } while (!queued_module_bytes_.compare_exchange_weak(queued, queued + size));
+  const auto* bytes = static_cast<const uint8_t*>(image);
+  Push(ModuleItem{module_id, std::vector<uint8_t>(bytes, bytes + size)});
+}
+
 void TraceSession::SetMeta(std::string name, std::string value) {
   Push(MetaItem{std::move(name), std::move(value)});
 }
@@ -334,6 +347,10 @@ void TraceSession::ProcessItems(std::deque<Item>* items) {
       writer_->AddAchieved(*sample);
     } else if (auto* meta = std::get_if<MetaItem>(&item)) {
       writer_->SetMeta(meta->name, meta->value);
+    } else if (auto* module = std::get_if<ModuleItem>(&item)) {
+      writer_->AddModule(module->module_id, module->image);
+      queued_module_bytes_.fetch_sub(module->image.size());
+      module->image = std::vector<uint8_t>();
     }
   }
   items->clear();
@@ -351,6 +368,19 @@ void TraceSession::CloseWriter(const std::string& status) {
   writer_->SetMeta("achieved_count", std::to_string(stats.achieved));
   writer_->SetMeta("dropped_records", std::to_string(dropped_records_.load()));
   writer_->SetMeta("refused_buffer_requests", std::to_string(refused_buffers_.load()));
+  writer_->SetMeta("cubin_modules_parsed", std::to_string(stats.modules_parsed));
+  writer_->SetMeta("cubin_modules_skipped", std::to_string(stats.modules_skipped));
+  writer_->SetMeta("cubin_modules_dropped", std::to_string(dropped_modules_.load()));
+  writer_->SetMeta("function_count", std::to_string(stats.functions));
+  // Kinds occtrace never enables arriving in its buffers: another client (Kineto since 2026-08
+  // enables activities without subscribing) changed CUPTI's process-wide activity state, and
+  // may also disable kernel records at its stop.
+  writer_->SetMeta("foreign_activity_records", std::to_string(stats.other_records));
+  if (stats.other_records > 0) {
+    LogLine("%llu activity records of kinds occtrace does not enable arrived: another CUPTI client "
+            "(e.g. torch.profiler) changed the process-wide activity settings; the trace may miss kernels",
+            static_cast<unsigned long long>(stats.other_records));
+  }
   writer_->SetMeta("end_time_ns", std::to_string(RealtimeNs()));
   writer_->SetMeta("status", status);
   const bool ok = writer_->Close();

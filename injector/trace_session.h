@@ -49,6 +49,7 @@ struct SessionOptions {
   size_t max_buffers = 64;               // pool cap: at most 256 MB in flight by default
   bool quiet = false;                    // OCCTRACE_QUIET: no summary line
   bool handle_signals = true;
+  size_t max_queued_module_bytes = 256 << 20;  // cubin copies waiting for the writer
 };
 
 struct SessionHooks {
@@ -78,6 +79,10 @@ class TraceSession {
 
   void SubmitDeviceExtras(DeviceExtras extras);
   void SubmitAchieved(AchievedSample sample);
+  // CUPTI_CBID_RESOURCE_MODULE_LOADED: copies the image (the app thread only copies; the
+  // writer parses it). Images beyond max_queued_module_bytes waiting at once are skipped and
+  // counted (OCC_META cubin_modules_dropped), so a burst of large modules cannot grow memory.
+  void SubmitModule(uint32_t module_id, const void* image, size_t size);
   void SetMeta(std::string name, std::string value);
 
   // Installs the SIGINT/SIGTERM/SIGHUP handlers for this session (one session per process).
@@ -106,7 +111,11 @@ class TraceSession {
   struct MetaItem {
     std::string name, value;
   };
-  using Item = std::variant<BufferItem, DeviceExtras, AchievedSample, MetaItem>;
+  struct ModuleItem {
+    uint32_t module_id;
+    std::vector<uint8_t> image;
+  };
+  using Item = std::variant<BufferItem, DeviceExtras, AchievedSample, MetaItem, ModuleItem>;
   enum class Phase { kRunning, kFinalFlush, kDrain, kDone };
 
   TraceSession(const SessionOptions& options, SessionHooks hooks);
@@ -142,6 +151,8 @@ class TraceSession {
   std::atomic<bool> finished_{false};
   std::atomic<uint64_t> dropped_records_{0};
   std::atomic<uint64_t> refused_buffers_{0};
+  std::atomic<size_t> queued_module_bytes_{0};
+  std::atomic<uint64_t> dropped_modules_{0};
   WriterStats final_stats_;
   std::string close_status_;
 };

@@ -111,7 +111,12 @@ bool TraceWriter::PrepareStatements() {
          upsert_context_.Prepare(
              db,
              "INSERT OR REPLACE INTO OCC_CONTEXT(contextId,deviceId,nullStreamId,parentContextId,"
-             "isGreenContext,numMultiprocessors) VALUES(?,?,?,?,?,?)");
+             "isGreenContext,numMultiprocessors) VALUES(?,?,?,?,?,?)") &&
+         upsert_function_.Prepare(
+             db,
+             "INSERT OR REPLACE INTO OCC_FUNCTION(moduleId,mangledName,localMemoryPerThread,"
+             "minStackSize,maxStackSize,barrierCount,registersPerThread,maxThreadsPerBlock)"
+             " VALUES(?,?,?,?,?,?,?,?)");
 }
 
 void TraceWriter::AddBuffer(uint8_t* buffer, size_t valid_size) {
@@ -215,6 +220,15 @@ void TraceWriter::AddKernel(const ActivityKernel& kernel) {
   if (failed_) return;
   KernelConfigKey key = MakeKernelConfigKey(kernel);
   key.mangled_name_id = InternKernelName(kernel.name);
+  if (key.local_memory_per_thread == 0) {
+    // CUPTI (CUDA 13) reports 0 even for kernels with 1 KiB of local memory per thread: the
+    // cubin's frame size (ptxas "bytes stack frame"; tests/injector/gpu_check compares it
+    // with cudaFuncGetAttributes' localSizeBytes) stands in.
+    auto cubin = cubin_local_memory_.find(key.mangled_name_id);
+    if (cubin != cubin_local_memory_.end()) {
+      key.local_memory_per_thread = static_cast<uint32_t>(cubin->second);
+    }
+  }
   auto green = green_contexts_.find(kernel.contextId);
   if (green != green_contexts_.end() && green->second) {
     key.green_context_id = static_cast<int32_t>(kernel.contextId);
@@ -380,6 +394,41 @@ void TraceWriter::AddAchieved(const AchievedSample& sample) {
   ++stats_.achieved;
 }
 
+void TraceWriter::AddModule(uint32_t module_id, const std::vector<uint8_t>& image) {
+  if (failed_) return;
+  CubinParseResult parsed = ParseCubin(image.data(), image.size());
+  if (!parsed.ok) {
+    // Not every module image is a plain cubin (PTX JIT output is, but a compressed or foreign
+    // image is not); its kernels are still traced, only without OCC_FUNCTION facts.
+    constexpr uint64_t kWarnedModules = 3;
+    if (++stats_.modules_skipped <= kWarnedModules) {
+      LogLine("module %u (%zu bytes): %s; no per-function facts for it%s", module_id,
+              image.size(), parsed.error.c_str(),
+              stats_.modules_skipped == kWarnedModules ? " (further such modules counted silently)" : "");
+    }
+    return;
+  }
+  ++stats_.modules_parsed;
+  for (const CubinFunction& function : parsed.functions) {
+    const int64_t name_id = InternString(function.mangled_name);
+    if (function.frame_size >= 0) cubin_local_memory_[name_id] = function.frame_size;
+    SqliteStatement& s = upsert_function_;
+    s.Bind(1, module_id);
+    s.Bind(2, name_id);
+    BindOptional(s, 3, function.frame_size);
+    BindOptional(s, 4, function.min_stack_size);
+    BindOptional(s, 5, function.max_stack_size);
+    BindOptional(s, 6, function.barrier_count);
+    BindOptional(s, 7, function.registers);
+    BindOptional(s, 8, function.max_threads_per_block);
+    if (!s.Run()) {
+      Fail();
+      return;
+    }
+    ++stats_.functions;
+  }
+}
+
 void TraceWriter::SetMeta(std::string_view name, std::string_view value) {
   if (failed_) return;
   upsert_meta_.BindText(1, name);
@@ -413,7 +462,7 @@ bool TraceWriter::Close() {
   for (SqliteStatement* s : {&insert_string_, &insert_config_, &insert_launch_,
                              &insert_launch_batch_, &upsert_meta_, &insert_achieved_, &upsert_gpu_,
                              &delete_cuda_device_, &insert_cuda_device_, &upsert_occ_device_,
-                             &upsert_context_}) {
+                             &upsert_context_, &upsert_function_}) {
     *s = SqliteStatement();
   }
   db_.Close();

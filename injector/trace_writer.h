@@ -17,6 +17,7 @@
 
 #include "injector/achieved.h"
 #include "injector/activity_records.h"
+#include "injector/cubin_parser.h"
 #include "injector/sqlite_db.h"
 
 namespace occ::inj {
@@ -42,6 +43,9 @@ struct WriterStats {
   uint64_t configs = 0;        // OCC_KERNEL_CONFIG rows
   uint64_t achieved = 0;       // OCC_ACHIEVED rows
   uint64_t other_records = 0;  // records of kinds occtrace does not store
+  uint64_t modules_parsed = 0;   // cubins read into OCC_FUNCTION
+  uint64_t modules_skipped = 0;  // images that are not a readable cubin (warned about)
+  uint64_t functions = 0;        // OCC_FUNCTION rows
 };
 
 class TraceWriter {
@@ -63,6 +67,9 @@ class TraceWriter {
   void AddContext(const ActivityContext& context);
   void AddDeviceExtras(const DeviceExtras& extras);
   void AddAchieved(const AchievedSample& sample);
+  // A module's image (CUPTI_CBID_RESOURCE_MODULE_LOADED): one OCC_FUNCTION row per function.
+  // Non-cubin or malformed images are skipped with a warning (the first few) and counted.
+  void AddModule(uint32_t module_id, const std::vector<uint8_t>& image);
   void SetMeta(std::string_view name, std::string_view value);
 
   // Makes everything added so far durable and visible to readers (WAL commit).
@@ -110,13 +117,16 @@ class TraceWriter {
 
   SqliteStatement insert_string_, insert_config_, insert_launch_, insert_launch_batch_,
       upsert_meta_, insert_achieved_, upsert_gpu_, delete_cuda_device_, insert_cuda_device_,
-      upsert_occ_device_, upsert_context_;
+      upsert_occ_device_, upsert_context_, upsert_function_;
 
   std::unordered_map<std::string, int64_t> string_ids_;
   std::unordered_map<const char*, NameEntry> names_by_pointer_;
   std::unordered_map<std::string, int64_t> mangled_ids_;  // mangled name -> its StringIds id
   std::unordered_map<int64_t, NameForms> name_forms_;       // by mangled id
   std::unordered_map<KernelConfigKey, int64_t, KernelConfigKeyHash> config_ids_;
+  // Cubin frame size by mangled-name id (the latest loaded module wins): replaces CUPTI's
+  // localMemoryPerThread when that is 0 (CUDA 13 reports 0 even for spilling kernels).
+  std::unordered_map<int64_t, int64_t> cubin_local_memory_;
   std::unordered_map<uint32_t, bool> green_contexts_;  // contextId -> isGreenContext
   std::map<uint32_t, DeviceState> devices_;
   std::vector<LaunchRow> pending_launches_;

@@ -133,6 +133,21 @@ CREATE TABLE IF NOT EXISTS OCC_KERNEL_CONFIG (
   isDeviceLaunched                INTEGER NOT NULL
 );
 
+-- One row per function of each loaded module, read from the module's cubin (ELF) by
+-- occtrace: facts CUPTI's kernel record lacks (barriers) or reports as 0 (local memory).
+-- NULL: the cubin does not say.
+CREATE TABLE IF NOT EXISTS OCC_FUNCTION (
+  moduleId              INTEGER NOT NULL,  -- CUpti_ModuleResourceData.moduleId
+  mangledName           INTEGER NOT NULL,  -- StringIds.id (= OCC_KERNEL_CONFIG.mangledName)
+  localMemoryPerThread  INTEGER,           -- EIATTR_FRAME_SIZE (ptxas "N bytes stack frame")
+  minStackSize          INTEGER,           -- EIATTR_MIN_STACK_SIZE
+  maxStackSize          INTEGER,           -- EIATTR_MAX_STACK_SIZE (with callees)
+  barrierCount          INTEGER,           -- named barriers (ptxas "used N barriers")
+  registersPerThread    INTEGER,           -- EIATTR_REGCOUNT
+  maxThreadsPerBlock    INTEGER,           -- __launch_bounds__ (EIATTR_MAX_THREADS x*y*z)
+  PRIMARY KEY (moduleId, mangledName)
+);
+
 -- One row per kernel launch: only what differs between launches of one configuration.
 CREATE TABLE IF NOT EXISTS OCC_LAUNCH (
   start         INTEGER NOT NULL,  -- ns (CUPTI timestamp); 0 when the profiler replayed it

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "tests/injector/fake_records.h"
 
@@ -341,6 +342,44 @@ TEST(TraceSessionTest, UnwritableFileGivesNoSession) {
   const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(session, nullptr);
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << "one line: " << err;
+}
+
+}  // namespace
+}  // namespace occ::inj
+
+namespace occ::inj {
+namespace {
+
+// Module images: copied on the submitting thread, parsed by the writer; an image that would
+// push the queued bytes past the bound is dropped and counted, a non-cubin one skipped and
+// counted. Records of kinds occtrace never enables (another CUPTI client's) are counted too.
+TEST(TraceSessionTest, ModuleImagesAreBoundedAndForeignRecordsCounted) {
+  const std::string path = testing::TempPath("modules");
+  SessionOptions options = Options(path, 1000);
+  options.max_queued_module_bytes = 100;
+  auto session = TraceSession::Start(options, SessionHooks());
+  ASSERT_NE(session, nullptr);
+  const std::vector<uint8_t> too_big(101, 0x7f);
+  session->SubmitModule(1, too_big.data(), too_big.size());
+  const std::string not_elf = "not an ELF image at all";
+  session->SubmitModule(2, not_elf.data(), not_elf.size());
+  size_t size = 0;
+  uint8_t* data = session->AcquireBuffer(&size);
+  ASSERT_NE(data, nullptr);
+  FakeActivityBuffer buffer(data, size);
+  CUpti_ActivityMemcpy6 memcpy_record{};
+  memcpy_record.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+  ASSERT_TRUE(buffer.Add(memcpy_record));
+  ASSERT_TRUE(buffer.Add(MakeKernel(kSquare, 1, 10, 20)));
+  session->CompleteBuffer(data, buffer.size(), 0);
+  session->Finish();
+  TraceReader reader(path);
+  EXPECT_EQ(reader.Meta("cubin_modules_dropped"), "1");
+  EXPECT_EQ(reader.Meta("cubin_modules_skipped"), "1");
+  EXPECT_EQ(reader.Meta("cubin_modules_parsed"), "0");
+  EXPECT_EQ(reader.Meta("foreign_activity_records"), "1");
+  EXPECT_EQ(reader.Int("SELECT COUNT(*) FROM OCC_LAUNCH"), 1);
+  RemoveTrace(path);
 }
 
 }  // namespace
