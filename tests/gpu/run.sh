@@ -8,7 +8,7 @@
 # where libcupti lives), checks.log/.json (PASS/FAIL table), bench.log/.json, the example trace
 # train_small_h100.sql and logs.tgz (every run's stdout/stderr). Knobs: GPU_CASES (default all),
 # BENCH_ROUNDS (6), BENCH_STEPS (300), BENCH_LAUNCHES (100000), SKIP_BENCH=1, ACHIEVED_SAMPLE=1,
-# BENCH_NO_TORCHPROF=1, BENCH_CPU (CPU list for taskset), SKIP_EXAMPLE=1.
+# BENCH_NO_TORCHPROF=1, BENCH_CPU (CPU list for taskset), SKIP_EXAMPLE=1, SKIP_CHECKS=1.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -49,11 +49,14 @@ fi
 } >"$out/env.txt" 2>&1
 head -n 30 "$out/env.txt"
 
+checks_rc=0
+if [[ "${SKIP_CHECKS:-0}" != 1 ]]; then
 echo "== GPU checks"
 "$py" "$here/gpu_checks.py" --case "${GPU_CASES:-all}" --lib "$bin/libocctrace.so" \
   --launcher "$bin/occtrace" --matrix "$bin/launch_matrix" --work "$work" \
   --workloads "$here/workloads" --json "$out/checks.json" >"$out/checks.log" 2>&1
 checks_rc=$?
+fi
 
 bench_rc=0
 if [[ "${SKIP_BENCH:-0}" != 1 ]]; then

@@ -3,10 +3,11 @@
 # (tests/gpu/run.sh), achieved occupancy of the real libocctrace.so against Nsight Compute,
 # its cost on train_small.py, the injector benchmarks, and the bundled example trace.
 #
-#   tests/gpu/validate_all.sh STAGE      (STAGE made by tests/gpu/stage_all.sh)
+#   PART=checks|bench|all tests/gpu/validate_all.sh STAGE   (STAGE made by tests/gpu/stage_all.sh)
 #
-# Writes at most 8 files to $OUT: env.txt checks.log bench.log accuracy.txt cost.txt
-# features.txt train_small_h100.sql logs.tgz.
+# PART=checks (every correctness check, ~6 min): env.txt checks.log cubin.txt accuracy.txt
+#   features.txt train_small_h100.sql logs.tgz in $OUT. PART=bench (~6 min): bench.log cost.txt
+#   logs.tgz. PART=all does both (too long for one 10-minute device call).
 set -uo pipefail
 stage="$(cd "$1" && pwd)"
 out="${OUT:-$PWD/validate-out}"
@@ -17,15 +18,31 @@ lib="$stage/bin/libocctrace.so"
 ach="$stage/ach"
 section() { echo; echo "== $* ($(date -u +%T))"; }
 
-section "GPU checks + benchmarks (tests/gpu/run.sh)"
-OUT="$work/gpu" SKIP_EXAMPLE=1 ACHIEVED_SAMPLE=1 BENCH_ROUNDS="${BENCH_ROUNDS:-5}" \
-  timeout 330 bash "$stage/tests/gpu/run.sh"
+part="${PART:-checks}"
+want() { [[ "$part" == all || "$part" == "$1" ]]; }
+
+if want checks; then
+section "GPU checks (tests/gpu/run.sh)"
+OUT="$work/gpu" SKIP_EXAMPLE=1 SKIP_BENCH=1 timeout 300 bash "$stage/tests/gpu/run.sh"
 cp "$work/gpu/env.txt" "$work/gpu/checks.log" "$out/" 2>/dev/null
-cp "$work/gpu/bench.log" "$out/" 2>/dev/null
+fi
+if want bench; then
+section "benchmarks (tests/gpu/run.sh: launch throughput, train_small step time)"
+OUT="$work/gpub" SKIP_EXAMPLE=1 SKIP_CHECKS=1 ACHIEVED_SAMPLE=1 BENCH_ROUNDS="${BENCH_ROUNDS:-5}" \
+  timeout 330 bash "$stage/tests/gpu/run.sh"
+cp "$work/gpub/bench.log" "$out/" 2>/dev/null
+fi
 
 # run.sh put libcupti on the library path when needed; do the same for the plain programs below.
 cupti_dir="$(dirname "$(find /usr/local/cuda*/ -name 'libcupti.so.13' 2>/dev/null | head -1)")"
 export LD_LIBRARY_PATH="$cupti_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
+if want checks; then
+section "cubin facts (OCC_FUNCTION), CUPTI notifications, torch.profiler conflict"
+mkdir -p "$work/b/injector"
+cp "$stage/bin/occtrace" "$stage/bin/libocctrace.so" "$work/b/injector/"
+timeout 150 bash "$stage/tests/injector/gpu_check/check.sh" "$work/b" >"$out/cubin.txt" 2>&1
+grep -E "^(ok|FAIL|RESULT)" "$out/cubin.txt"
 
 section "achieved occupancy of libocctrace.so vs ncu (OCCTRACE_ACHIEVED=all)"
 rm -f "$work/acc.db"
@@ -59,11 +76,15 @@ timeout 120 bash "$ach/run_features.sh" "$ach/occ_kernels" "$ach/libocc_achieved
   >"$out/features.txt" 2>&1
 grep -E "OK|FAIL" "$out/features.txt" | tail -15
 
+fi
+if want bench; then
 section "cost of achieved occupancy on train_small.py (libocctrace.so, sample mode)"
+mkdir -p "$work/cost"
 COST_TAG=_final timeout 240 python3 "$ach/cost_train_small.py" "$lib" \
   "$stage/tests/gpu/workloads/train_small.py" "$work/cost" "${COST_ROUNDS:-3}" 2>&1 | tail -25 \
   | tee "$out/cost.txt"
-
+fi
+if want checks; then
 section "bundled example trace (train_small.py STEPS=10, every signature sampled once)"
 rm -f "$work/example.db"
 CUDA_INJECTION64_PATH="$lib" OCCTRACE_OUTPUT="$work/example.db" OCCTRACE_ACHIEVED=sample \
@@ -80,6 +101,7 @@ with open(sys.argv[2], "w") as f:
 print("example:", con.execute("SELECT COUNT(*) FROM OCC_LAUNCH").fetchone()[0], "launches,",
       con.execute("SELECT COUNT(*) FROM OCC_ACHIEVED WHERE status='measured'").fetchone()[0], "measured")
 PYEOF
+fi
 
 find "$work" -name '*.db' -size +4M -delete
 tar -C "$work" -czf "$out/logs.tgz" . 2>/dev/null
