@@ -473,7 +473,13 @@ def case_achieved(ctx, checks):
         "FROM OCC_ACHIEVED a JOIN OCC_LAUNCH l ON l.correlationId = a.correlationId "
         "JOIN OCC_KERNEL_CONFIG c ON c.id = l.configId AND c.contextId = a.contextId "
         "JOIN StringIds mn ON mn.id = c.mangledName").fetchall()
-    n_achieved = con.execute("SELECT COUNT(*) FROM OCC_ACHIEVED").fetchone()[0]
+    # A launch made while its stream captures is recorded as 'capturing' and never runs as a
+    # launch of its own (it becomes a graph node), so it has no kernel record to join.
+    n_achieved = con.execute("SELECT COUNT(*) FROM OCC_ACHIEVED WHERE status != 'capturing'").fetchone()[0]
+    n_capturing = con.execute("SELECT COUNT(*) FROM OCC_ACHIEVED WHERE status = 'capturing'").fetchone()[0]
+    n_unjoined = con.execute(
+        "SELECT COUNT(*) FROM OCC_ACHIEVED a WHERE a.status != 'capturing' AND NOT EXISTS "
+        "(SELECT 1 FROM OCC_LAUNCH l WHERE l.correlationId = a.correlationId)").fetchone()[0]
     n_launch = con.execute("SELECT COUNT(*) FROM OCC_LAUNCH").fetchone()[0]
     con.close()
     ach_meta = {k: v for k, v in meta.items() if "achiev" in k.lower()}
@@ -484,8 +490,9 @@ def case_achieved(ctx, checks):
                                                  if k != "achieved_metrics"))
     checks.check("achieved: launch count unchanged by sampling", n_launch == expected["totalLaunches"],
                  f"trace {n_launch}, program made {expected['totalLaunches']}")
-    checks.check("achieved: every OCC_ACHIEVED row joins a launch", len(rows) >= n_achieved > 0,
-                 f"{n_achieved} rows, {len(rows)} joined")
+    checks.info("achieved: captured launches (not measured, no kernel record of their own)", n_capturing)
+    checks.check("achieved: every OCC_ACHIEVED row but 'capturing' joins a launch",
+                 n_achieved > 0 and n_unjoined == 0, f"{n_achieved} rows, {n_unjoined} without a launch")
     measured = [r for r in rows if r[0] == "measured"]
     checks.check("achieved: some launches measured", bool(measured),
                  f"{len(measured)} measured, statuses {dict(Counter(r[0] for r in rows))}")
