@@ -29,7 +29,7 @@ fi
 if want bench; then
 section "benchmarks (tests/gpu/run.sh: launch throughput, train_small step time)"
 OUT="$work/gpub" SKIP_EXAMPLE=1 SKIP_CHECKS=1 ACHIEVED_SAMPLE=1 BENCH_ROUNDS="${BENCH_ROUNDS:-5}" \
-  timeout 330 bash "$stage/tests/gpu/run.sh"
+  timeout 400 bash "$stage/tests/gpu/run.sh"
 cp "$work/gpub/bench.log" "$out/" 2>/dev/null
 fi
 
@@ -80,7 +80,7 @@ fi
 if want bench; then
 section "cost of achieved occupancy on train_small.py (libocctrace.so, sample mode)"
 mkdir -p "$work/cost"
-COST_TAG=_final timeout 240 python3 "$ach/cost_train_small.py" "$lib" \
+COST_TAG=_final timeout 170 python3 "$ach/cost_train_small.py" "$lib" \
   "$stage/tests/gpu/workloads/train_small.py" "$work/cost" "${COST_ROUNDS:-3}" 2>&1 | tail -25 \
   | tee "$out/cost.txt"
 fi
