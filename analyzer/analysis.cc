@@ -93,11 +93,12 @@ std::string DeviceKey(const TraceDevice* d) {
   return key.str();
 }
 
-std::string ConfigKey(const ConfigStats& c) {
+std::string ConfigKey(const ConfigStats& c, bool with_executed_carveout = true) {
   std::ostringstream key;
   key << Dims(c.grid) << '|' << Dims(c.block) << '|' << c.registers_per_thread << '|'
       << c.registers_known << '|' << c.static_smem << '|' << c.dynamic_smem << '|'
-      << c.smem_executed << '|' << c.smem_limit_config << '|' << c.carveout_pct << '|'
+      << (with_executed_carveout ? c.smem_executed : -1) << '|' << c.smem_limit_config << '|'
+      << c.carveout_pct << '|'
       << c.cache_config << '|' << Dims(c.cluster) << '|' << c.local_mem_per_thread << '|'
       << c.name;
   return key.str();
@@ -465,6 +466,41 @@ void FillDevice(const TraceDevice& d, occtrace::Device* out) {
   for (const auto& f : d.defaulted_fields) out->add_defaulted_fields(f);
 }
 
+// CUPTI reports sharedMemoryExecuted = 0 (and no timestamps) for launches the range profiler
+// replayed, so each measured launch would form a group of its own beside its siblings, leaving
+// them "not measured". A group with an unreported carveout is folded into the group that has the
+// same configuration with a reported one (the one with most launches), if there is one.
+void FoldProfiledLaunches(std::map<std::string, Group>* groups, std::vector<std::string>* order) {
+  std::map<std::string, std::string> reported;  // key without carveout -> key of the main group
+  for (const auto& key : *order) {
+    const Group& g = groups->at(key);
+    if (g.stats.smem_executed == 0) continue;
+    std::string loose = key.substr(0, key.find('#')) + "#" + ConfigKey(g.stats, false);
+    auto it = reported.find(loose);
+    if (it == reported.end() || groups->at(it->second).stats.launches < g.stats.launches) {
+      reported[loose] = key;
+    }
+  }
+  std::vector<std::string> kept;
+  for (const auto& key : *order) {
+    Group& g = groups->at(key);
+    if (g.stats.smem_executed == 0) {
+      std::string loose = key.substr(0, key.find('#')) + "#" + ConfigKey(g.stats, false);
+      auto it = reported.find(loose);
+      if (it != reported.end()) {
+        Group& into = groups->at(it->second);
+        into.files.insert(g.files.begin(), g.files.end());
+        into.device_ids.insert(g.device_ids.begin(), g.device_ids.end());
+        Merge(&into.stats, g.stats);
+        groups->erase(key);
+        continue;
+      }
+    }
+    kept.push_back(key);
+  }
+  *order = std::move(kept);
+}
+
 StatusOr<Analysis> Analyze(const ReportOptions& options, const std::vector<std::string>& inputs,
                            std::optional<DeviceProps> what_if) {
   Analysis a;
@@ -517,6 +553,7 @@ StatusOr<Analysis> Analyze(const ReportOptions& options, const std::vector<std::
                          ", which has no row in TARGET_INFO_GPU / TARGET_INFO_CUDA_DEVICE");
     }
   }
+  FoldProfiledLaunches(&groups, &order);
   if (!any_launch) {
     std::string names;
     for (const auto& r : a.readers) names += (names.empty() ? "" : ", ") + r->info().path();

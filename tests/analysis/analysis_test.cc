@@ -533,3 +533,43 @@ INSERT INTO OCC_FUNCTION (moduleId, mangledName, localMemoryPerThread, barrierCo
 
 }  // namespace
 }  // namespace occ
+
+namespace occ {
+namespace {
+
+// A launch the range profiler replayed comes back from CUPTI with no timestamps and
+// sharedMemoryExecuted = 0 (cupti-notes.md §5.3), so the injector files it under a configuration
+// of its own. The report must count it with its siblings, or they read "not measured".
+TEST(ProfiledLaunches, FoldIntoTheirConfiguration) {
+  testing::ScratchDir dir;
+  const std::string path = dir.Path("profiled.db");
+  std::string inserts = testing::H100TraceInserts() + R"sql(
+INSERT INTO StringIds VALUES (200, 'axpy(float*)'), (201, 'axpy'), (202, '_Z4axpyPf');
+INSERT INTO OCC_KERNEL_CONFIG VALUES
+  (200, 0, 1, NULL, 200, 201, 202, 0, 0, 16, 528, 1, 1, 256, 1, 1, 0, 0, 0, 0, 8192, 0, NULL, 0, 0, 1, 1, 1, 0, 0, 0, 0),
+  (201, 0, 1, NULL, 200, 201, 202, 0, 0, 16, 528, 1, 1, 256, 1, 1, 0, 0, 0, 0, 0, 0, NULL, 0, 0, 1, 1, 1, 0, 0, 0, 0);
+INSERT INTO OCC_LAUNCH VALUES (0, 0, 201, 7, 950), (4000000, 20000, 200, 7, 951),
+  (4100000, 30000, 200, 7, 952);
+INSERT INTO OCC_ACHIEVED VALUES (950, 1, 'measured', 47.5, 30.4, 1000, 25000, 'sample', 0);
+)sql";
+  testing::MakeOccTrace(path, inserts);
+  ReportOptions options;
+  options.inputs = {path};
+  options.top = 0;
+  auto report = BuildReport(options);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  int groups = 0;
+  for (const auto& g : report->groups()) {
+    if (g.name() != "axpy(float*)") continue;
+    ++groups;
+    EXPECT_EQ(g.launches(), 3);
+    EXPECT_EQ(g.total_ns(), 20000 + 30000 + 25000);  // the profiled launch timed by gpuTimeNs
+    EXPECT_EQ(g.shared_mem_executed(), 8192);
+    EXPECT_EQ(g.achieved().samples(), 1);
+    EXPECT_DOUBLE_EQ(g.achieved().mean_pct(), 47.5);
+  }
+  EXPECT_EQ(groups, 1);
+}
+
+}  // namespace
+}  // namespace occ
