@@ -13,6 +13,10 @@
 #include "occupancy.h"
 #include "status.h"
 
+namespace occtrace {
+class Suggestion;
+}
+
 namespace occ {
 
 // One point of an occupancy curve: everything but `x` as in the launch.
@@ -70,6 +74,9 @@ struct Suggestion {
   int shared_mem_per_block = 0;       // shared_memory suggestions: user bytes per block (static + dynamic)
   std::string assumptions;
 };
+
+// The same suggestion as the occtrace.Suggestion message that reports and calc JSON carry.
+void ToProto(const Suggestion& suggestion, occtrace::Suggestion* out);
 
 // --- Block size with the total work fixed (T = grid x block threads) -------------------------
 struct BlockSizeCandidate {

@@ -396,16 +396,7 @@ Judged JudgeGroup(Context* ctx, const Group& g, int64_t run_total_ns) {
   double best = r.theoretical_occupancy_pct;
   for (const auto& s : advice.suggestions) {
     if (!ChangesSomething(s, c, r)) continue;
-    occtrace::Suggestion* p = out.add_suggestions();
-    p->set_kind(s.kind);
-    p->set_text(s.text);
-    p->set_predicted_occupancy_pct(s.predicted_occupancy_pct);
-    p->set_predicted_blocks_per_sm(s.predicted_blocks_per_sm);
-    p->set_predicted_waves_per_sm(s.predicted_waves_per_sm);
-    p->set_block_size(s.block_size);
-    p->set_registers_per_thread(s.registers_per_thread);
-    p->set_shared_mem_per_block(s.shared_mem_per_block);
-    p->set_assumptions(s.assumptions);
+    ToProto(s, out.add_suggestions());
     best = std::max(best, s.predicted_occupancy_pct);
   }
   double headroom = std::max(0.0, best - r.theoretical_occupancy_pct);

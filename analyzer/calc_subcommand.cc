@@ -319,16 +319,7 @@ class CalcSubcommand : public Subcommand {
     }
     out->set_shared_mem_headroom_bytes(a.shared_memory.headroom_bytes);
     for (const auto& s : a.suggestions) {
-      auto* p = out->add_suggestions();
-      p->set_kind(s.kind);
-      p->set_text(s.text);
-      p->set_predicted_occupancy_pct(s.predicted_occupancy_pct);
-      p->set_predicted_blocks_per_sm(s.predicted_blocks_per_sm);
-      p->set_predicted_waves_per_sm(s.predicted_waves_per_sm);
-      p->set_block_size(s.block_size);
-      p->set_registers_per_thread(s.registers_per_thread);
-      p->set_shared_mem_per_block(s.shared_mem_per_block);
-      p->set_assumptions(s.assumptions);
+      ToProto(s, out->add_suggestions());
     }
     out->set_block_size_verdict(a.block_size.verdict);
     out->set_register_verdict(a.registers.verdict);
