@@ -7,22 +7,46 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh --test
 jobs="$(nproc)"
 
+# Every ctest run adds to one closing line: "test.sh: N passed, N failed, N skipped".
+passed=0; failed=0; skipped=0
+run_ctest() {
+  local log rc
+  log="$(mktemp)"
+  set +e
+  ctest "$@" 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  set -e
+  local total fails skips
+  total="$(sed -n 's/.*tests failed out of \([0-9]*\).*/\1/p' "$log" | tail -n1)"
+  fails="$(sed -n 's/.*, \([0-9]*\) tests failed out of.*/\1/p' "$log" | tail -n1)"
+  skips="$(grep -c '(Skipped)$' "$log" || true)"
+  rm -f "$log"
+  total=${total:-0}; fails=${fails:-0}; skips=${skips:-0}
+  passed=$((passed + total - fails - skips)); failed=$((failed + fails)); skipped=$((skipped + skips))
+  if [[ $rc -ne 0 ]]; then
+    echo "test.sh: $passed passed, $failed failed, $skipped skipped"
+    exit "$rc"
+  fi
+}
+
 echo "== build (warnings as errors)"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOCC_WERROR=ON -DOCC_BUILD_FUZZERS=ON >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOCC_WERROR=ON -DOCC_BUILD_TESTS=ON \
+  -DOCC_BUILD_BENCH=ON -DOCC_BUILD_FUZZERS=ON >/dev/null
 cmake --build build -j"$jobs"
-ctest --test-dir build --output-on-failure -j"$jobs"
+run_ctest --test-dir build --output-on-failure -j"$jobs"
 
 echo "== analyzer-only build (no CUDA toolkit visible)"
 cmake -S . -B build-nocuda -DCMAKE_BUILD_TYPE=Release -DOCC_WERROR=ON -DOCC_BUILD_BENCH=OFF \
   -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON -DOCC_USE_OCCUPANCY_ORACLE=OFF >/dev/null
 cmake --build build-nocuda -j"$jobs"
-ctest --test-dir build-nocuda --output-on-failure -j"$jobs"
+run_ctest --test-dir build-nocuda --output-on-failure -j"$jobs"
 
 echo "== ASan + UBSan build"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DOCC_SANITIZE=ON -DOCC_BUILD_BENCH=OFF >/dev/null
 cmake --build build-asan -j"$jobs"
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build-asan --output-on-failure -j"$jobs"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+run_ctest --test-dir build-asan --output-on-failure -j"$jobs"
+unset ASAN_OPTIONS UBSAN_OPTIONS
 
 echo "== fuzz: trace reader under libFuzzer + ASan + UBSan (clang build, bounded run)"
 # Its own build directory: libFuzzer needs clang, and the library under test is instrumented
@@ -40,3 +64,4 @@ build-fuzz/tests/fuzz/occ_fuzz_seeds "$fuzz_dir/seeds"
 fuzzer="$PWD/build-fuzz/tests/fuzz/occ_trace_reader_fuzzer"
 (cd "$fuzz_dir" && TMPDIR="$fuzz_dir" "$fuzzer" \
   corpus seeds -max_total_time=50 -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1)
+echo "test.sh: $passed passed, $failed failed, $skipped skipped"
