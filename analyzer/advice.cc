@@ -153,7 +153,10 @@ Waves ComputeWaves(int64_t grid_blocks, int active_blocks_per_sm, int num_sms) {
   w.waves_per_sm = static_cast<double>(grid_blocks) / static_cast<double>(w.blocks_per_wave);
   w.full_waves = grid_blocks / w.blocks_per_wave;
   w.tail_blocks = grid_blocks - w.full_waves * w.blocks_per_wave;
-  w.tail_pct = w.tail_blocks > 0 ? 100.0 / static_cast<double>(1 + w.full_waves) : 0.0;
+  // ncu's tail-effect share needs at least one full wave; below that there is no tail, only a
+  // grid too small to fill the GPU (reported separately).
+  w.tail_pct = w.tail_blocks > 0 && w.full_waves >= 1 ? 100.0 / static_cast<double>(1 + w.full_waves)
+                                                      : 0.0;
   w.wave_efficiency = w.waves_per_sm / std::ceil(w.waves_per_sm);
   return w;
 }
@@ -387,6 +390,8 @@ StatusOr<BlockSizeAdvice> AdviseBlockSize(const DeviceProps& d, const LaunchPara
   LaunchParams t = l;
   bool current_listed = false;
   for (int b = d.warp_size; b <= BlockSizeLimit(d, l); b += d.warp_size) {
+    // A block larger than all the work (e.g. grid 1 x block 1) only adds idle lanes.
+    if (grid_known && b > total_threads && b != l.block_threads) continue;
     t.block_threads = b;
     OCC_ASSIGN_OR_RETURN(const OccupancyResult r, At(d, t));
     all.push_back(b == l.block_threads ? advice.current : Candidate(d, r, b, total_threads, 0));
@@ -436,7 +441,9 @@ StatusOr<BlockSizeAdvice> AdviseBlockSize(const DeviceProps& d, const LaunchPara
     return c.active_blocks_per_sm > 0 ? std::min<i64>(c.grid_blocks, d.num_sms) : 0;
   };
   if (bs.balance > cs.balance && busy_sms(advice.current) > 0) {
-    if (busy_sms(best) != busy_sms(advice.current)) {
+    // Fewer busy SMs can come with a better balance (e.g. 132 -> 124 SMs, each one full); only
+    // a rise is worth naming as a gain.
+    if (busy_sms(best) > busy_sms(advice.current)) {
       add("busy SMs " + std::to_string(busy_sms(advice.current)) + " → " +
           std::to_string(busy_sms(best)) + " of " + std::to_string(d.num_sms));
     }

@@ -573,3 +573,48 @@ INSERT INTO OCC_ACHIEVED VALUES (950, 1, 'measured', 47.5, 30.4, 1000, 25000, 's
 
 }  // namespace
 }  // namespace occ
+
+namespace occ {
+namespace {
+
+// A grid below one wave leaves room for more blocks per SM unused: 32 blocks on 132 SMs put at
+// most one block on any SM whatever the register count, so a register cap gains nothing and no
+// time is recoverable from occupancy. A 1-thread grid of one block cannot use a bigger block.
+TEST(SubWaveGrids, NoOccupancyAdviceThatCannotHelp) {
+  testing::ScratchDir dir;
+  const std::string path = dir.Path("subwave.db");
+  std::string inserts = testing::H100TraceInserts() + R"sql(
+INSERT INTO StringIds VALUES (300, 'bn(float*)'), (301, 'bn'), (302, '_Z2bnPf'),
+                             (303, 'one(int*)'), (304, 'one'), (305, '_Z3onePi');
+INSERT INTO OCC_KERNEL_CONFIG VALUES
+  (300, 0, 1, NULL, 300, 301, 302, 0, 0, 48, 32, 1, 1, 512, 1, 1, 0, 0, 0, 0, 8192, 0, NULL, 0, 0, 1, 1, 1, 0, 0, 0, 0),
+  (301, 0, 1, NULL, 303, 304, 305, 0, 0, 16, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 8192, 0, NULL, 0, 0, 1, 1, 1, 0, 0, 0, 0);
+INSERT INTO OCC_LAUNCH VALUES (5000000, 300000, 300, 7, 960), (5400000, 50000, 301, 7, 961);
+)sql";
+  testing::MakeOccTrace(path, inserts);
+  ReportOptions options;
+  options.inputs = {path};
+  options.top = 0;
+  auto report = BuildReport(options);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  const auto* bn = Find(*report, "bn(float*)");
+  const auto* one = Find(*report, "one(int*)");
+  ASSERT_NE(bn, nullptr);
+  ASSERT_NE(one, nullptr);
+  // 48 regs x 512 threads: 2 blocks/SM, 50 % theoretical (the cap to 40 would allow 3).
+  EXPECT_EQ(bn->occupancy().active_blocks_per_sm(), 2);
+  for (const auto* g : {bn, one}) {
+    for (const auto& s : g->suggestions()) {
+      EXPECT_NE(s.kind(), "register_cap") << g->name();
+      EXPECT_NE(s.kind(), "shared_memory") << g->name();
+      if (s.kind() == "block_size") {
+        EXPECT_LE(s.block_size(), g->grid_x() * g->block_x());
+      }
+    }
+    EXPECT_EQ(g->recoverable_ns_upper_bound(), 0) << g->name();
+    EXPECT_DOUBLE_EQ(g->tail_pct(), 0.0) << g->name();  // no full wave, so no tail effect
+  }
+}
+
+}  // namespace
+}  // namespace occ
