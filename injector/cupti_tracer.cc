@@ -198,6 +198,8 @@ void CUPTIAPI BufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* bu
 }
 
 void AtExit() {
+  // A forked child inherits this handler but must not touch CUPTI or the parent's file.
+  if (TraceSession::InForkedChild()) return;
   Tracer* tracer = g_tracer;
   if (tracer == nullptr || !tracer->session) return;
   NoteRefusedSubscriber(tracer);

@@ -2,6 +2,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 
 #include "injector/errors.h"
 #include "injector/kernel_names.h"
@@ -158,7 +159,7 @@ int64_t TraceWriter::InternKernelName(const char* mangled) {
   // guards against an address reused for another name after a module unload.
   auto cached = names_by_pointer_.find(mangled);
   if (cached != names_by_pointer_.end() &&
-      std::memcmp(cached->second.mangled.c_str(), mangled, cached->second.mangled.size() + 1) == 0) {
+      std::strcmp(cached->second.mangled.c_str(), mangled) == 0) {
     return cached->second.mangled_id;
   }
   std::string name(mangled);
