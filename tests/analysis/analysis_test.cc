@@ -490,14 +490,25 @@ INSERT INTO OCC_KERNEL_CONFIG VALUES
 namespace occ {
 namespace {
 
+// The H100 test trace plus `extra_inserts`, analyzed with every group listed.
+occtrace::Report ReportWithExtraRows(const std::string& extra_inserts) {
+  testing::ScratchDir dir;
+  const std::string path = dir.Path("trace.db");
+  testing::MakeOccTrace(path, testing::H100TraceInserts() + extra_inserts);
+  ReportOptions options;
+  options.inputs = {path};
+  options.top = 0;
+  auto report = BuildReport(options);
+  EXPECT_TRUE(report.ok()) << report.status().message();
+  return report.ok() ? *report : occtrace::Report();
+}
+
 // Nsight Compute on an H100 (occupancy-model.md §5.3): B=256, 0 B user shared memory, kernels
 // using 8 and 16 named barriers show Block Limit Barriers 8 and 4, executed carveout 8 KiB, and
 // the 16-barrier kernel a theoretical occupancy of 50 %. CUPTI records carry no barrier count;
 // occtrace reads it from the loaded cubin into OCC_FUNCTION.
 TEST(FunctionFacts, BarrierCountFromTheCubinMatchesNsightCompute) {
-  testing::ScratchDir dir;
-  const std::string path = dir.Path("barriers.db");
-  std::string inserts = testing::H100TraceInserts() + R"sql(
+  const occtrace::Report report = ReportWithExtraRows(R"sql(
 INSERT INTO StringIds VALUES (100, 'bar16(float*)'), (101, 'bar16'), (102, '_Z5bar16Pf'),
                              (103, 'bar8(float*)'), (104, 'bar8'), (105, '_Z4bar8Pf');
 INSERT INTO OCC_KERNEL_CONFIG VALUES
@@ -507,15 +518,9 @@ INSERT INTO OCC_LAUNCH VALUES (3000000, 10000, 100, 7, 900), (3100000, 10000, 10
 INSERT INTO OCC_FUNCTION (moduleId, mangledName, localMemoryPerThread, barrierCount,
                           registersPerThread, maxThreadsPerBlock)
   VALUES (1, 102, 0, 16, 16, NULL), (1, 105, 0, 8, 16, NULL);
-)sql";
-  testing::MakeOccTrace(path, inserts);
-  ReportOptions options;
-  options.inputs = {path};
-  options.top = 0;
-  auto report = BuildReport(options);
-  ASSERT_TRUE(report.ok()) << report.status().message();
-  const auto* bar16 = Find(*report, "bar16(float*)");
-  const auto* bar8 = Find(*report, "bar8(float*)");
+)sql");
+  const auto* bar16 = Find(report, "bar16(float*)");
+  const auto* bar8 = Find(report, "bar8(float*)");
   ASSERT_NE(bar16, nullptr);
   ASSERT_NE(bar8, nullptr);
   EXPECT_EQ(bar16->occupancy().ncu_block_limit_barriers(), 4);
@@ -541,9 +546,7 @@ namespace {
 // sharedMemoryExecuted = 0 (cupti-notes.md §5.3), so the injector files it under a configuration
 // of its own. The report must count it with its siblings, or they read "not measured".
 TEST(ProfiledLaunches, FoldIntoTheirConfiguration) {
-  testing::ScratchDir dir;
-  const std::string path = dir.Path("profiled.db");
-  std::string inserts = testing::H100TraceInserts() + R"sql(
+  const occtrace::Report report = ReportWithExtraRows(R"sql(
 INSERT INTO StringIds VALUES (200, 'axpy(float*)'), (201, 'axpy'), (202, '_Z4axpyPf');
 INSERT INTO OCC_KERNEL_CONFIG VALUES
   (200, 0, 1, NULL, 200, 201, 202, 0, 0, 16, 528, 1, 1, 256, 1, 1, 0, 0, 0, 0, 8192, 0, NULL, 0, 0, 1, 1, 1, 0, 0, 0, 0),
@@ -551,15 +554,9 @@ INSERT INTO OCC_KERNEL_CONFIG VALUES
 INSERT INTO OCC_LAUNCH VALUES (0, 0, 201, 7, 950), (4000000, 20000, 200, 7, 951),
   (4100000, 30000, 200, 7, 952);
 INSERT INTO OCC_ACHIEVED VALUES (950, 1, 'measured', 47.5, 30.4, 1000, 25000, 'sample', 0);
-)sql";
-  testing::MakeOccTrace(path, inserts);
-  ReportOptions options;
-  options.inputs = {path};
-  options.top = 0;
-  auto report = BuildReport(options);
-  ASSERT_TRUE(report.ok()) << report.status().message();
+)sql");
   int groups = 0;
-  for (const auto& g : report->groups()) {
+  for (const auto& g : report.groups()) {
     if (g.name() != "axpy(float*)") continue;
     ++groups;
     EXPECT_EQ(g.launches(), 3);
@@ -581,24 +578,16 @@ namespace {
 // most one block on any SM whatever the register count, so a register cap gains nothing and no
 // time is recoverable from occupancy. A 1-thread grid of one block cannot use a bigger block.
 TEST(SubWaveGrids, NoOccupancyAdviceThatCannotHelp) {
-  testing::ScratchDir dir;
-  const std::string path = dir.Path("subwave.db");
-  std::string inserts = testing::H100TraceInserts() + R"sql(
+  const occtrace::Report report = ReportWithExtraRows(R"sql(
 INSERT INTO StringIds VALUES (300, 'bn(float*)'), (301, 'bn'), (302, '_Z2bnPf'),
                              (303, 'one(int*)'), (304, 'one'), (305, '_Z3onePi');
 INSERT INTO OCC_KERNEL_CONFIG VALUES
   (300, 0, 1, NULL, 300, 301, 302, 0, 0, 48, 32, 1, 1, 512, 1, 1, 0, 0, 0, 0, 8192, 0, NULL, 0, 0, 1, 1, 1, 0, 0, 0, 0),
   (301, 0, 1, NULL, 303, 304, 305, 0, 0, 16, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 8192, 0, NULL, 0, 0, 1, 1, 1, 0, 0, 0, 0);
 INSERT INTO OCC_LAUNCH VALUES (5000000, 300000, 300, 7, 960), (5400000, 50000, 301, 7, 961);
-)sql";
-  testing::MakeOccTrace(path, inserts);
-  ReportOptions options;
-  options.inputs = {path};
-  options.top = 0;
-  auto report = BuildReport(options);
-  ASSERT_TRUE(report.ok()) << report.status().message();
-  const auto* bn = Find(*report, "bn(float*)");
-  const auto* one = Find(*report, "one(int*)");
+)sql");
+  const auto* bn = Find(report, "bn(float*)");
+  const auto* one = Find(report, "one(int*)");
   ASSERT_NE(bn, nullptr);
   ASSERT_NE(one, nullptr);
   // 48 regs x 512 threads: 2 blocks/SM, 50 % theoretical (the cap to 40 would allow 3).
