@@ -57,6 +57,9 @@ const DriverApi& Driver() {
     Resolve(handle, "cuDeviceGet", &loaded.cuDeviceGet);
     Resolve(handle, "cuDeviceGetAttribute", &loaded.cuDeviceGetAttribute);
     Resolve(handle, "cuDeviceGetPCIBusId", &loaded.cuDeviceGetPCIBusId);
+    // The legacy-stream entry point; a per-thread default stream is passed as
+    // CU_STREAM_PER_THREAD, which every stream API accepts.
+    Resolve(handle, "cuStreamIsCapturing", &loaded.cuStreamIsCapturing);
     return loaded;
   }();
   return api;

@@ -30,6 +30,7 @@ struct DriverApi {
   decltype(&::cuDeviceGet) cuDeviceGet = nullptr;
   decltype(&::cuDeviceGetAttribute) cuDeviceGetAttribute = nullptr;
   decltype(&::cuDeviceGetPCIBusId) cuDeviceGetPCIBusId = nullptr;
+  decltype(&::cuStreamIsCapturing) cuStreamIsCapturing = nullptr;
   bool Loaded() const { return cuDeviceGet != nullptr && cuDeviceGetAttribute != nullptr; }
 };
 // Resolved once, on first use (thread-safe).
