@@ -31,6 +31,7 @@
 #include "injector/achieved.h"
 #include "injector/achieved_launch.h"
 #include "injector/achieved_policy.h"
+#include "injector/achieved_profiler.h"
 #include "injector/errors.h"
 #include "injector/range_profiler.h"
 
@@ -69,7 +70,7 @@ int64_t ProcessStartBootTimeNs() {
 
 struct ContextState {
   std::mutex mutex;  // held from launch ENTER to EXIT while `profiler` is set
-  std::unique_ptr<ContextRangeProfiler> profiler;  // null when parked or failed
+  std::unique_ptr<ContextProfiler> profiler;  // null when parked or failed
   std::atomic<bool> parked{false};                 // written under `mutex`
 };
 
@@ -93,9 +94,12 @@ thread_local ThreadState t_thread;
 
 class RangeAchievedProfiler final : public AchievedProfiler {
  public:
-  RangeAchievedProfiler(AchievedSink sink, AchievedConfig config)
+  RangeAchievedProfiler(AchievedSink sink, AchievedConfig config,
+                        std::unique_ptr<ProfilerDevice> device, NanoClock clock, int64_t start_ns)
       : sink_(std::move(sink)),
-        policy_(config, BootTimeNs, ProcessStartBootTimeNs()),
+        device_(std::move(device)),
+        clock_(clock),
+        policy_(config, std::move(clock), start_ns),
         policy_name_(AchievedModeName(config.mode)) {}
 
   ~RangeAchievedProfiler() override = default;
@@ -163,7 +167,7 @@ class RangeAchievedProfiler final : public AchievedProfiler {
       state->profiler.reset();
       state->parked.store(false, std::memory_order_release);  // never re-enabled
     }
-    if (profiler_initialized_.exchange(false)) DeinitializeCuptiProfiler();
+    if (profiler_initialized_.exchange(false)) device_->Deinitialize();
   }
 
   std::vector<std::pair<std::string, std::string>> SessionMeta() const override {
@@ -277,9 +281,7 @@ class RangeAchievedProfiler final : public AchievedProfiler {
     // Starting the profiler while the stream captures breaks the capture (the app's
     // cudaStreamEndCapture fails): never measure a capturing launch. The sample is given back:
     // the kernel may still run eagerly later.
-    CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
-    if (cuStreamIsCapturing(args.stream, &capture) != CUDA_SUCCESS ||
-        capture != CU_STREAM_CAPTURE_STATUS_NONE) {
+    if (device_->StreamMayBeCapturing(args.stream)) {
       policy_.Release(signature);
       sample.status = "capturing";
       Emit(std::move(sample), /*measured=*/false);
@@ -292,11 +294,11 @@ class RangeAchievedProfiler final : public AchievedProfiler {
     }
 
     // Re-enabling a parked profiler is part of this sample's cost (charged to the budget).
-    const int64_t start_ns = BootTimeNs();
+    const int64_t start_ns = clock_();
     ProfilerError error;
     if (state->parked.load(std::memory_order_relaxed) &&
         !Unpark(state.get(), data->context, &error)) {
-      policy_.Finish(signature, BootTimeNs() - start_ns, false);
+      policy_.Finish(signature, clock_() - start_ns, false);
       FailContext(state.get(), error);
       return;
     }
@@ -305,7 +307,7 @@ class RangeAchievedProfiler final : public AchievedProfiler {
       return;
     }
     if (!state->profiler->Start(&error)) {
-      policy_.Finish(signature, BootTimeNs() - start_ns, false);
+      policy_.Finish(signature, clock_() - start_ns, false);
       FailContext(state.get(), error);
       return;
     }
@@ -327,10 +329,10 @@ class RangeAchievedProfiler final : public AchievedProfiler {
 
   // Called with the context's mutex held.
   bool Unpark(ContextState* state, CUcontext ctx, ProfilerError* error) {
-    const int64_t start_ns = BootTimeNs();
+    const int64_t start_ns = clock_();
     state->profiler =
-        ContextRangeProfiler::Create(ctx, policy_.config().occupancy_metric_only, error);
-    setup_ns_.fetch_add(BootTimeNs() - start_ns, std::memory_order_relaxed);
+        device_->CreateContextProfiler(ctx, policy_.config().occupancy_metric_only, error);
+    setup_ns_.fetch_add(clock_() - start_ns, std::memory_order_relaxed);
     if (!state->profiler) return false;
     state->parked.store(false, std::memory_order_release);
     unparks_.fetch_add(1, std::memory_order_relaxed);
@@ -346,10 +348,10 @@ class RangeAchievedProfiler final : public AchievedProfiler {
     AchievedSample sample = std::move(pending->sample);
     if (!state->profiler) return;
 
-    ContextRangeProfiler::Measurement measurement;
+    ContextProfiler::Measurement measurement;
     ProfilerError error;
     const bool decoded = state->profiler->StopAndDecode(&measurement, &error);
-    const int64_t profiling_ns = BootTimeNs() - pending->start_ns;
+    const int64_t profiling_ns = clock_() - pending->start_ns;
     const CUresult launch_result = data->functionReturnValue != nullptr
                                        ? *static_cast<const CUresult*>(data->functionReturnValue)
                                        : CUDA_SUCCESS;
@@ -420,18 +422,18 @@ class RangeAchievedProfiler final : public AchievedProfiler {
     // Set up outside contexts_mutex_ (it takes ~100 ms); two threads racing on one new context
     // both build a profiler and the loser discards its own.
     auto state = std::make_shared<ContextState>();
-    const int64_t start_ns = BootTimeNs();
+    const int64_t start_ns = clock_();
     ProfilerError error;
     if (!profiler_initialized_.load()) {
-      if (InitializeCuptiProfiler(&error)) {
-        if (profiler_initialized_.exchange(true)) DeinitializeCuptiProfiler();
+      if (device_->Initialize(&error)) {
+        if (profiler_initialized_.exchange(true)) device_->Deinitialize();
       }
     }
     if (error.ok()) {
       state->profiler =
-          ContextRangeProfiler::Create(ctx, policy_.config().occupancy_metric_only, &error);
+          device_->CreateContextProfiler(ctx, policy_.config().occupancy_metric_only, &error);
     }
-    setup_ns_.fetch_add(BootTimeNs() - start_ns);
+    setup_ns_.fetch_add(clock_() - start_ns);
     if (!state->profiler) {
       std::lock_guard<std::mutex> lock(contexts_mutex_);
       contexts_.emplace(ctx, state);  // remembered as failed: no retry per launch
@@ -522,6 +524,8 @@ class RangeAchievedProfiler final : public AchievedProfiler {
   }
 
   const AchievedSink sink_;
+  const std::unique_ptr<ProfilerDevice> device_;
+  const NanoClock clock_;
   AchievedPolicy policy_;
   const std::string policy_name_;
 
@@ -555,7 +559,15 @@ std::unique_ptr<AchievedProfiler> CreateAchievedProfiler(AchievedSink sink) {
       &warnings);
   for (const std::string& warning : warnings) LogLine("%s", warning.c_str());
   if (config.mode == AchievedMode::kOff) return nullptr;
-  return std::make_unique<RangeAchievedProfiler>(std::move(sink), config);
+  return CreateRangeAchievedProfiler(std::move(sink), config, CreateCuptiProfilerDevice(),
+                                     BootTimeNs, ProcessStartBootTimeNs());
+}
+
+std::unique_ptr<AchievedProfiler> CreateRangeAchievedProfiler(
+    AchievedSink sink, AchievedConfig config, std::unique_ptr<ProfilerDevice> device,
+    NanoClock clock, int64_t start_ns) {
+  return std::make_unique<RangeAchievedProfiler>(std::move(sink), config, std::move(device),
+                                                 std::move(clock), start_ns);
 }
 
 }  // namespace occ::inj

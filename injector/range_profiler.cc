@@ -5,6 +5,8 @@
 
 #include <mutex>
 
+#include "injector/errors.h"
+
 namespace occ::inj {
 namespace {
 
@@ -80,7 +82,8 @@ bool ContextRangeProfiler::Setup(bool occupancy_only, ProfilerError* error) {
   if (!CheckCupti(cuptiGetDeviceId(ctx_, &device_index), "cuptiGetDeviceId", error)) return false;
 
   CUdevice device = 0;
-  if (cuDeviceGet(&device, static_cast<int>(device_index)) != CUDA_SUCCESS) {
+  if (Driver().cuDeviceGet == nullptr ||
+      Driver().cuDeviceGet(&device, static_cast<int>(device_index)) != CUDA_SUCCESS) {
     error->call = "cuDeviceGet";
     error->result = CUPTI_ERROR_UNKNOWN;
     return false;
@@ -332,5 +335,29 @@ void ContextRangeProfiler::Disable() {
 }
 
 ContextRangeProfiler::~ContextRangeProfiler() { Disable(); }
+
+namespace {
+
+class CuptiProfilerDevice final : public ProfilerDevice {
+ public:
+  bool Initialize(ProfilerError* error) override { return InitializeCuptiProfiler(error); }
+  void Deinitialize() override { DeinitializeCuptiProfiler(); }
+  std::unique_ptr<ContextProfiler> CreateContextProfiler(CUcontext ctx, bool occupancy_only,
+                                                         ProfilerError* error) override {
+    return ContextRangeProfiler::Create(ctx, occupancy_only, error);
+  }
+  bool StreamMayBeCapturing(CUstream stream) override {
+    const auto is_capturing = Driver().cuStreamIsCapturing;
+    CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+    return is_capturing == nullptr || is_capturing(stream, &capture) != CUDA_SUCCESS ||
+           capture != CU_STREAM_CAPTURE_STATUS_NONE;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ProfilerDevice> CreateCuptiProfilerDevice() {
+  return std::make_unique<CuptiProfilerDevice>();
+}
 
 }  // namespace occ::inj

@@ -43,7 +43,9 @@ inline constexpr const char* kGpuTimeMetric = "gpu__time_duration.sum";
 bool InitializeCuptiProfiler(ProfilerError* error);
 void DeinitializeCuptiProfiler();
 
-class ContextRangeProfiler {
+// One context's range profiler as the achieved profiler drives it: Start in a chosen launch's
+// ENTER callback, StopAndDecode in its EXIT. ContextRangeProfiler is the CUPTI implementation.
+class ContextProfiler {
  public:
   // Values of the last range of a Start/Stop pair; metric values < 0 are absent.
   struct Measurement {
@@ -55,6 +57,40 @@ class ContextRangeProfiler {
     double gpu_time_ns = -1;
   };
 
+  virtual ~ContextProfiler() = default;
+  virtual bool Start(ProfilerError* error) = 0;
+  // Stops, decodes, evaluates the last range and re-initializes the counter image.
+  virtual bool StopAndDecode(Measurement* out, ProfilerError* error) = 0;
+  // Disables the range profiler (context must still be alive); idempotent.
+  virtual void Disable() = 0;
+  virtual const std::string& chip_name() const = 0;
+  virtual const std::vector<const char*>& metrics() const = 0;
+};
+
+// Everything the achieved profiler asks of the GPU: the process-wide profiler initialization,
+// one range profiler per context, and the stream-capture query. This is the one seam where CPU
+// tests and benchmarks substitute the device (none here); the policy, the callbacks, the
+// per-context state, the error mapping and the log lines above it always run for real.
+class ProfilerDevice {
+ public:
+  virtual ~ProfilerDevice() = default;
+  // cuptiProfilerInitialize (reference-counted per process); Deinitialize undoes one success.
+  virtual bool Initialize(ProfilerError* error) = 0;
+  virtual void Deinitialize() = 0;
+  // nullptr on failure, with *error naming the failing call (e.g. cuptiRangeProfilerEnable:
+  // CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, or cuptiProfilerDeviceSupported: NOT_SUPPORTED).
+  virtual std::unique_ptr<ContextProfiler> CreateContextProfiler(CUcontext ctx, bool occupancy_only,
+                                                                 ProfilerError* error) = 0;
+  // Whether a launch into `stream` may be captured (cuStreamIsCapturing); true when that cannot
+  // be told, because starting the profiler during a capture breaks the capture.
+  virtual bool StreamMayBeCapturing(CUstream stream) = 0;
+};
+
+// The real device: CUPTI's range profiler, the driver resolved at run time (errors.h Driver()).
+std::unique_ptr<ProfilerDevice> CreateCuptiProfilerDevice();
+
+class ContextRangeProfiler final : public ContextProfiler {
+ public:
   // Checks device support, builds the one-pass configuration (all four metrics when they fit
   // in one pass, else the occupancy metric alone) and enables the range profiler on `ctx`.
   // nullptr on failure, with *error saying which call failed.
@@ -62,19 +98,17 @@ class ContextRangeProfiler {
   static std::unique_ptr<ContextRangeProfiler> Create(CUcontext ctx, bool occupancy_only,
                                                       ProfilerError* error);
 
-  ~ContextRangeProfiler();
+  ~ContextRangeProfiler() override;
   ContextRangeProfiler(const ContextRangeProfiler&) = delete;
   ContextRangeProfiler& operator=(const ContextRangeProfiler&) = delete;
 
-  bool Start(ProfilerError* error);
-  // Stops, decodes, evaluates the last range and re-initializes the counter image.
-  bool StopAndDecode(Measurement* out, ProfilerError* error);
-  // Disables the range profiler (context must still be alive); idempotent.
-  void Disable();
+  bool Start(ProfilerError* error) override;
+  bool StopAndDecode(Measurement* out, ProfilerError* error) override;
+  void Disable() override;
 
-  const std::string& chip_name() const { return chip_name_; }
+  const std::string& chip_name() const override { return chip_name_; }
+  const std::vector<const char*>& metrics() const override { return metrics_; }
   size_t num_passes() const { return num_passes_; }
-  const std::vector<const char*>& metrics() const { return metrics_; }
   bool started() const { return started_; }
 
  private:
