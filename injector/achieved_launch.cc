@@ -76,6 +76,12 @@ LaunchArgs ReadLaunchArgs(CUpti_CallbackId cbid, const void* params) {
     default:
       break;
   }
+  // In a _ptsz launch the null stream is the calling thread's default stream; the legacy
+  // stream APIs (cuStreamIsCapturing) name that one CU_STREAM_PER_THREAD.
+  const bool per_thread = cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
+                          cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz ||
+                          cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz;
+  if (per_thread && args.stream == nullptr) args.stream = CU_STREAM_PER_THREAD;
   return args;
 }
 

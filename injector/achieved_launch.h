@@ -51,7 +51,7 @@ struct LaunchArgs {
   uint32_t grid[3] = {1, 1, 1};
   uint32_t block[3] = {1, 1, 1};
   uint32_t dynamic_smem = 0;
-  CUstream stream = nullptr;
+  CUstream stream = nullptr;  // CU_STREAM_PER_THREAD for a _ptsz launch into the null stream
 };
 
 // Decodes the functionParams of a kernel-launch driver callback; defaults for other ids.

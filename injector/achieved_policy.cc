@@ -116,8 +116,39 @@ size_t LaunchSignatureHash::operator()(const LaunchSignature& s) const noexcept 
   return seed;
 }
 
+namespace {
+// Policy ids start at 1: a fresh ThreadCache (owner 0) belongs to no policy.
+std::atomic<uint64_t> g_next_policy_id{1};
+}  // namespace
+
+bool AchievedPolicy::ThreadCache::Contains(const LaunchSignature& signature, size_t hash) const {
+  if (!sets_) return false;
+  const Set& set = sets_[hash % kSets];
+  for (size_t way = 0; way < kWays; ++way) {
+    if (set.valid[way] && set.signatures[way] == signature) return true;
+  }
+  return false;
+}
+
+void AchievedPolicy::ThreadCache::Insert(const LaunchSignature& signature, size_t hash) {
+  if (!sets_) sets_ = std::make_unique<Set[]>(kSets);
+  Set& set = sets_[hash % kSets];
+  size_t way = 0;
+  while (way < kWays && set.valid[way]) ++way;
+  if (way == kWays) {  // full: replace round-robin
+    way = set.next_victim;
+    set.next_victim = static_cast<uint8_t>((way + 1) % kWays);
+  }
+  set.signatures[way] = signature;
+  set.valid[way] = true;
+}
+
 AchievedPolicy::AchievedPolicy(AchievedConfig config, NanoClock clock, int64_t start_ns)
-    : config_(config), clock_(std::move(clock)), start_ns_(start_ns), last_busy_ns_(start_ns) {}
+    : config_(config),
+      clock_(std::move(clock)),
+      start_ns_(start_ns),
+      id_(g_next_policy_id.fetch_add(1, std::memory_order_relaxed)),
+      last_busy_ns_(start_ns) {}
 
 bool AchievedPolicy::BudgetAllowsLocked(int64_t now_ns) {
   const double elapsed = static_cast<double>(now_ns - start_ns_);
@@ -127,25 +158,51 @@ bool AchievedPolicy::BudgetAllowsLocked(int64_t now_ns) {
   return allows;
 }
 
-AchievedPolicy::Decision AchievedPolicy::Decide(const LaunchSignature& signature) {
+AchievedPolicy::Decision AchievedPolicy::Decide(const LaunchSignature& signature,
+                                                ThreadCache* cache) {
   if (config_.mode == AchievedMode::kOff) return {};
-  std::lock_guard<std::mutex> lock(mutex_);
-  SignatureState& state = signatures_[signature];
-  if (config_.mode == AchievedMode::kSample) {
-    const int64_t now = clock_();
-    if (state.reserved >= config_.samples_per_signature) {
-      return {false, 0, now - last_busy_ns_};
+  const bool sample_mode = config_.mode == AchievedMode::kSample;
+  size_t hash = 0;
+  if (sample_mode && cache != nullptr) {
+    if (cache->owner_ != id_) {
+      cache->sets_.reset();
+      cache->owner_ = id_;
     }
-    if (!BudgetAllowsLocked(now)) {
-      ++skipped_for_budget_;
-      last_busy_ns_ = now;
+    hash = LaunchSignatureHash{}(signature);
+    if (cache->Contains(signature, hash)) return {};  // the steady state: no lock
+  }
+
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = signatures_.find(signature);
+  if (it == signatures_.end()) {
+    if (static_cast<int64_t>(signatures_.size()) >= config_.max_signatures) {
+      ++launches_over_signature_cap_;
       return {};
     }
-    last_busy_ns_ = now;
+    it = signatures_.emplace(signature, SignatureState{}).first;
   }
-  Decision decision{true, state.reserved, 0};
+  SignatureState& state = it->second;
+  if (sample_mode) {
+    if (state.finished >= config_.samples_per_signature) {
+      if (cache != nullptr) cache->Insert(signature, hash);
+      return {};
+    }
+    if (state.reserved >= config_.samples_per_signature) return {};  // in flight elsewhere
+    const int64_t now = clock_();
+    if (!BudgetAllowsLocked(now)) {
+      ++skipped_for_budget_;
+      last_busy_ns_.store(now, std::memory_order_relaxed);
+      return {};
+    }
+    last_busy_ns_.store(now, std::memory_order_relaxed);
+  }
+  Decision decision{true, state.reserved};
   ++state.reserved;
   return decision;
+}
+
+int64_t AchievedPolicy::IdleNs() const {
+  return clock_() - last_busy_ns_.load(std::memory_order_relaxed);
 }
 
 void AchievedPolicy::Finish(const LaunchSignature& signature, int64_t profiling_ns,
@@ -154,23 +211,27 @@ void AchievedPolicy::Finish(const LaunchSignature& signature, int64_t profiling_
   profiling_ns_ += profiling_ns;
   // Idle time counts from the end of the last measurement: a re-enable plus measurement can
   // itself outlast the idle limit.
-  if (config_.mode == AchievedMode::kSample) last_busy_ns_ = clock_();
+  if (config_.mode == AchievedMode::kSample) {
+    last_busy_ns_.store(clock_(), std::memory_order_relaxed);
+  }
   auto it = signatures_.find(signature);
   if (it == signatures_.end()) return;
   SignatureState& state = it->second;
+  // A launch that yielded no range keeps its sample (it is finished, not measured): retrying a
+  // signature that never yields one (cluster launches, cupti-notes.md §5.3) would spend ~3 ms
+  // on every launch.
+  ++state.finished;
   if (measured) {
     if (state.measured == 0) ++signatures_measured_;
     ++state.measured;
     ++launches_measured_;
   }
-  // A launch that yielded no range keeps its sample: retrying a signature that never yields
-  // one (cluster launches, cupti-notes.md §5.3) would spend ~3 ms on every launch.
 }
 
 void AchievedPolicy::Release(const LaunchSignature& signature) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = signatures_.find(signature);
-  if (it != signatures_.end() && it->second.reserved > it->second.measured) --it->second.reserved;
+  if (it != signatures_.end() && it->second.reserved > it->second.finished) --it->second.reserved;
 }
 
 int64_t AchievedPolicy::launches_measured() const {
@@ -196,6 +257,10 @@ int64_t AchievedPolicy::budget_pauses() const {
 int64_t AchievedPolicy::skipped_for_budget() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return skipped_for_budget_;
+}
+int64_t AchievedPolicy::launches_over_signature_cap() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return launches_over_signature_cap_;
 }
 
 }  // namespace occ::inj

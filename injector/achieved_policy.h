@@ -7,11 +7,18 @@
 // Sample mode measures the first N launches of each signature and keeps the profiling time
 // under a fraction of the run's wall time: when the budget is spent, sampling pauses, and it
 // resumes as wall time grows.
+//
+// Cost: Decide() runs in every kernel launch's ENTER callback on the application's threads.
+// A launch whose signature already has all its samples (the steady state of a training loop)
+// is answered from a per-thread cache (ThreadCache) without the policy's mutex; only launches
+// that may be measured, or that the cache does not hold, take it.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -37,6 +44,16 @@ struct AchievedConfig {
   // OCCTRACE_ACHIEVED_METRICS=occupancy: collect only ncu's occupancy metric (no duration or
   // cycle counts); default "all" (still one pass on GH100).
   bool occupancy_metric_only = false;
+  // At most this many signatures are remembered (~80 B of heap each, so ~80 MiB at the cap;
+  // bench/injector/achieved_launch_bench --memory): a program with millions of distinct grids
+  // must not grow the tracer without bound. Launches of signatures first seen after the table
+  // is full are not sampled; OCC_META counts them (achieved_launches_over_signature_cap).
+  int64_t max_signatures = int64_t{1} << 20;
+  // Longest wait for a context's lock in a launch callback (and at context destruction and
+  // shutdown). A measured launch holds it for ~3 ms; a holder whose EXIT callback never comes
+  // (CUPTI finalized by another client) would otherwise hang every later launch of the
+  // context. See ContextState in achieved_profiler.cc.
+  int64_t context_wait_ns = 5'000'000'000;
 };
 
 // Returns the value of an environment variable, or nullopt when unset.
@@ -77,16 +94,48 @@ class AchievedPolicy {
   struct Decision {
     bool measure = false;
     int32_t sample_index = 0;  // n-th sample of this signature (0-based) when measure
-    // When not measuring (sample mode): how long nothing was measured or waiting for budget.
-    int64_t idle_ns = 0;
+  };
+
+  // One application thread's memory of signatures whose samples are all taken (sample mode).
+  // A signature only ever enters it once its N samples are finished, which is final (Finish
+  // never gives a sample back), so entries never go stale and need no invalidation. Only the
+  // owning thread touches it. Fixed size -- kSets x kWays entries, ~100 KiB, allocated at the
+  // first insertion -- whatever the program launches; a signature that does not fit costs only
+  // the locked path. It remembers which policy filled it: a different policy (tests create
+  // many, possibly at one address) starts it afresh.
+  class ThreadCache {
+   public:
+    ThreadCache() = default;
+    ThreadCache(const ThreadCache&) = delete;
+    ThreadCache& operator=(const ThreadCache&) = delete;
+
+   private:
+    friend class AchievedPolicy;
+    static constexpr size_t kSets = 512;
+    static constexpr size_t kWays = 4;
+    struct Set {
+      LaunchSignature signatures[kWays];
+      bool valid[kWays] = {};
+      uint8_t next_victim = 0;
+    };
+    bool Contains(const LaunchSignature& signature, size_t hash) const;
+    void Insert(const LaunchSignature& signature, size_t hash);
+
+    uint64_t owner_ = 0;  // AchievedPolicy::id_ of the policy that filled it
+    std::unique_ptr<Set[]> sets_;
   };
 
   // `clock` gives now; `start_ns` is the moment wall time counts from (process start).
   AchievedPolicy(AchievedConfig config, NanoClock clock, int64_t start_ns);
 
   // Decides whether to measure this launch. A positive decision reserves the sample: the
-  // caller must then call Finish() (measured or not) so the budget is charged.
-  Decision Decide(const LaunchSignature& signature);
+  // caller must then call Finish() (measured or not) so the budget is charged. `cache` (the
+  // calling thread's, may be null) lets an exhausted signature be answered without the mutex.
+  Decision Decide(const LaunchSignature& signature, ThreadCache* cache = nullptr);
+
+  // Sample mode: how long nothing was measured or waiting for budget (the idle time after
+  // which the profiler is parked). Lock-free.
+  int64_t IdleNs() const;
 
   // Charges `profiling_ns` to the budget; `measured` counts the sample as measured (a launch
   // that yielded no range is charged and uses up its sample, but is not counted).
@@ -103,12 +152,15 @@ class AchievedPolicy {
   int64_t profiling_ns() const;
   // How many times sampling paused because the budget was spent.
   int64_t budget_pauses() const;
-  // Launches that would have been sampled but were skipped while the budget was spent.
+  // Launches skipped while the budget was spent that would have been sampled.
   int64_t skipped_for_budget() const;
+  // Launches not considered because their signature came after max_signatures others.
+  int64_t launches_over_signature_cap() const;
 
  private:
   struct SignatureState {
-    int32_t reserved = 0;  // samples handed out (measured + in flight)
+    int32_t reserved = 0;  // samples handed out (finished + in flight)
+    int32_t finished = 0;  // Finish() called: measured or not, the sample is used up
     int32_t measured = 0;
   };
 
@@ -117,15 +169,19 @@ class AchievedPolicy {
   const AchievedConfig config_;
   const NanoClock clock_;
   const int64_t start_ns_;
+  const uint64_t id_;  // unique per policy in the process, for ThreadCache::owner_
 
   mutable std::mutex mutex_;
   std::unordered_map<LaunchSignature, SignatureState, LaunchSignatureHash> signatures_;
   int64_t launches_measured_ = 0;
   int64_t signatures_measured_ = 0;
   int64_t profiling_ns_ = 0;
-  int64_t last_busy_ns_ = 0;  // last sample handed out or skipped for budget
+  // Last sample handed out or skipped for budget. Written under mutex_; atomic so that
+  // IdleNs() reads it without the mutex.
+  std::atomic<int64_t> last_busy_ns_{0};
   int64_t budget_pauses_ = 0;
   int64_t skipped_for_budget_ = 0;
+  int64_t launches_over_signature_cap_ = 0;
   bool paused_ = false;
 };
 

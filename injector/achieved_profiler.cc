@@ -7,14 +7,32 @@
 // context with an enabled profiler holds that context's mutex from ENTER to EXIT: a launch
 // from another thread (PyTorch's autograd threads) cannot fall into someone else's range.
 //
-// Lock order: contexts_mutex_ (map only, never held while waiting for a context) before
-// ContextState::mutex. The policy has its own leaf mutex. The sink is called with the context
-// mutex held (it only queues).
+// The per-launch path is built for the steady state of sample mode (every signature sampled,
+// the context parked), where it must cost next to nothing on the application's threads:
+//  - the context's state comes from a per-thread cache validated by one atomic load of a table
+//    version (contexts_mutex_ only on a miss, i.e. once per thread after a context appears or
+//    goes away);
+//  - the policy answers an exhausted signature from a per-thread cache (AchievedPolicy::
+//    ThreadCache) without its mutex;
+//  - a parked context is not locked unless the launch is to be measured.
+// So an exhausted launch into a parked context takes no lock at all; into an enabled context it
+// takes only that context's mutex, which is what keeps other threads' launches out of a
+// measured range (a stopped-but-enabled profiler is cheap to keep, not to bypass).
+//
+// Known window (as before this design): a launch that read "parked" just before another
+// thread re-enables the profiler for a measurement may still run inside that measurement; the
+// range then reads multi-range (two kernels), never a wrong value.
+//
+// Lock order: contexts_mutex_ (map only; never held while waiting for a context's mutex)
+// before ContextState::mutex, before the policy's mutex and status_mutex_ (leaves). The sink is
+// called with the context mutex held (it only queues). Waits for a context's mutex are bounded
+// (AchievedConfig::context_wait_ns, see LockContext).
 #include <cuda.h>
 #include <cupti.h>  // also brings generated_cuda_meta.h (launch parameter structs)
 #include <time.h>
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cinttypes>
@@ -69,28 +87,50 @@ int64_t ProcessStartBootTimeNs() {
 }
 
 struct ContextState {
-  std::mutex mutex;  // held from launch ENTER to EXIT while `profiler` is set
-  std::unique_ptr<ContextProfiler> profiler;  // null when parked or failed
-  std::atomic<bool> parked{false};                 // written under `mutex`
+  // Held from launch ENTER to EXIT while the context is not parked, and around every change to
+  // `profiler`. Timed, so that every wait for it is bounded (LockContext).
+  std::timed_mutex mutex;
+  std::unique_ptr<ContextProfiler> profiler;  // guarded by mutex; null when parked or failed
+  std::atomic<bool> parked{false};            // written under mutex, read without it
+  // A wait for `mutex` timed out and its holder has not let go since: launches do not wait.
+  std::atomic<bool> stalled{false};
 };
 
 // What a launch's ENTER left for its EXIT on the same thread.
 struct PendingLaunch {
   std::shared_ptr<ContextState> context;
-  std::unique_lock<std::mutex> lock;
+  std::unique_lock<std::timed_mutex> lock;  // after `context`: released before it is dropped
   bool measuring = false;
   LaunchSignature signature;
   AchievedSample sample;
   int64_t start_ns = 0;
 };
 
+// Contexts a thread launched into recently. A program uses a handful of contexts (one per
+// device, green contexts); a thread driving more than this takes contexts_mutex_ on misses.
+constexpr size_t kCachedContexts = 4;
+
+struct CachedContext {
+  CUcontext ctx = nullptr;
+  std::shared_ptr<ContextState> state;  // keeps it alive while cached (DestroyContext erases)
+};
+
 struct ThreadState {
+  // Valid while equal to the owning profiler's contexts_version_. Versions come from one
+  // process-wide counter, so a cache filled by another profiler instance never matches.
+  uint64_t contexts_version = 0;
+  std::array<CachedContext, kCachedContexts> contexts;
+  size_t next_context_slot = 0;
+  AchievedPolicy::ThreadCache exhausted;
   OuterCorrelation correlation;
   bool in_launch = false;
   PendingLaunch pending;
 };
 
 thread_local ThreadState t_thread;
+
+// Table versions start at 1: a thread's initial version 0 matches no profiler.
+std::atomic<uint64_t> g_next_contexts_version{1};
 
 class RangeAchievedProfiler final : public AchievedProfiler {
  public:
@@ -100,9 +140,12 @@ class RangeAchievedProfiler final : public AchievedProfiler {
         device_(std::move(device)),
         clock_(clock),
         policy_(config, std::move(clock), start_ns),
-        policy_name_(AchievedModeName(config.mode)) {}
+        policy_name_(AchievedModeName(config.mode)),
+        context_wait_(config.context_wait_ns) {}
 
-  ~RangeAchievedProfiler() override = default;
+  // Disables what is still enabled; threads' caches may keep a ContextState alive a little
+  // longer, but never an enabled profiler.
+  ~RangeAchievedProfiler() override { Shutdown(); }
 
   void EnableCallbacks(CUpti_SubscriberHandle subscriber) override {
     ProfilerError error;
@@ -141,7 +184,7 @@ class RangeAchievedProfiler final : public AchievedProfiler {
       case CUPTI_CB_DOMAIN_RESOURCE: {
         const auto* resource = static_cast<const CUpti_ResourceData*>(cbdata);
         if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
-          if (!disabled_.load(std::memory_order_acquire)) GetContext(resource->context);
+          if (!disabled_.load(std::memory_order_acquire)) FindOrCreateContext(resource->context);
         } else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
           DestroyContext(resource->context);
         }
@@ -159,15 +202,26 @@ class RangeAchievedProfiler final : public AchievedProfiler {
       if (shut_down_) return;
       shut_down_ = true;
       contexts.swap(contexts_);
+      BumpContextsVersionLocked();
     }
     disabled_.store(true, std::memory_order_release);
     for (auto& [ctx, state] : contexts) {
-      std::lock_guard<std::mutex> lock(state->mutex);
+      std::unique_lock<std::timed_mutex> lock(state->mutex, std::defer_lock);
+      if (!lock.try_lock_for(context_wait_)) {
+        // Its holder never let go (a lost EXIT callback): leave its profiler alone rather than
+        // hang the program's exit.
+        NoteContextWaitTimeout();
+        left_enabled_.store(true, std::memory_order_relaxed);
+        continue;
+      }
       if (state->profiler) state->profiler->Disable();
       state->profiler.reset();
       state->parked.store(false, std::memory_order_release);  // never re-enabled
     }
-    if (profiler_initialized_.exchange(false)) device_->Deinitialize();
+    // Not under a profiler that a stuck launch may still be using.
+    if (!left_enabled_.load(std::memory_order_relaxed) && profiler_initialized_.exchange(false)) {
+      device_->Deinitialize();
+    }
   }
 
   std::vector<std::pair<std::string, std::string>> SessionMeta() const override {
@@ -193,6 +247,9 @@ class RangeAchievedProfiler final : public AchievedProfiler {
     meta.emplace_back("achieved_signatures_measured",
                       std::to_string(policy_.signatures_measured()));
     meta.emplace_back("achieved_signatures_seen", std::to_string(policy_.signatures_seen()));
+    meta.emplace_back("achieved_signature_cap", std::to_string(config.max_signatures));
+    meta.emplace_back("achieved_launches_over_signature_cap",
+                      std::to_string(policy_.launches_over_signature_cap()));
     meta.emplace_back("achieved_samples_per_signature",
                       std::to_string(config.samples_per_signature));
     meta.emplace_back("achieved_sample_budget", std::to_string(config.budget_fraction));
@@ -207,6 +264,8 @@ class RangeAchievedProfiler final : public AchievedProfiler {
     meta.emplace_back("achieved_unparks", std::to_string(unparks_.load()));
     meta.emplace_back("achieved_skipped_for_budget",
                       std::to_string(policy_.skipped_for_budget()));
+    meta.emplace_back("achieved_context_wait_timeouts",
+                      std::to_string(context_wait_timeouts_.load()));
     return meta;
   }
 
@@ -223,53 +282,59 @@ class RangeAchievedProfiler final : public AchievedProfiler {
   void OnKernelLaunch(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
     ThreadState& thread = t_thread;
     if (data->callbackSite == CUPTI_API_ENTER) {
+      // A pending launch whose EXIT never came keeps in_launch set: this thread's ENTERs are
+      // then ignored and its next EXIT closes the pending one (releasing its context).
       if (thread.in_launch || disabled_.load(std::memory_order_acquire)) return;
       thread.in_launch = true;
-      OnKernelLaunchEnter(cbid, data, &thread.pending);
+      OnKernelLaunchEnter(&thread, cbid, data);
     } else if (thread.in_launch) {
       thread.in_launch = false;
       OnKernelLaunchExit(data, &thread.pending);
     }
   }
 
-  void OnKernelLaunchEnter(CUpti_CallbackId cbid, const CUpti_CallbackData* data,
-                           PendingLaunch* pending) {
-    std::shared_ptr<ContextState> state = GetContext(data->context);
-    if (!state) return;
+  void OnKernelLaunchEnter(ThreadState* thread, CUpti_CallbackId cbid,
+                           const CUpti_CallbackData* data) {
+    const std::shared_ptr<ContextState>* cached = ContextForLaunch(thread, data->context);
+    if (cached == nullptr) return;
+    ContextState* state = cached->get();
     const LaunchArgs args = ReadLaunchArgs(cbid, data->functionParams);
     const LaunchSignature signature = SignatureOf(data->context, args);
 
     // While the profiler is enabled, every launch in the context holds its mutex until EXIT, so
     // no launch from another thread lands in a measured range. A parked context has nothing
     // to protect: only a launch that is to be measured takes the mutex (and re-enables).
-    std::unique_lock<std::mutex> lock;
+    std::unique_lock<std::timed_mutex> lock;
     AchievedPolicy::Decision decision;
     bool decided = false;
     if (!state->parked.load(std::memory_order_acquire)) {
-      lock = std::unique_lock<std::mutex>(state->mutex);
+      lock = LockContext(state);
+      if (!lock.owns_lock()) return;  // a stuck holder: go ahead unmeasured (LockContext)
       if (!state->parked.load(std::memory_order_relaxed)) {
-        if (!state->profiler) return;
-        decision = policy_.Decide(signature);
+        if (!state->profiler) return;  // failed, or its context is being destroyed
+        decision = policy_.Decide(signature, &thread->exhausted);
         decided = true;
         if (!decision.measure) {
           if (policy_.config().mode == AchievedMode::kSample &&
-              decision.idle_ns >= policy_.config().idle_park_ns) {
-            Park(state.get());
+              policy_.IdleNs() >= policy_.config().idle_park_ns) {
+            Park(state);
             return;
           }
-          pending->context = std::move(state);
-          pending->lock = std::move(lock);
-          pending->measuring = false;
+          HoldUntilExit(*cached, std::move(lock), &thread->pending);
           return;
         }
       } else {
-        lock.unlock();
+        lock.unlock();  // parked while this launch waited
       }
     }
     if (!decided) {
-      decision = policy_.Decide(signature);
+      decision = policy_.Decide(signature, &thread->exhausted);
       if (!decision.measure) return;
-      lock = std::unique_lock<std::mutex>(state->mutex);
+      lock = LockContext(state);
+      if (!lock.owns_lock()) {
+        policy_.Release(signature);
+        return;
+      }
     }
 
     AchievedSample sample;
@@ -285,21 +350,16 @@ class RangeAchievedProfiler final : public AchievedProfiler {
       policy_.Release(signature);
       sample.status = "capturing";
       Emit(std::move(sample), /*measured=*/false);
-      if (state->profiler) {
-        pending->context = std::move(state);
-        pending->lock = std::move(lock);
-        pending->measuring = false;
-      }
+      if (state->profiler) HoldUntilExit(*cached, std::move(lock), &thread->pending);
       return;
     }
 
     // Re-enabling a parked profiler is part of this sample's cost (charged to the budget).
     const int64_t start_ns = clock_();
     ProfilerError error;
-    if (state->parked.load(std::memory_order_relaxed) &&
-        !Unpark(state.get(), data->context, &error)) {
+    if (state->parked.load(std::memory_order_relaxed) && !Unpark(state, data->context, &error)) {
       policy_.Finish(signature, clock_() - start_ns, false);
-      FailContext(state.get(), error);
+      FailContext(state, error);
       return;
     }
     if (!state->profiler) {
@@ -308,15 +368,56 @@ class RangeAchievedProfiler final : public AchievedProfiler {
     }
     if (!state->profiler->Start(&error)) {
       policy_.Finish(signature, clock_() - start_ns, false);
-      FailContext(state.get(), error);
+      FailContext(state, error);
       return;
     }
-    pending->context = std::move(state);
+    HoldUntilExit(*cached, std::move(lock), &thread->pending);
+    thread->pending.measuring = true;
+    thread->pending.signature = signature;
+    thread->pending.sample = std::move(sample);
+    thread->pending.start_ns = start_ns;
+  }
+
+  // The context lock stays held until this thread's EXIT callback for the launch.
+  void HoldUntilExit(const std::shared_ptr<ContextState>& state,
+                     std::unique_lock<std::timed_mutex> lock, PendingLaunch* pending) {
+    // Its own reference, so that the pending launch does not depend on what the thread's
+    // context cache keeps; taken while the lock serializes the context's launches, so the
+    // reference count is not contended.
+    pending->context = state;
     pending->lock = std::move(lock);
-    pending->measuring = true;
-    pending->signature = signature;
-    pending->sample = std::move(sample);
-    pending->start_ns = start_ns;
+    pending->measuring = false;
+  }
+
+  // Waits for the context's mutex at most context_wait_ns. A holder keeping it longer has most
+  // likely lost its EXIT callback (CUPTI finalized or our callbacks disabled by another client)
+  // and may never let go: rather than hang the program, the launch goes ahead without the
+  // mutex and unmeasured, and while the context is marked stalled later launches do not wait at
+  // all. Whoever next gets the mutex clears the mark. If the holder was merely slow (a measured
+  // kernel running longer than the bound), a launch that went ahead may run inside its range,
+  // which then reads multi-range: lost, never a wrong value.
+  std::unique_lock<std::timed_mutex> LockContext(ContextState* state) {
+    std::unique_lock<std::timed_mutex> lock(state->mutex, std::try_to_lock);
+    if (!lock.owns_lock()) {
+      if (state->stalled.load(std::memory_order_acquire)) return lock;
+      if (!lock.try_lock_for(context_wait_)) {
+        if (!state->stalled.exchange(true, std::memory_order_acq_rel)) NoteContextWaitTimeout();
+        return lock;
+      }
+    }
+    if (state->stalled.load(std::memory_order_relaxed)) {
+      state->stalled.store(false, std::memory_order_release);
+    }
+    return lock;
+  }
+
+  void NoteContextWaitTimeout() {
+    if (context_wait_timeouts_.fetch_add(1, std::memory_order_relaxed) > 0) return;
+    LogLine(
+        "achieved occupancy: a kernel launch held a context's profiler lock for more than %.1f "
+        "s (its EXIT callback may never come, e.g. CUPTI was finalized by another client); "
+        "launches in that context go ahead without it and unmeasured",
+        static_cast<double>(context_wait_.count()) / 1e9);
   }
 
   // Called with the context's mutex held.
@@ -342,7 +443,7 @@ class RangeAchievedProfiler final : public AchievedProfiler {
   void OnKernelLaunchExit(const CUpti_CallbackData* data, PendingLaunch* pending) {
     if (!pending->context) return;
     std::shared_ptr<ContextState> state = std::move(pending->context);
-    std::unique_lock<std::mutex> lock = std::move(pending->lock);
+    std::unique_lock<std::timed_mutex> lock = std::move(pending->lock);
     if (!pending->measuring) return;
     pending->measuring = false;
     AchievedSample sample = std::move(pending->sample);
@@ -392,7 +493,7 @@ class RangeAchievedProfiler final : public AchievedProfiler {
     signature.context = reinterpret_cast<uintptr_t>(data->context);
     signature.function = reinterpret_cast<uintptr_t>(params != nullptr ? params->hGraph : nullptr);
     signature.grid_x = signature.grid_y = signature.grid_z = 0;  // never a kernel's grid
-    AchievedPolicy::Decision decision = policy_.Decide(signature);
+    AchievedPolicy::Decision decision = policy_.Decide(signature, &t_thread.exhausted);
     if (!decision.measure) return;
     policy_.Finish(signature, 0, false);
     AchievedSample sample;
@@ -409,15 +510,51 @@ class RangeAchievedProfiler final : public AchievedProfiler {
     sink_(std::move(sample));
   }
 
-  // The context's profiler, set up on first use; nullptr when achieved measurement is off for
-  // it (setup failed, or disabled).
-  std::shared_ptr<ContextState> GetContext(CUcontext ctx) {
+  // The launching thread's view of the context table: its cached entry while the table has not
+  // changed (one acquire load), else the table under contexts_mutex_. Null when achieved
+  // measurement is off for the context. Points into the thread's cache: valid until this
+  // thread's next call.
+  const std::shared_ptr<ContextState>* ContextForLaunch(ThreadState* thread, CUcontext ctx) {
+    if (ctx == nullptr) return nullptr;
+    if (thread->contexts_version == contexts_version_.load(std::memory_order_acquire)) {
+      for (const CachedContext& cached : thread->contexts) {
+        if (cached.ctx == ctx) return &cached.state;
+      }
+    }
+    uint64_t version = 0;
+    std::shared_ptr<ContextState> state = FindOrCreateContext(ctx, &version);
+    if (!state) return nullptr;
+    if (thread->contexts_version != version) {
+      thread->contexts = {};
+      thread->next_context_slot = 0;
+      thread->contexts_version = version;
+    }
+    CachedContext& slot = thread->contexts[thread->next_context_slot];
+    thread->next_context_slot = (thread->next_context_slot + 1) % kCachedContexts;
+    slot.ctx = ctx;
+    slot.state = std::move(state);
+    return &slot.state;
+  }
+
+  // Under contexts_mutex_; any change to contexts_ or shut_down_ invalidates threads' caches.
+  void BumpContextsVersionLocked() {
+    contexts_version_.store(g_next_contexts_version.fetch_add(1, std::memory_order_relaxed),
+                            std::memory_order_release);
+  }
+
+  // The context's state, its profiler set up on first sight; nullptr when achieved measurement
+  // is off for it (setup failed, or shut down). *version: the table version the answer belongs
+  // to (read under contexts_mutex_ with it).
+  std::shared_ptr<ContextState> FindOrCreateContext(CUcontext ctx, uint64_t* version = nullptr) {
     if (ctx == nullptr) return nullptr;
     {
       std::lock_guard<std::mutex> lock(contexts_mutex_);
       if (shut_down_) return nullptr;
       auto it = contexts_.find(ctx);
-      if (it != contexts_.end()) return it->second;
+      if (it != contexts_.end()) {
+        if (version != nullptr) *version = contexts_version_.load(std::memory_order_relaxed);
+        return it->second;
+      }
     }
     // Set up outside contexts_mutex_ (it takes ~100 ms); two threads racing on one new context
     // both build a profiler and the loser discards its own.
@@ -436,7 +573,9 @@ class RangeAchievedProfiler final : public AchievedProfiler {
     setup_ns_.fetch_add(clock_() - start_ns);
     if (!state->profiler) {
       std::lock_guard<std::mutex> lock(contexts_mutex_);
-      contexts_.emplace(ctx, state);  // remembered as failed: no retry per launch
+      if (!shut_down_ && contexts_.emplace(ctx, state).second) {
+        BumpContextsVersionLocked();  // remembered as failed: no retry per launch
+      }
       ReportFailure(error);
       return nullptr;
     }
@@ -457,8 +596,11 @@ class RangeAchievedProfiler final : public AchievedProfiler {
     auto [it, inserted] = contexts_.emplace(ctx, state);
     if (!inserted) {
       state->profiler->Disable();
-      return it->second;
+      state = it->second;
+    } else {
+      BumpContextsVersionLocked();
     }
+    if (version != nullptr) *version = contexts_version_.load(std::memory_order_relaxed);
     return state;
   }
 
@@ -470,8 +612,15 @@ class RangeAchievedProfiler final : public AchievedProfiler {
       if (it == contexts_.end()) return;
       state = std::move(it->second);
       contexts_.erase(it);
+      BumpContextsVersionLocked();
     }
-    std::lock_guard<std::mutex> lock(state->mutex);
+    std::unique_lock<std::timed_mutex> lock(state->mutex, std::defer_lock);
+    if (!lock.try_lock_for(context_wait_)) {
+      // A stuck holder (lost EXIT): its profiler is left as it is rather than hang here.
+      NoteContextWaitTimeout();
+      left_enabled_.store(true, std::memory_order_relaxed);
+      return;
+    }
     if (state->profiler) state->profiler->Disable();
     state->profiler.reset();
     // A launch that already holds this state must not re-enable a dying context.
@@ -528,6 +677,7 @@ class RangeAchievedProfiler final : public AchievedProfiler {
   const NanoClock clock_;
   AchievedPolicy policy_;
   const std::string policy_name_;
+  const std::chrono::nanoseconds context_wait_;
 
   std::atomic<bool> disabled_{false};
   std::atomic<bool> profiler_initialized_{false};
@@ -535,10 +685,16 @@ class RangeAchievedProfiler final : public AchievedProfiler {
   std::atomic<int64_t> not_measured_{0};
   std::atomic<int64_t> parks_{0};
   std::atomic<int64_t> unparks_{0};
+  std::atomic<int64_t> context_wait_timeouts_{0};
+  // A context's profiler could not be disabled (its lock never came free).
+  std::atomic<bool> left_enabled_{false};
 
   std::mutex contexts_mutex_;
   std::unordered_map<CUcontext, std::shared_ptr<ContextState>> contexts_;
   bool shut_down_ = false;
+  // Version of contexts_ (see ThreadState::contexts_version); written under contexts_mutex_.
+  std::atomic<uint64_t> contexts_version_{
+      g_next_contexts_version.fetch_add(1, std::memory_order_relaxed)};
 
   mutable std::mutex status_mutex_;
   std::string status_;  // empty while fine

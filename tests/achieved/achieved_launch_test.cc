@@ -50,6 +50,32 @@ TEST(AchievedLaunch, ReadsClassicLaunchParams) {
   ExpectClassic(ReadLaunchArgs(CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz, &cp));
 }
 
+// The null stream of a _ptsz launch is the thread's own default stream (the driver API docs:
+// "per-thread default stream"), which stream APIs such as cuStreamIsCapturing take as
+// CU_STREAM_PER_THREAD; in a legacy launch it stays the legacy null stream.
+TEST(AchievedLaunch, NullStreamOfAPerThreadLaunchIsThePerThreadStream) {
+  auto legacy = Classic<cuLaunchKernel_params>();
+  legacy.hStream = nullptr;
+  EXPECT_EQ(ReadLaunchArgs(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &legacy).stream, nullptr);
+  auto ptsz = Classic<cuLaunchKernel_ptsz_params>();
+  ptsz.hStream = nullptr;
+  EXPECT_EQ(ReadLaunchArgs(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz, &ptsz).stream,
+            CU_STREAM_PER_THREAD);
+  auto coop = Classic<cuLaunchCooperativeKernel_ptsz_params>();
+  coop.hStream = nullptr;
+  EXPECT_EQ(ReadLaunchArgs(CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz, &coop).stream,
+            CU_STREAM_PER_THREAD);
+  CUlaunchConfig config{};
+  cuLaunchKernelEx_ptsz_params ex{};
+  ex.config = &config;
+  EXPECT_EQ(ReadLaunchArgs(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz, &ex).stream,
+            CU_STREAM_PER_THREAD);
+  // An explicit stream is kept as it is.
+  ptsz.hStream = FakeStream(0x77);
+  EXPECT_EQ(ReadLaunchArgs(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz, &ptsz).stream,
+            FakeStream(0x77));
+}
+
 TEST(AchievedLaunch, ReadsLaunchKernelExConfig) {
   CUlaunchConfig config{};
   config.gridDimX = 132;

@@ -253,14 +253,130 @@ TEST(AchievedPolicy, IdleCountsFromLastSampleOrBudgetSkip) {
   clock.now = 1010 * kMs;  // the measurement (with a re-enable) took 10 ms
   policy.Finish(Sig(1), 10 * kMs, true);
   clock.now = 1300 * kMs;
-  EXPECT_EQ(policy.Decide(Sig(1)).idle_ns, 290 * kMs);
+  EXPECT_FALSE(policy.Decide(Sig(1)).measure);
+  EXPECT_EQ(policy.IdleNs(), 290 * kMs);
   // Budget: 5 % of 1300 ms = 65 ms; spend it so the next new signature is skipped.
   ASSERT_TRUE(policy.Decide(Sig(2)).measure);
   policy.Finish(Sig(2), 100 * kMs, true);
   clock.now = 1400 * kMs;
   EXPECT_FALSE(policy.Decide(Sig(3)).measure);  // skipped for budget: work is pending
   clock.now = 1450 * kMs;
-  EXPECT_EQ(policy.Decide(Sig(1)).idle_ns, 50 * kMs);
+  EXPECT_FALSE(policy.Decide(Sig(1)).measure);
+  EXPECT_EQ(policy.IdleNs(), 50 * kMs);
+}
+
+TEST(AchievedPolicy, ThreadCacheAnswersExhaustedSignaturesWithTheSameDecisions) {
+  ManualClock clock;
+  clock.now = 1000 * kMs;
+  AchievedPolicy policy({AchievedMode::kSample, 2, 1.0, 500 * kMs}, clock.fn(), 0);
+  AchievedPolicy::ThreadCache thread_a, thread_b;
+  // Two samples, one from each "thread"; both finished.
+  ASSERT_TRUE(policy.Decide(Sig(1), &thread_a).measure);
+  ASSERT_TRUE(policy.Decide(Sig(1), &thread_b).measure);
+  policy.Finish(Sig(1), kMs, true);
+  policy.Finish(Sig(1), kMs, false);
+  for (int i = 0; i < 100; ++i) {
+    EXPECT_FALSE(policy.Decide(Sig(1), &thread_a).measure);
+    EXPECT_FALSE(policy.Decide(Sig(1), &thread_b).measure);
+  }
+  // Answers from the caches changed no count.
+  EXPECT_EQ(policy.launches_measured(), 1);
+  EXPECT_EQ(policy.signatures_seen(), 1);
+  EXPECT_EQ(policy.skipped_for_budget(), 0);
+  // Other signatures are unaffected by what the caches hold.
+  EXPECT_TRUE(policy.Decide(Sig(1, 132), &thread_a).measure);
+}
+
+TEST(AchievedPolicy, ThreadCacheNeverHoldsASampleStillInFlight) {
+  ManualClock clock;
+  clock.now = 1000 * kMs;
+  AchievedPolicy policy({AchievedMode::kSample, 1, 1.0, 500 * kMs}, clock.fn(), 0);
+  AchievedPolicy::ThreadCache thread_a, thread_b;
+  ASSERT_TRUE(policy.Decide(Sig(5), &thread_a).measure);
+  // Reserved by thread a, not finished: thread b is told no, but must ask again later...
+  EXPECT_FALSE(policy.Decide(Sig(5), &thread_b).measure);
+  // ...because thread a's stream was capturing and it gives the sample back.
+  policy.Release(Sig(5));
+  const AchievedPolicy::Decision retry = policy.Decide(Sig(5), &thread_b);
+  ASSERT_TRUE(retry.measure);
+  EXPECT_EQ(retry.sample_index, 0);
+  policy.Finish(Sig(5), kMs, true);
+  EXPECT_FALSE(policy.Decide(Sig(5), &thread_a).measure);
+  EXPECT_EQ(policy.launches_measured(), 1);
+}
+
+TEST(AchievedPolicy, ThreadCacheBelongsToOnePolicy) {
+  ManualClock clock;
+  clock.now = 1000 * kMs;
+  AchievedPolicy::ThreadCache thread;
+  {
+    AchievedPolicy first({AchievedMode::kSample, 1, 1.0, 500 * kMs}, clock.fn(), 0);
+    ASSERT_TRUE(first.Decide(Sig(9), &thread).measure);
+    first.Finish(Sig(9), kMs, true);
+    EXPECT_FALSE(first.Decide(Sig(9), &thread).measure);  // now cached as exhausted
+  }
+  // A new policy (possibly at the same address) has measured nothing yet.
+  AchievedPolicy second({AchievedMode::kSample, 1, 1.0, 500 * kMs}, clock.fn(), 0);
+  EXPECT_TRUE(second.Decide(Sig(9), &thread).measure);
+}
+
+TEST(AchievedPolicy, ThreadCacheOverflowStaysCorrect) {
+  // Far more exhausted signatures than the cache holds: evicted ones are answered by the
+  // locked path, with the same answer.
+  ManualClock clock;
+  clock.now = 1000 * kMs;
+  AchievedPolicy policy({AchievedMode::kSample, 1, 1.0, 500 * kMs}, clock.fn(), 0);
+  AchievedPolicy::ThreadCache thread;
+  constexpr uint32_t kSignatures = 10000;
+  for (uint32_t g = 1; g <= kSignatures; ++g) {
+    ASSERT_TRUE(policy.Decide(Sig(1, g), &thread).measure);
+    policy.Finish(Sig(1, g), 0, true);
+  }
+  for (int round = 0; round < 3; ++round) {
+    for (uint32_t g = 1; g <= kSignatures; ++g) {
+      ASSERT_FALSE(policy.Decide(Sig(1, g), &thread).measure) << g;
+    }
+  }
+  EXPECT_EQ(policy.launches_measured(), kSignatures);
+}
+
+TEST(AchievedPolicy, AllModeIgnoresTheThreadCache) {
+  ManualClock clock;
+  AchievedPolicy policy({AchievedMode::kAll, 1, 0.01, 500 * kMs}, clock.fn(), 0);
+  AchievedPolicy::ThreadCache thread;
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(policy.Decide(Sig(4), &thread).measure);
+    policy.Finish(Sig(4), kMs, true);
+  }
+}
+
+TEST(AchievedPolicy, SignatureTableIsCapped) {
+  ManualClock clock;
+  clock.now = 1000 * kMs;
+  AchievedConfig config{AchievedMode::kSample, 2, 1.0, 500 * kMs};
+  config.max_signatures = 3;
+  AchievedPolicy policy(config, clock.fn(), 0);
+  AchievedPolicy::ThreadCache thread;
+  for (uint64_t f = 1; f <= 3; ++f) {
+    ASSERT_TRUE(policy.Decide(Sig(f), &thread).measure);
+    policy.Finish(Sig(f), kMs, true);
+  }
+  // Full: new signatures are neither remembered nor measured, and are counted per launch.
+  for (uint64_t f = 4; f <= 8; ++f) EXPECT_FALSE(policy.Decide(Sig(f), &thread).measure);
+  EXPECT_FALSE(policy.Decide(Sig(4), &thread).measure);
+  EXPECT_EQ(policy.signatures_seen(), 3);
+  EXPECT_EQ(policy.launches_over_signature_cap(), 6);
+  // Signatures already in the table still get their remaining samples.
+  const AchievedPolicy::Decision second = policy.Decide(Sig(2), &thread);
+  ASSERT_TRUE(second.measure);
+  EXPECT_EQ(second.sample_index, 1);
+  policy.Finish(Sig(2), kMs, true);
+  EXPECT_EQ(policy.launches_measured(), 4);
+  EXPECT_EQ(policy.launches_over_signature_cap(), 6);
+}
+
+TEST(AchievedPolicy, DefaultSignatureCap) {
+  EXPECT_EQ(AchievedConfig{}.max_signatures, 1 << 20);
 }
 
 TEST(AchievedPolicy, ModeNames) {
