@@ -52,7 +52,7 @@ struct AchievedConfig {
   // Longest wait for a context's lock in a launch callback (and at context destruction and
   // shutdown). A measured launch holds it for ~3 ms; a holder whose EXIT callback never comes
   // (CUPTI finalized by another client) would otherwise hang every later launch of the
-  // context. See ContextState in achieved_profiler.cc.
+  // context. See LockContext in achieved_profiler.cc.
   int64_t context_wait_ns = 5'000'000'000;
 };
 
@@ -152,7 +152,7 @@ class AchievedPolicy {
   int64_t profiling_ns() const;
   // How many times sampling paused because the budget was spent.
   int64_t budget_pauses() const;
-  // Launches skipped while the budget was spent that would have been sampled.
+  // Launches that would have been sampled but were skipped while the budget was spent.
   int64_t skipped_for_budget() const;
   // Launches not considered because their signature came after max_signatures others.
   int64_t launches_over_signature_cap() const;
