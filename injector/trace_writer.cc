@@ -190,7 +190,7 @@ int64_t TraceWriter::InternConfig(const KernelConfigKey& key) {
   s.Bind(++i, it->second);
   s.Bind(++i, key.device_id);
   s.Bind(++i, key.context_id);
-  BindOptional(s, ++i, key.green_context_id);
+  BindOptional(s, ++i, key.is_green_context != 0 ? int64_t{key.context_id} : -1);
   s.Bind(++i, forms.demangled_id);
   s.Bind(++i, forms.short_id);
   s.Bind(++i, key.mangled_name_id);
@@ -232,7 +232,7 @@ void TraceWriter::AddKernel(const ActivityKernel& kernel) {
   }
   auto green = green_contexts_.find(kernel.contextId);
   if (green != green_contexts_.end() && green->second) {
-    key.green_context_id = static_cast<int32_t>(kernel.contextId);
+    key.is_green_context = 1;
   }
   const int64_t config_id = InternConfig(key);
   // start = end = 0: the range profiler replayed this launch and CUPTI has no timestamps.
