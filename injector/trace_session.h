@@ -14,6 +14,12 @@
 //  - mutex_ guards the queue, pool and phase. It is never held while calling a hook (CUPTI),
 //    since CUPTI calls back into CompleteBuffer from inside cuptiActivityFlushAll.
 //
+// Write errors: the first SQLite failure turns the writer off (active() false), but buffers
+// keep flowing (AcquireBuffer, periodic flush) so that the writer counts every record it is
+// handed as lost, with the records its failed transaction rolled back. The count goes into the
+// exit line (printed even with OCCTRACE_QUIET) and, through a fresh connection if the file
+// takes writes again, OCC_META (dropped_records, records_lost_write_error, status).
+//
 // Termination: Finish() (atexit, or the end of a test) stops periodic flushing, calls the
 // final-flush hooks, drains the queue, writes the closing OCC_META rows and closes the file.
 // SIGINT/SIGTERM/SIGHUP whose disposition is the default: the handler only marks the signal
@@ -91,7 +97,8 @@ class TraceSession {
   // Final flush, drain, close, summary line. Idempotent; a no-op in a forked child.
   void Finish(const char* reason = "complete");
 
-  // Everything still accepted (not finished, writer healthy).
+  // Not finished and the writer healthy (after a write error buffers are still taken, and
+  // their records counted as lost).
   bool active() const { return active_.load(std::memory_order_acquire); }
   const std::string& path() const { return options_.path; }
   // Valid after Finish().

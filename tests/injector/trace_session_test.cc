@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -307,6 +308,136 @@ TEST(TraceSessionTest, RecordsAfterTheEndAreCountedAsDropped) {
   TraceReader reader(path);
   EXPECT_EQ(reader.Int("SELECT count(*) FROM OCC_LAUNCH"), 10);
   EXPECT_EQ(reader.Text("PRAGMA integrity_check"), "ok");
+  RemoveTrace(path);
+}
+
+// Another connection holding SQLite's write lock makes the writer's next write fail with
+// SQLITE_BUSY: a real write error, after which tracing is off.
+class WriteLock {
+ public:
+  explicit WriteLock(const std::string& path) {
+    sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE, nullptr);
+    locked_ = sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) == SQLITE_OK;
+  }
+  ~WriteLock() { Release(); }
+  WriteLock(const WriteLock&) = delete;
+  WriteLock& operator=(const WriteLock&) = delete;
+  bool locked() const { return locked_; }
+  void Release() {
+    if (db_ == nullptr) return;
+    if (locked_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+  }
+
+ private:
+  sqlite3* db_ = nullptr;
+  bool locked_ = false;
+};
+
+bool WaitUntilInactive(const TraceSession& session) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (session.active() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return !session.active();
+}
+
+// A file-size limit (RLIMIT_FSIZE, SIGXFSZ ignored) at the WAL's current size: the next
+// COMMIT cannot append to the WAL and fails as on a full disk. Lifting it plays the disk that
+// was freed again before exit.
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    previous_handler_ = signal(SIGXFSZ, SIG_IGN);
+    getrlimit(RLIMIT_FSIZE, &previous_);
+    rlimit limited = previous_;
+    limited.rlim_cur = bytes;
+    ok_ = setrlimit(RLIMIT_FSIZE, &limited) == 0;
+  }
+  ~FileSizeLimit() { Lift(); }
+  FileSizeLimit(const FileSizeLimit&) = delete;
+  FileSizeLimit& operator=(const FileSizeLimit&) = delete;
+  bool ok() const { return ok_; }
+  void Lift() {
+    if (lifted_) return;
+    lifted_ = true;
+    setrlimit(RLIMIT_FSIZE, &previous_);
+    signal(SIGXFSZ, previous_handler_);
+  }
+
+ private:
+  rlimit previous_{};
+  sighandler_t previous_handler_ = SIG_DFL;
+  bool ok_ = false;
+  bool lifted_ = false;
+};
+
+// After a write error every record CUPTI hands over is still taken and counted: the ones
+// rolled back with the transaction whose COMMIT failed, and every later buffer. The count
+// reaches the exit line (even when quiet) and OCC_META once the file takes writes again.
+TEST(TraceSessionWriteErrorTest, RecordsAfterAWriteErrorAreCountedAndReported) {
+  const std::string path = testing::TempPath("write-error");
+  auto session = TraceSession::Start(Options(path, 30), SessionHooks{});
+  ASSERT_NE(session, nullptr);
+  ::testing::internal::CaptureStderr();
+  FileSizeLimit full_disk(static_cast<rlim_t>(StateOf(path + "-wal").size));
+  ASSERT_TRUE(full_disk.ok());
+  FeedLaunches(*session, 0, 100);  // added to the open transaction; its COMMIT fails
+  AchievedSample sample;
+  sample.status = "measured";
+  sample.policy = "sample";
+  session->SubmitAchieved(sample);
+  ASSERT_TRUE(WaitUntilInactive(*session)) << "the failed commit must turn the writer off";
+  // CUPTI keeps delivering: buffers are still handed out, and their records counted.
+  FeedLaunches(*session, 1000, 900);
+  session->SubmitAchieved(sample);
+  full_disk.Lift();
+  session->Finish();
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(session->final_stats().records_lost, 1000u);
+  EXPECT_EQ(session->final_stats().achieved_lost, 2u);
+  EXPECT_EQ(session->final_stats().launches, 0u) << "nothing was committed";
+  EXPECT_NE(err.find("0 kernel launches of 1 kernels, 1000 records dropped (1000 records and 2 achieved "
+                     "samples lost to the write error) -> " + path +
+                     " (incomplete: write error; counts in OCC_META)"),
+            std::string::npos)
+      << err;
+  TraceReader reader(path);
+  EXPECT_EQ(reader.Text("PRAGMA integrity_check"), "ok");
+  EXPECT_EQ(reader.Int("SELECT count(*) FROM OCC_LAUNCH"), 0);
+  EXPECT_EQ(reader.Meta("status"), "failed: write error");
+  EXPECT_EQ(reader.Meta("records_lost_write_error"), "1000");
+  EXPECT_EQ(reader.Meta("achieved_lost_write_error"), "2");
+  EXPECT_EQ(reader.Meta("dropped_records"), "1000");
+  EXPECT_EQ(reader.Meta("launch_count"), "0");
+  session.reset();
+  RemoveTrace(path);
+}
+
+// The file stays locked through the end: OCC_META cannot be updated, the exit line still
+// carries the count and says so.
+TEST(TraceSessionWriteErrorTest, CountReachesTheExitLineWhenTheFileStaysUnwritable) {
+  const std::string path = testing::TempPath("write-error-locked");
+  auto session = TraceSession::Start(Options(path, 60000), SessionHooks{});
+  ASSERT_NE(session, nullptr);
+  WriteLock lock(path);
+  ASSERT_TRUE(lock.locked());
+  ::testing::internal::CaptureStderr();
+  FeedLaunches(*session, 0, 10);
+  ASSERT_TRUE(WaitUntilInactive(*session));
+  FeedLaunches(*session, 100, 5);
+  session->Finish();
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(session->final_stats().records_lost, 15u);
+  EXPECT_NE(err.find("15 records dropped (15 records and 0 achieved samples lost to the write error)"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("(incomplete: write error; OCC_META could not be updated)"), std::string::npos) << err;
+  lock.Release();
+  TraceReader reader(path);
+  EXPECT_EQ(reader.Meta("status"), "running") << "the last committed state";
+  session.reset();
   RemoveTrace(path);
 }
 
