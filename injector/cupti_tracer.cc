@@ -164,7 +164,10 @@ void CUPTIAPI OnCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_Call
       } else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
         // The context's records must leave CUPTI while it still exists (cudaDeviceReset,
         // cuCtxDestroy): a forced flush, then the writer commits them on its next wake-up.
-        OCC_CUPTI_LOG(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+        // Through the session, which serializes it with the writer's periodic flush and the
+        // final one (trace_session.h, "Threads and locks"); CUPTI delivers the buffers to
+        // BufferCompleted on this thread, inside the flush.
+        tracer->session->FlushActivity(TraceSession::FlushKind::kContextDestroy);
       }
     } else if (domain == CUPTI_CB_DOMAIN_STATE && cbid == CUPTI_CBID_STATE_FATAL_ERROR) {
       const auto* state = static_cast<const CUpti_StateData*>(cbdata);

@@ -333,6 +333,23 @@ void TraceSession::SetMeta(std::string name, std::string value) {
   Push(MetaItem{std::move(name), std::move(value)});
 }
 
+void TraceSession::FlushActivity(FlushKind kind) {
+  if (InForkedChild() || getpid() != owner_pid_ || !hooks_.flush_activity) return;
+  const bool forced = kind != FlushKind::kPeriodic;
+  std::unique_lock lock(flush_mutex_, std::defer_lock);
+  if (kind == FlushKind::kPeriodic) {
+    if (!lock.try_lock()) return;
+  } else if (!lock.try_lock_for(std::chrono::milliseconds(options_.flush_lock_wait_ms))) {
+    // The flush in progress did not end: flush anyway rather than risk a deadlock (see the
+    // header). Not expected; counted and said once.
+    if (unserialized_flushes_.fetch_add(1) == 0) {
+      LogLine("a CUPTI activity flush waited %d ms for another one; flushing concurrently",
+              options_.flush_lock_wait_ms);
+    }
+  }
+  hooks_.flush_activity(forced);
+}
+
 void TraceSession::Wake() {
   uint64_t one = 1;
   ssize_t ignored = write(wake_fd_, &one, sizeof(one));
@@ -376,6 +393,7 @@ void TraceSession::CloseWriter(const std::string& status) {
     rows.emplace_back("records_lost_write_error", std::to_string(stats.records_lost));
     rows.emplace_back("achieved_lost_write_error", std::to_string(stats.achieved_lost));
     rows.emplace_back("refused_buffer_requests", std::to_string(refused_buffers_.load()));
+    rows.emplace_back("unserialized_flushes", std::to_string(unserialized_flushes_.load()));
     rows.emplace_back("cubin_modules_parsed", std::to_string(stats.modules_parsed));
     rows.emplace_back("cubin_modules_skipped", std::to_string(stats.modules_skipped));
     rows.emplace_back("cubin_modules_dropped", std::to_string(dropped_modules_.load()));
@@ -435,7 +453,7 @@ void TraceSession::HandleSignalOnWriter(int signal_number) {
     phase_ = Phase::kFinalFlush;
   }
   if (hooks_.before_final_flush) hooks_.before_final_flush();
-  if (hooks_.flush_activity) hooks_.flush_activity(true);
+  FlushActivity(FlushKind::kFinal);
   std::deque<Item> items;
   {
     std::lock_guard lock(mutex_);
@@ -515,7 +533,7 @@ void TraceSession::WriterLoop() {
       // Also after a write error: buffers must keep coming back to be counted and recycled.
       if (phase == Phase::kRunning && hooks_.flush_activity) {
         // Completed buffers only (no forced flush: that would cut buffers CUPTI still fills).
-        hooks_.flush_activity(false);
+        FlushActivity(FlushKind::kPeriodic);
         {
           std::lock_guard lock(mutex_);
           items.swap(queue_);
@@ -557,7 +575,7 @@ void TraceSession::Finish(const char* reason) {
       phase_changed_.wait_for(lock, std::chrono::seconds(10), [this] { return periodic_flush_stopped_; });
     }
     if (hooks_.before_final_flush) hooks_.before_final_flush();
-    if (hooks_.flush_activity) hooks_.flush_activity(true);
+    FlushActivity(FlushKind::kFinal);
     {
       std::lock_guard lock(mutex_);
       phase_ = Phase::kDrain;

@@ -441,6 +441,110 @@ TEST(TraceSessionWriteErrorTest, CountReachesTheExitLineWhenTheFileStaysUnwritab
   RemoveTrace(path);
 }
 
+// All of occtrace's cuptiActivityFlushAll calls go through FlushActivity: the writer's
+// periodic flush, context-destroy flushes from several app threads and the final flush never
+// overlap, and CUPTI may deliver buffers synchronously inside a flush (the hook does, as
+// CUPTI does on the flushing thread) without deadlocking. No delivered record goes missing:
+// each is either written or counted as dropped (delivered after the file was closed).
+TEST(TraceSessionFlushTest, FlushesNeverOverlapAndMayDeliverBuffersInline) {
+  const std::string path = testing::TempPath("flush-serial");
+  std::atomic<int> in_flush{0}, max_in_flush{0}, periodic{0}, forced{0};
+  std::atomic<uint32_t> delivered{0};
+  TraceSession* raw = nullptr;
+  SessionHooks hooks;
+  hooks.flush_activity = [&](bool is_forced) {
+    const int now = in_flush.fetch_add(1) + 1;
+    int seen = max_in_flush.load();
+    while (now > seen && !max_in_flush.compare_exchange_weak(seen, now)) {
+    }
+    (is_forced ? forced : periodic).fetch_add(1);
+    size_t size = 0;
+    if (uint8_t* data = raw->AcquireBuffer(&size)) {
+      FakeActivityBuffer buffer(data, size);
+      uint32_t added = 0;
+      while (added < 3 && buffer.Add(MakeKernel(kSquare, delivered.fetch_add(1), 1, 2))) ++added;
+      raw->CompleteBuffer(data, buffer.size(), 0);
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    in_flush.fetch_sub(1);
+  };
+  auto session = TraceSession::Start(Options(path, 1), hooks);
+  ASSERT_NE(session, nullptr);
+  raw = session.get();
+  constexpr int kThreads = 3, kFlushesPerThread = 40;
+  std::vector<std::thread> app_threads;
+  for (int t = 0; t < kThreads; ++t) {
+    app_threads.emplace_back([&] {
+      for (int i = 0; i < kFlushesPerThread; ++i) {
+        session->FlushActivity(TraceSession::FlushKind::kContextDestroy);
+        // Gaps in which the writer's periodic flush (which skips a busy lock) gets its turn.
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    });
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (periodic.load() < 2 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  session->Finish();  // usually while context-destroy flushes are still going on
+  for (std::thread& thread : app_threads) thread.join();
+  EXPECT_EQ(max_in_flush.load(), 1) << "two cuptiActivityFlushAll calls overlapped";
+  EXPECT_GE(periodic.load(), 2);
+  EXPECT_EQ(forced.load(), kThreads * kFlushesPerThread + 1) << "every context-destroy flush, and the final one";
+  EXPECT_EQ(session->final_stats().launches + session->dropped_records(), delivered.load());
+  TraceReader reader(path);
+  EXPECT_EQ(reader.Meta("unserialized_flushes"), "0");
+  EXPECT_EQ(reader.Text("PRAGMA integrity_check"), "ok");
+  session.reset();
+  RemoveTrace(path);
+}
+
+// Should CUPTI hold a lock during the CONTEXT_DESTROY_STARTING callback that a flush in
+// progress on another thread needs, waiting for that flush would deadlock the program: the
+// context-destroy flush waits flush_lock_wait_ms at most, then flushes anyway (counted).
+TEST(TraceSessionFlushTest, ContextDestroyFlushDoesNotWaitForeverOnAStuckFlush) {
+  const std::string path = testing::TempPath("flush-stuck");
+  std::atomic<bool> periodic_entered{false}, cupti_lock_released{false};
+  SessionHooks hooks;
+  hooks.flush_activity = [&](bool forced) {
+    if (forced) {
+      cupti_lock_released.store(true);  // the destroying thread's callback returns
+      return;
+    }
+    if (periodic_entered.exchange(true)) return;
+    // The writer's periodic FlushAll(0), blocked on the (simulated) CUPTI lock that the
+    // context-destroying thread holds until its callback returns.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!cupti_lock_released.load() && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  };
+  SessionOptions options = Options(path, 1);
+  options.flush_lock_wait_ms = 50;
+  auto session = TraceSession::Start(options, hooks);
+  ASSERT_NE(session, nullptr);
+  const auto wait_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!periodic_entered.load() && std::chrono::steady_clock::now() < wait_deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_TRUE(periodic_entered.load());
+  ::testing::internal::CaptureStderr();
+  const auto start = std::chrono::steady_clock::now();
+  session->FlushActivity(TraceSession::FlushKind::kContextDestroy);
+  const auto waited = std::chrono::steady_clock::now() - start;
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(cupti_lock_released.load());
+  EXPECT_LT(waited, std::chrono::seconds(5));
+  EXPECT_NE(err.find("occtrace: a CUPTI activity flush waited 50 ms for another one; flushing concurrently"),
+            std::string::npos)
+      << err;
+  session->Finish();
+  TraceReader reader(path);
+  EXPECT_EQ(reader.Meta("unserialized_flushes"), "1");
+  session.reset();
+  RemoveTrace(path);
+}
+
 TEST(TraceSessionTest, EnvironmentSettings) {
   SessionOptions options;
   setenv("OCCTRACE_FLUSH_MS", "100", 1);
