@@ -72,7 +72,7 @@ python3 "$ach/compare_ncu.py" "$work/acc_launches.txt" "$work/acc_occtrace.csv" 
   2>&1 | tee "$out/accuracy.txt"
 
 section "achieved-occupancy edge cases (cooperative, cluster, capture, graph, threads)"
-timeout 120 bash "$ach/run_features.sh" "$ach/occ_kernels" "$ach/libocc_achieved_harness.so" \
+timeout 120 bash "$ach/run_features.sh" "$ach/occ_kernels" "$ach/libocc_achieved_harness.so" "$lib" \
   >"$out/features.txt" 2>&1
 grep -E "OK|FAIL" "$out/features.txt" | tail -15
 
