@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Diagnostics for the torch.profiler conflict (docs/tracing.md), one device call:
 #   tests/gpu/diag/run_diag.sh LIBOCCTRACE WORKDIR
-# 1. lasterror_probe under occtrace: what CUPTI's per-thread last error keeps after a refusal.
+# 1. cupti_client_probe under occtrace: what CUPTI's per-thread last error keeps after a refusal.
 # 2. torch.profiler inside a traced PyTorch program with every CUPTI call logged (which
 #    library makes it, on which thread, with what result).
 # 3. How torch's libraries reach CUPTI (PLT/GOT relocations vs dlsym).
@@ -11,12 +11,12 @@ here="$(cd "$(dirname "$0")" && pwd)"
 cuda="$(ls -d /usr/local/cuda* | head -1)"
 cupti_dir="$(dirname "$(find /usr/local/cuda*/ -name 'libcupti.so.13' 2>/dev/null | head -1)")"
 inc="-I$cuda/include -I$cuda/extras/CUPTI/include"
-g++ -O1 -std=c++17 $inc "$here/lasterror_probe.cc" -o "$work/lasterror_probe" -L"$cupti_dir" -lcupti \
+g++ -O1 -std=c++20 $inc "$here/../cupti_client_probe.cc" -o "$work/cupti_client_probe" -L"$cupti_dir" -lcupti \
   -L"$cuda/lib64/stubs" -lcuda -lpthread || echo "probe build failed"
 gcc -O1 -shared -fPIC $inc "$here/cupti_call_log.c" -o "$work/libcupti_call_log.so" -ldl || echo "shim build failed"
 echo "== 1. last-error probe (occtrace injected)"
 LD_LIBRARY_PATH="$cupti_dir:${LD_LIBRARY_PATH:-}" CUDA_INJECTION64_PATH="$lib" OCCTRACE_OUTPUT="$work/probe.db" \
-  OCCTRACE_FORCE=1 timeout 60 "$work/lasterror_probe" 2>&1 | tail -12
+  OCCTRACE_FORCE=1 timeout 60 "$work/cupti_client_probe" after 2>&1 | tail -12
 echo "== 2. torch.profiler inside a traced program, CUPTI calls logged"
 tp="$(python3 -c 'import torch, os; print(os.path.dirname(torch.__file__))' 2>/dev/null)"
 cat > "$work/torchprof_small.py" <<'PY'
