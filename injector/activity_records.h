@@ -30,7 +30,10 @@ struct KernelConfigKey {
   int64_t mangled_name_id = 0;  // StringIds.id of the mangled name
   uint32_t device_id = 0;
   uint32_t context_id = 0;
-  int32_t green_context_id = -1;  // -1: not a green context (NULL)
+  // greenContextId is the kernel's own contextId when that context is green, else NULL. A flag,
+  // not a copy of the id: CUPTI's ids are uint32 and green contexts get large ones (an int32
+  // copy turned ids >= 2^31 negative, i.e. NULL).
+  uint32_t is_green_context = 0;
   int32_t launch_type = 0;
   int32_t cache_config = 0;        // requested CUfunc_cache
   int32_t registers_per_thread = 0;
@@ -59,7 +62,8 @@ struct KernelConfigKeyHash {
   size_t operator()(const KernelConfigKey& key) const;
 };
 
-// Fills every field except mangled_name_id and green_context_id (the writer's interning).
+// Fills every field except mangled_name_id and is_green_context (the writer's interning and
+// its context table).
 KernelConfigKey MakeKernelConfigKey(const ActivityKernel& kernel);
 
 }  // namespace occ::inj

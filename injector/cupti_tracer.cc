@@ -9,12 +9,14 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 
 #include "injector/achieved.h"
 #include "injector/errors.h"
 #include "injector/output_path.h"
+#include "injector/subscriber_guard.h"
 #include "injector/trace_session.h"
 
 namespace occ::inj {
@@ -101,21 +103,16 @@ void QueryDevice(Tracer* tracer, CUcontext context) {
   tracer->session->SubmitDeviceExtras(std::move(extras));
 }
 
-// CUPTI 13.0 allows one subscriber and tells the first nothing when a later cuptiSubscribe is
-// refused (CUPTI_CBID_STATE_ERROR "is not issued in the current release"). What remains is
-// CUPTI's per-thread last error (read and reset by cuptiGetLastError): torch.profiler
-// (Kineto's libkineto_init, torch <= 2.11) subscribes on the thread that starts the profiler
-// and makes no further CUPTI call after the refusal. Checked where occtrace runs on program
-// threads anyway: module loads (lazy loading: the profiled step's first launches) and exit.
-// Best effort: a refusal on a thread that does neither, or a later CUPTI error on that thread,
-// hides it (docs/tracing.md, "Another profiler in the way").
-void NoteRefusedSubscriber(Tracer* tracer) {
-  if (cuptiGetLastError() != CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) return;
+// Runs on the refused client's thread (subscriber_guard.h), possibly long after start-up.
+void OnRefusedSubscriber(const OtherCuptiClient& client) {
+  Tracer* tracer = g_tracer;
+  if (tracer == nullptr || !tracer->session || TraceSession::InForkedChild()) return;
   if (tracer->refused_subscriber_reported.exchange(true)) return;
-  LogLine("another CUPTI client in this process (torch.profiler, or a tool attached later) was refused "
-          "because occtrace holds CUPTI's only subscription: that client records no GPU activity; "
-          "run it without occtrace");
-  tracer->session->SetMeta("cupti_refused_subscriber", "1");
+  const std::string who = DescribeCuptiClient(client);
+  LogLine("%s asked CUPTI for a subscription and was refused: CUPTI 13.0 allows one subscriber and occtrace "
+          "holds it, so that tool records no GPU activity in this run (occtrace goes on tracing; "
+          "use one tool at a time)", who.c_str());
+  tracer->session->SetMeta("cupti_refused_subscriber", who);
 }
 
 // CUPTI's non-fatal notifications (CUPTI_CBID_STATE_ERROR / _WARNING): one line each for the
@@ -160,11 +157,13 @@ void CUPTIAPI OnCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_Call
         if (module != nullptr) {
           tracer->session->SubmitModule(module->moduleId, module->pCubin, module->cubinSize);
         }
-        NoteRefusedSubscriber(tracer);
       } else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
         // The context's records must leave CUPTI while it still exists (cudaDeviceReset,
         // cuCtxDestroy): a forced flush, then the writer commits them on its next wake-up.
-        OCC_CUPTI_LOG(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+        // Through the session, which serializes it with the writer's periodic flush and the
+        // final one (trace_session.h, "Threads and locks"); CUPTI delivers the buffers to
+        // BufferCompleted on this thread, inside the flush.
+        tracer->session->FlushActivity(TraceSession::FlushKind::kContextDestroy);
       }
     } else if (domain == CUPTI_CB_DOMAIN_STATE && cbid == CUPTI_CBID_STATE_FATAL_ERROR) {
       const auto* state = static_cast<const CUpti_StateData*>(cbdata);
@@ -202,7 +201,6 @@ void AtExit() {
   if (TraceSession::InForkedChild()) return;
   Tracer* tracer = g_tracer;
   if (tracer == nullptr || !tracer->session) return;
-  NoteRefusedSubscriber(tracer);
   tracer->session->Finish("complete");
   tracer->tracing.store(false);
 }
@@ -232,6 +230,15 @@ bool EnvFlag(const char* name) {
 int InitializeTracing() {
   static std::atomic<bool> initialized{false};
   if (initialized.exchange(true) || TraceSession::InForkedChild()) return 1;
+
+  // A profiler started before the program's first CUDA call initializes CUDA from inside its own
+  // CUPTI call (Kineto's cuptiSubscribe), which is how occtrace got loaded: that client came
+  // first, so occtrace steps aside exactly as if it had subscribed already.
+  if (std::optional<std::string> starting = CuptiClientStartingCuda()) {
+    LogLine("another CUPTI client (%s) is starting CUPTI in this process; running untraced",
+            DescribeCuptiClient(OtherCuptiClient{*starting, ""}).c_str());
+    return 1;
+  }
 
   auto* tracer = new Tracer;
   char other_subscriber[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = {};
@@ -323,6 +330,14 @@ int InitializeTracing() {
     return 1;
   }
   if (tracer->achieved) tracer->achieved->EnableCallbacks(tracer->subscriber);
+  if (EnvFlag("OCCTRACE_WATCH_SUBSCRIBERS") || getenv("OCCTRACE_WATCH_SUBSCRIBERS") == nullptr) {
+    const RedirectReport watch = WatchForRefusedSubscribers(OnRefusedSubscriber);
+    session.SetMeta("subscriber_watch", std::to_string(watch.rewritten) + " call sites in " +
+                                            std::to_string(watch.objects.size()) + " libraries" +
+                                            (watch.failed > 0 ? ", " + std::to_string(watch.failed) + " failed" : ""));
+  } else {
+    session.SetMeta("subscriber_watch", "off");
+  }
   // Registered inside cuInit, i.e. after the program's own static-init atexit entries (fatbin
   // unregistration, libtorch): LIFO order runs ours first, while the driver still works.
   atexit(AtExit);

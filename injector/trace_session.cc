@@ -257,7 +257,10 @@ uint8_t* TraceSession::AcquireBuffer(size_t* size) {
   *size = 0;
   if (InForkedChild()) return nullptr;
   std::lock_guard lock(mutex_);
-  if (phase_ == Phase::kDrain || phase_ == Phase::kDone || !active_.load()) return nullptr;
+  // Also after a write error (active_ false): the writer then counts every record it is handed
+  // as lost. A refused buffer would make CUPTI drop them instead, and CUPTI's count reaches us
+  // only with a later completed buffer of the same context and stream, i.e. maybe never.
+  if (phase_ == Phase::kDrain || phase_ == Phase::kDone) return nullptr;
   uint8_t* buffer = nullptr;
   if (!free_buffers_.empty()) {
     buffer = free_buffers_.back();
@@ -286,13 +289,13 @@ void TraceSession::CompleteBuffer(uint8_t* buffer, size_t valid_size, size_t cup
   if (cupti_dropped > 0) dropped_records_.fetch_add(cupti_dropped);
   {
     std::lock_guard lock(mutex_);
-    if (phase_ != Phase::kDrain && phase_ != Phase::kDone && active_.load()) {
+    if (phase_ != Phase::kDrain && phase_ != Phase::kDone) {
       queue_.push_back(BufferItem{buffer, valid_size});
       buffer = nullptr;
     }
   }
   if (buffer != nullptr) {
-    // Session over or writer failed: the records are lost; count them.
+    // Session over: the records are lost; count them.
     dropped_records_.fetch_add(ForEachActivity(buffer, valid_size, [](const CUpti_Activity&) {}));
     ReleaseBuffer(buffer);
     return;
@@ -330,6 +333,23 @@ void TraceSession::SetMeta(std::string name, std::string value) {
   Push(MetaItem{std::move(name), std::move(value)});
 }
 
+void TraceSession::FlushActivity(FlushKind kind) {
+  if (InForkedChild() || getpid() != owner_pid_ || !hooks_.flush_activity) return;
+  const bool forced = kind != FlushKind::kPeriodic;
+  std::unique_lock lock(flush_mutex_, std::defer_lock);
+  if (kind == FlushKind::kPeriodic) {
+    if (!lock.try_lock()) return;
+  } else if (!lock.try_lock_for(std::chrono::milliseconds(options_.flush_lock_wait_ms))) {
+    // The flush in progress did not end: flush anyway rather than risk a deadlock (see the
+    // header). Not expected; counted and said once.
+    if (unserialized_flushes_.fetch_add(1) == 0) {
+      LogLine("a CUPTI activity flush waited %d ms for another one; flushing concurrently",
+              options_.flush_lock_wait_ms);
+    }
+  }
+  hooks_.flush_activity(forced);
+}
+
 void TraceSession::Wake() {
   uint64_t one = 1;
   ssize_t ignored = write(wake_fd_, &one, sizeof(one));
@@ -358,43 +378,72 @@ void TraceSession::ProcessItems(std::deque<Item>* items) {
 }
 
 void TraceSession::CloseWriter(const std::string& status) {
-  if (hooks_.final_meta) {
-    for (auto& [name, value] : hooks_.final_meta()) writer_->SetMeta(name, value);
+  std::vector<std::pair<std::string, std::string>> hook_rows;
+  if (hooks_.final_meta) hook_rows = hooks_.final_meta();
+  // Built from the writer's stats at the time of the call: Close() itself may fail and
+  // change them (its COMMIT rolls back what it could not write).
+  auto closing_meta = [&] {
+    std::vector<std::pair<std::string, std::string>> rows = hook_rows;
+    const WriterStats& stats = writer_->stats();
+    rows.emplace_back("launch_count", std::to_string(stats.launches));
+    rows.emplace_back("kernel_count", std::to_string(stats.kernels));
+    rows.emplace_back("config_count", std::to_string(stats.configs));
+    rows.emplace_back("achieved_count", std::to_string(stats.achieved));
+    rows.emplace_back("dropped_records", std::to_string(dropped_records_.load() + stats.records_lost));
+    rows.emplace_back("records_lost_write_error", std::to_string(stats.records_lost));
+    rows.emplace_back("achieved_lost_write_error", std::to_string(stats.achieved_lost));
+    rows.emplace_back("refused_buffer_requests", std::to_string(refused_buffers_.load()));
+    rows.emplace_back("unserialized_flushes", std::to_string(unserialized_flushes_.load()));
+    rows.emplace_back("cubin_modules_parsed", std::to_string(stats.modules_parsed));
+    rows.emplace_back("cubin_modules_skipped", std::to_string(stats.modules_skipped));
+    rows.emplace_back("cubin_modules_dropped", std::to_string(dropped_modules_.load()));
+    rows.emplace_back("function_count", std::to_string(stats.functions));
+    // Kinds occtrace never enables arriving in its buffers: another client (Kineto since
+    // 2026-08 enables activities without subscribing) changed CUPTI's process-wide activity
+    // state, and may also disable kernel records at its stop.
+    rows.emplace_back("foreign_activity_records", std::to_string(stats.other_records));
+    rows.emplace_back("end_time_ns", std::to_string(RealtimeNs()));
+    rows.emplace_back("status", !writer_->failed()      ? status
+                                : status == "complete" ? std::string("failed: write error")
+                                                       : "failed: write error; " + status);
+    return rows;
+  };
+  bool ok = false;
+  bool meta_written = false;
+  if (!writer_->failed()) {
+    for (const auto& [name, value] : closing_meta()) writer_->SetMeta(name, value);
+    ok = writer_->Close();
+    meta_written = ok;
   }
+  if (!ok) meta_written = writer_->WriteMetaAfterFailure(closing_meta());
   const WriterStats& stats = writer_->stats();
-  writer_->SetMeta("launch_count", std::to_string(stats.launches));
-  writer_->SetMeta("kernel_count", std::to_string(stats.kernels));
-  writer_->SetMeta("config_count", std::to_string(stats.configs));
-  writer_->SetMeta("achieved_count", std::to_string(stats.achieved));
-  writer_->SetMeta("dropped_records", std::to_string(dropped_records_.load()));
-  writer_->SetMeta("refused_buffer_requests", std::to_string(refused_buffers_.load()));
-  writer_->SetMeta("cubin_modules_parsed", std::to_string(stats.modules_parsed));
-  writer_->SetMeta("cubin_modules_skipped", std::to_string(stats.modules_skipped));
-  writer_->SetMeta("cubin_modules_dropped", std::to_string(dropped_modules_.load()));
-  writer_->SetMeta("function_count", std::to_string(stats.functions));
-  // Kinds occtrace never enables arriving in its buffers: another client (Kineto since 2026-08
-  // enables activities without subscribing) changed CUPTI's process-wide activity state, and
-  // may also disable kernel records at its stop.
-  writer_->SetMeta("foreign_activity_records", std::to_string(stats.other_records));
   if (stats.other_records > 0) {
     LogLine("%llu activity records of kinds occtrace does not enable arrived: another CUPTI client "
             "(e.g. torch.profiler) changed the process-wide activity settings; the trace may miss kernels",
             static_cast<unsigned long long>(stats.other_records));
   }
-  writer_->SetMeta("end_time_ns", std::to_string(RealtimeNs()));
-  writer_->SetMeta("status", status);
-  const bool ok = writer_->Close();
   final_stats_ = stats;
   active_.store(false);
-  if (!options_.quiet) {
-    const uint64_t dropped = dropped_records_.load();
-    char dropped_text[64] = "";
-    if (dropped > 0) std::snprintf(dropped_text, sizeof(dropped_text), ", %llu records dropped",
-                                   static_cast<unsigned long long>(dropped));
+  // Lost data is reported even under OCCTRACE_QUIET: the line is then an error, not a summary.
+  if (!options_.quiet || !ok) {
+    const uint64_t dropped = dropped_records_.load() + stats.records_lost;
+    char dropped_text[128] = "";
+    if (stats.records_lost > 0 || stats.achieved_lost > 0) {
+      std::snprintf(dropped_text, sizeof(dropped_text),
+                    ", %llu records dropped (%llu records and %llu achieved samples lost to the write error)",
+                    static_cast<unsigned long long>(dropped),
+                    static_cast<unsigned long long>(stats.records_lost),
+                    static_cast<unsigned long long>(stats.achieved_lost));
+    } else if (dropped > 0) {
+      std::snprintf(dropped_text, sizeof(dropped_text), ", %llu records dropped",
+                    static_cast<unsigned long long>(dropped));
+    }
+    const char* outcome = ok             ? ""
+                          : meta_written ? " (incomplete: write error; counts in OCC_META)"
+                                         : " (incomplete: write error; OCC_META could not be updated)";
     LogLine("%llu kernel launches of %llu kernels%s -> %s%s",
             static_cast<unsigned long long>(stats.launches),
-            static_cast<unsigned long long>(stats.kernels), dropped_text, options_.path.c_str(),
-            ok ? "" : " (incomplete: write error)");
+            static_cast<unsigned long long>(stats.kernels), dropped_text, options_.path.c_str(), outcome);
   }
 }
 
@@ -404,7 +453,7 @@ void TraceSession::HandleSignalOnWriter(int signal_number) {
     phase_ = Phase::kFinalFlush;
   }
   if (hooks_.before_final_flush) hooks_.before_final_flush();
-  if (hooks_.flush_activity) hooks_.flush_activity(true);
+  FlushActivity(FlushKind::kFinal);
   std::deque<Item> items;
   {
     std::lock_guard lock(mutex_);
@@ -481,9 +530,10 @@ void TraceSession::WriterLoop() {
     }
     const bool commit_requested = g_commit_request.exchange(0) != 0;
     if (Clock::now() >= next_commit || commit_requested) {
-      if (phase == Phase::kRunning && hooks_.flush_activity && active_.load()) {
+      // Also after a write error: buffers must keep coming back to be counted and recycled.
+      if (phase == Phase::kRunning && hooks_.flush_activity) {
         // Completed buffers only (no forced flush: that would cut buffers CUPTI still fills).
-        hooks_.flush_activity(false);
+        FlushActivity(FlushKind::kPeriodic);
         {
           std::lock_guard lock(mutex_);
           items.swap(queue_);
@@ -525,7 +575,7 @@ void TraceSession::Finish(const char* reason) {
       phase_changed_.wait_for(lock, std::chrono::seconds(10), [this] { return periodic_flush_stopped_; });
     }
     if (hooks_.before_final_flush) hooks_.before_final_flush();
-    if (hooks_.flush_activity) hooks_.flush_activity(true);
+    FlushActivity(FlushKind::kFinal);
     {
       std::lock_guard lock(mutex_);
       phase_ = Phase::kDrain;

@@ -13,6 +13,26 @@
 //    commits, so SIGKILL / os._exit lose at most one period.
 //  - mutex_ guards the queue, pool and phase. It is never held while calling a hook (CUPTI),
 //    since CUPTI calls back into CompleteBuffer from inside cuptiActivityFlushAll.
+//  - flush_mutex_ serializes every cuptiActivityFlushAll occtrace makes (FlushActivity: the
+//    writer's periodic FlushAll(0), the CONTEXT_DESTROY_STARTING forced flush on an app
+//    thread, the final forced flush at exit or on a signal). CUPTI's header documents
+//    FlushAll as blocking and usable next to CUPTI's own worker-thread flush
+//    (cuptiActivityFlushPeriod), but says nothing about client calls from several threads at
+//    once, so occtrace never makes two. Lock order: flush_mutex_ -> (CUPTI's internal locks)
+//    -> mutex_. CUPTI runs the buffer callbacks synchronously inside FlushAll, on the
+//    flushing thread, while flush_mutex_ is held: AcquireBuffer / CompleteBuffer therefore
+//    take mutex_ only, never flush_mutex_ (not recursive), and nothing takes flush_mutex_
+//    while holding mutex_. The periodic flush only try-locks (a busy flush_mutex_ means
+//    another flush is delivering the same buffers). A blocking flush waits at most
+//    flush_lock_wait_ms and then flushes anyway (counted, OCC_META unserialized_flushes):
+//    the context-destroy flush runs inside a driver callback, and should CUPTI hold a lock
+//    there that the flush in progress needs, waiting longer would deadlock the program.
+//
+// Write errors: the first SQLite failure turns the writer off (active() false), but buffers
+// keep flowing (AcquireBuffer, periodic flush) so that the writer counts every record it is
+// handed as lost, with the records its failed transaction rolled back. The count goes into the
+// exit line (printed even with OCCTRACE_QUIET) and, through a fresh connection if the file
+// takes writes again, OCC_META (dropped_records, records_lost_write_error, status).
 //
 // Termination: Finish() (atexit, or the end of a test) stops periodic flushing, calls the
 // final-flush hooks, drains the queue, writes the closing OCC_META rows and closes the file.
@@ -50,10 +70,13 @@ struct SessionOptions {
   bool quiet = false;                    // OCCTRACE_QUIET: no summary line
   bool handle_signals = true;
   size_t max_queued_module_bytes = 256 << 20;  // cubin copies waiting for the writer
+  int flush_lock_wait_ms = 2000;         // FlushActivity: longest wait for another flush
 };
 
 struct SessionHooks {
-  // cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0). Called without locks.
+  // cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0). Called only by
+  // FlushActivity, with flush_mutex_ held and mutex_ not held; may call AcquireBuffer /
+  // CompleteBuffer synchronously on the same thread.
   std::function<void(bool forced)> flush_activity;
   // Before the final forced flush (the achieved-occupancy profiler's Shutdown()).
   std::function<void()> before_final_flush;
@@ -85,13 +108,23 @@ class TraceSession {
   void SubmitModule(uint32_t module_id, const void* image, size_t size);
   void SetMeta(std::string name, std::string value);
 
+  enum class FlushKind {
+    kPeriodic,        // writer thread, FlushAll(0); skipped while another flush runs
+    kContextDestroy,  // CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, forced, any app thread
+    kFinal,           // Finish / signal path, forced
+  };
+  // The only way occtrace calls the flush hook (see "Threads and locks" above). Never call it
+  // from a buffer callback or with mutex_ held.
+  void FlushActivity(FlushKind kind);
+
   // Installs the SIGINT/SIGTERM/SIGHUP handlers for this session (one session per process).
   void InstallSignalHandlers();
 
   // Final flush, drain, close, summary line. Idempotent; a no-op in a forked child.
   void Finish(const char* reason = "complete");
 
-  // Everything still accepted (not finished, writer healthy).
+  // Not finished and the writer healthy (after a write error buffers are still taken, and
+  // their records counted as lost).
   bool active() const { return active_.load(std::memory_order_acquire); }
   const std::string& path() const { return options_.path; }
   // Valid after Finish().
@@ -137,6 +170,8 @@ class TraceSession {
   pid_t owner_pid_ = 0;
   int wake_fd_ = -1;
 
+  std::timed_mutex flush_mutex_;  // taken before mutex_, never while holding it
+  std::atomic<uint64_t> unserialized_flushes_{0};
   mutable std::mutex mutex_;
   std::condition_variable phase_changed_;
   Phase phase_ = Phase::kRunning;

@@ -3,6 +3,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 
 #include "injector/errors.h"
 #include "injector/kernel_names.h"
@@ -45,8 +46,26 @@ TraceWriter::~TraceWriter() {
 
 bool TraceWriter::Fail() {
   // The failing SQLite call already printed its one "...; tracing off" line (errors.h).
+  if (!failed_) {
+    // No COMMIT follows a failure (SQLite may already have rolled the transaction back; Close
+    // does otherwise), so everything added since the last one is lost: count it.
+    stats_.records_lost += uncommitted_records_;
+    stats_.achieved_lost += uncommitted_achieved_;
+    stats_.launches -= uncommitted_launches_;
+    stats_.achieved -= uncommitted_achieved_;
+  }
+  uncommitted_records_ = uncommitted_launches_ = uncommitted_achieved_ = 0;
   failed_ = true;
   return false;
+}
+
+bool TraceWriter::AcceptRecord() {
+  if (failed_) {
+    ++stats_.records_lost;
+    return false;
+  }
+  ++uncommitted_records_;
+  return true;
 }
 
 bool TraceWriter::Open(const std::string& path) {
@@ -121,7 +140,7 @@ bool TraceWriter::PrepareStatements() {
 }
 
 void TraceWriter::AddBuffer(uint8_t* buffer, size_t valid_size) {
-  if (failed_) return;
+  // Also once failed: each record is then counted as lost (AcceptRecord).
   ForEachActivity(buffer, valid_size, [this](const CUpti_Activity& record) { AddRecord(record); });
 }
 
@@ -190,7 +209,7 @@ int64_t TraceWriter::InternConfig(const KernelConfigKey& key) {
   s.Bind(++i, it->second);
   s.Bind(++i, key.device_id);
   s.Bind(++i, key.context_id);
-  BindOptional(s, ++i, key.green_context_id);
+  BindOptional(s, ++i, key.is_green_context != 0 ? int64_t{key.context_id} : -1);
   s.Bind(++i, forms.demangled_id);
   s.Bind(++i, forms.short_id);
   s.Bind(++i, key.mangled_name_id);
@@ -218,9 +237,10 @@ int64_t TraceWriter::InternConfig(const KernelConfigKey& key) {
 }
 
 void TraceWriter::AddKernel(const ActivityKernel& kernel) {
-  if (failed_) return;
+  if (!AcceptRecord()) return;
   KernelConfigKey key = MakeKernelConfigKey(kernel);
   key.mangled_name_id = InternKernelName(kernel.name);
+  if (failed_) return;  // counted as lost by Fail()
   if (key.local_memory_per_thread == 0) {
     // CUPTI (CUDA 13) reports 0 even for kernels with 1 KiB of local memory per thread: the
     // cubin's frame size (ptxas "bytes stack frame"; tests/injector/gpu_check compares it
@@ -232,15 +252,17 @@ void TraceWriter::AddKernel(const ActivityKernel& kernel) {
   }
   auto green = green_contexts_.find(kernel.contextId);
   if (green != green_contexts_.end() && green->second) {
-    key.green_context_id = static_cast<int32_t>(kernel.contextId);
+    key.is_green_context = 1;
   }
   const int64_t config_id = InternConfig(key);
+  if (failed_) return;  // counted as lost by Fail()
   // start = end = 0: the range profiler replayed this launch and CUPTI has no timestamps.
   const int64_t duration =
       kernel.end >= kernel.start ? static_cast<int64_t>(kernel.end - kernel.start) : 0;
   pending_launches_.push_back(LaunchRow{static_cast<int64_t>(kernel.start), duration, config_id,
                                         kernel.streamId, kernel.correlationId});
   ++stats_.launches;
+  ++uncommitted_launches_;
   if (pending_launches_.size() == kLaunchBatchRows) FlushLaunches();
 }
 
@@ -279,7 +301,7 @@ void TraceWriter::FlushLaunches() {
 }
 
 void TraceWriter::AddDevice(const ActivityDevice& device) {
-  if (failed_) return;
+  if (!AcceptRecord()) return;
   DeviceState& state = devices_[device.id];
   state.record = device;
   // Device5.name is documented as owned by the client; it is copied here and deliberately not
@@ -364,7 +386,7 @@ void TraceWriter::WriteDevice(uint32_t device_id) {
 }
 
 void TraceWriter::AddContext(const ActivityContext& context) {
-  if (failed_) return;
+  if (!AcceptRecord()) return;
   green_contexts_[context.contextId] = context.isGreenContext != 0;
   SqliteStatement& s = upsert_context_;
   s.Bind(1, context.contextId);
@@ -377,7 +399,10 @@ void TraceWriter::AddContext(const ActivityContext& context) {
 }
 
 void TraceWriter::AddAchieved(const AchievedSample& sample) {
-  if (failed_) return;
+  if (failed_) {
+    ++stats_.achieved_lost;
+    return;
+  }
   SqliteStatement& s = insert_achieved_;
   s.Bind(1, sample.correlation_id);
   s.Bind(2, sample.context_id);
@@ -391,8 +416,9 @@ void TraceWriter::AddAchieved(const AchievedSample& sample) {
   bind_value(7, sample.gpu_time_ns);
   s.BindText(8, sample.policy);
   s.Bind(9, sample.sample_index);
-  if (!s.Run()) Fail();
   ++stats_.achieved;
+  ++uncommitted_achieved_;
+  if (!s.Run()) Fail();
 }
 
 void TraceWriter::AddModule(uint32_t module_id, const std::vector<uint8_t>& image) {
@@ -443,6 +469,7 @@ bool TraceWriter::Commit() {
   if (failed_) return false;
   if (in_transaction_ && !db_.Exec("COMMIT")) return Fail();
   in_transaction_ = false;
+  uncommitted_records_ = uncommitted_launches_ = uncommitted_achieved_ = 0;
   if (!db_.Exec("BEGIN")) return Fail();
   in_transaction_ = true;
   return true;
@@ -455,6 +482,7 @@ bool TraceWriter::Close() {
     FlushLaunches();
     ok = !failed_ && (!in_transaction_ || db_.Exec("COMMIT"));
     in_transaction_ = false;
+    if (ok) uncommitted_records_ = uncommitted_launches_ = uncommitted_achieved_ = 0;
     // Fold the WAL into the main file: one self-contained .db to copy around. Failing here
     // (a reader holds the WAL) loses nothing: the WAL stays next to the file.
     if (ok) static_cast<void>(db_.Exec("PRAGMA journal_mode=DELETE;"));
@@ -469,6 +497,39 @@ bool TraceWriter::Close() {
   db_.Close();
   if (!ok) Fail();
   return ok;
+}
+
+bool TraceWriter::WriteMetaAfterFailure(const std::vector<std::pair<std::string, std::string>>& rows) {
+  Close();
+  if (path_.empty()) return false;
+  // Raw calls, not errors.h: failing here is the expected outcome when the cause persists
+  // (it was reported when it happened), and the caller says whether this worked.
+  sqlite3* raw = nullptr;
+  const int opened = sqlite3_open_v2(path_.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
+  std::unique_ptr<sqlite3, int (*)(sqlite3*)> db(raw, sqlite3_close_v2);
+  if (opened != SQLITE_OK) return false;
+  // A lock held by another connection (the usual transient cause) gets a short grace period;
+  // this runs at exit, so never long.
+  constexpr int kBusyTimeoutMs = 500;
+  sqlite3_busy_timeout(db.get(), kBusyTimeoutMs);
+  if (sqlite3_exec(db.get(), "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK) return false;
+  sqlite3_stmt* raw_stmt = nullptr;
+  constexpr char kUpsert[] =
+      "INSERT INTO OCC_META(name,value) VALUES(?,?) ON CONFLICT(name) DO UPDATE SET value=excluded.value";
+  if (sqlite3_prepare_v2(db.get(), kUpsert, -1, &raw_stmt, nullptr) != SQLITE_OK) return false;
+  std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> stmt(raw_stmt, sqlite3_finalize);
+  for (const auto& [name, value] : rows) {
+    sqlite3_bind_text(stmt.get(), 1, name.data(), static_cast<int>(name.size()), SQLITE_STATIC);
+    sqlite3_bind_text(stmt.get(), 2, value.data(), static_cast<int>(value.size()), SQLITE_STATIC);
+    const int rc = sqlite3_step(stmt.get());
+    sqlite3_reset(stmt.get());
+    if (rc != SQLITE_DONE) return false;  // closing the connection rolls back
+  }
+  stmt.reset();
+  if (sqlite3_exec(db.get(), "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) return false;
+  // As Close(): one self-contained file when no reader holds the WAL.
+  static_cast<void>(sqlite3_exec(db.get(), "PRAGMA journal_mode=DELETE;", nullptr, nullptr, nullptr));
+  return true;
 }
 
 }  // namespace occ::inj

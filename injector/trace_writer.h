@@ -4,7 +4,9 @@
 // stored once) and kernel configurations (OCC_KERNEL_CONFIG), appends one compact OCC_LAUNCH
 // row per launch with multi-row prepared INSERTs, and keeps one open transaction that
 // Commit() closes and reopens. The first SQLite failure is reported once and turns the
-// writer off (failed()); every later call is a no-op, so the traced program is unaffected.
+// writer off (failed()); every later call writes nothing, so the traced program is unaffected,
+// but still counts what it was handed (WriterStats::records_lost): a write error never loses
+// data silently.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +15,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "injector/achieved.h"
@@ -38,10 +41,14 @@ struct DeviceExtras {
 };
 
 struct WriterStats {
-  uint64_t launches = 0;       // OCC_LAUNCH rows
+  uint64_t launches = 0;       // OCC_LAUNCH rows (after a write error: the committed ones)
   uint64_t kernels = 0;        // distinct kernel (mangled) names
   uint64_t configs = 0;        // OCC_KERNEL_CONFIG rows
-  uint64_t achieved = 0;       // OCC_ACHIEVED rows
+  uint64_t achieved = 0;       // OCC_ACHIEVED rows (after a write error: the committed ones)
+  // Lost to a write error: kernel/device/context records and achieved samples that were in
+  // the transaction open when SQLite failed (rolled back) or were handed over afterwards.
+  uint64_t records_lost = 0;
+  uint64_t achieved_lost = 0;
   uint64_t other_records = 0;  // records of kinds occtrace does not store
   uint64_t modules_parsed = 0;   // cubins read into OCC_FUNCTION
   uint64_t modules_skipped = 0;  // images that are not a readable cubin (warned about)
@@ -77,6 +84,11 @@ class TraceWriter {
   // Final commit; folds the WAL back into the main file (journal_mode=DELETE) so the trace
   // is one self-contained file; closes the connection.
   bool Close();
+  // After a failure (the connection is closed first): writes `rows` into OCC_META through a
+  // fresh connection if the file still takes writes (the cause was transient: another
+  // connection's lock, a disk full since freed). Never creates the file. Quiet, since the
+  // cause usually persists and was reported when it happened: returns whether it worked.
+  bool WriteMetaAfterFailure(const std::vector<std::pair<std::string, std::string>>& rows);
 
   bool failed() const { return failed_; }
   bool open() const { return db_.get() != nullptr && !failed_; }
@@ -102,6 +114,8 @@ class TraceWriter {
   };
 
   bool Fail();
+  // Every stored record passes here first: counted as uncommitted, or as lost once failed.
+  bool AcceptRecord();
   bool PrepareStatements();
   int64_t InternString(const std::string& value);
   int64_t InternKernelName(const char* mangled);
@@ -114,6 +128,10 @@ class TraceWriter {
   bool failed_ = false;
   bool in_transaction_ = false;
   WriterStats stats_;
+  // Added since the last successful COMMIT: what a failure rolls back.
+  uint64_t uncommitted_records_ = 0;
+  uint64_t uncommitted_launches_ = 0;
+  uint64_t uncommitted_achieved_ = 0;
 
   SqliteStatement insert_string_, insert_config_, insert_launch_, insert_launch_batch_,
       upsert_meta_, insert_achieved_, upsert_gpu_, delete_cuda_device_, insert_cuda_device_,

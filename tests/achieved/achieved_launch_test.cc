@@ -5,6 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
 
 namespace occ::inj {
 namespace {
@@ -118,17 +124,117 @@ TEST(AchievedLaunch, OtherCallbacksGiveDefaults) {
   EXPECT_EQ(a.dynamic_smem, 0u);
 }
 
-TEST(AchievedLaunch, ClassifiesCallbackIds) {
-  for (CUpti_CallbackId cbid : kDriverLaunchCbids) {
-    EXPECT_NE(IsKernelLaunchCbid(cbid), IsGraphLaunchCbid(cbid)) << cbid;
+// Every "Launch" callback id of CUPTI's generated headers, read at test time (not from our
+// own lists): each must be handled or excluded below for a stated reason, so a launch API
+// that a new CUPTI adds fails here until someone decides what it is.
+struct CbidEntry {
+  std::string name;  // without the CUPTI_*_TRACE_CBID_ prefix
+  CUpti_CallbackId id = 0;
+};
+
+std::vector<CbidEntry> ReadCbidHeader(const std::string& path, const std::string& prefix) {
+  std::ifstream in(path);
+  EXPECT_TRUE(in.good()) << "cannot read " << path;
+  std::vector<CbidEntry> entries;
+  const std::regex line_re("^\\s*" + prefix + "(\\w+)\\s*=\\s*(0x[0-9a-fA-F]+|[0-9]+)\\s*,?\\s*$");
+  std::string line;
+  std::smatch m;
+  while (std::getline(in, line)) {
+    if (std::regex_match(line, m, line_re)) {
+      entries.push_back({m[1].str(), static_cast<CUpti_CallbackId>(std::stoul(m[2].str(), nullptr, 0))});
+    }
   }
-  EXPECT_TRUE(IsKernelLaunchCbid(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz));
-  EXPECT_TRUE(IsGraphLaunchCbid(CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz));
+  return entries;
+}
+
+std::optional<CUpti_CallbackId> Find(const std::vector<CbidEntry>& entries, const std::string& name) {
+  for (const CbidEntry& e : entries) {
+    if (e.name == name) return e.id;
+  }
+  return std::nullopt;
+}
+
+// Launch APIs the achieved-occupancy code deliberately ignores. Their kernels are still traced
+// (activity records); they only never get an OCC_ACHIEVED row.
+const std::map<std::string, std::string> kExcludedDriverLaunches = {
+    {"cuLaunch", "deprecated; block shape and shared memory come from earlier cuFuncSetBlockShape / "
+                 "cuFuncSetSharedSize calls, not the callback parameters, so no launch signature"},
+    {"cuLaunchGrid", "deprecated; block shape from cuFuncSetBlockShape (see cuLaunch)"},
+    {"cuLaunchGridAsync", "deprecated; block shape from cuFuncSetBlockShape (see cuLaunch)"},
+    {"cuLaunchCooperativeKernelMultiDevice",
+     "deprecated; one call launches on several devices/contexts, the range profiler brackets one context"},
+    {"cuLaunchHostFunc", "enqueues a host function, not a kernel"},
+    {"cuLaunchHostFunc_ptsz", "enqueues a host function, not a kernel"},
+};
+const std::map<std::string, std::string> kExcludedRuntimeLaunches = {
+    {"cudaLaunchCooperativeKernelMultiDevice_v9000",
+     "removed from the CUDA 13 runtime API (generated_cudart_removed_meta.h): no program built "
+     "against it can call it"},
+    {"cudaLaunchHostFunc_v10000", "enqueues a host function, not a kernel"},
+    {"cudaLaunchHostFunc_ptsz_v10000", "enqueues a host function, not a kernel"},
+};
+
+bool InDriverLaunchList(CUpti_CallbackId id) {
+  for (CUpti_CallbackId listed : kDriverLaunchCbids) {
+    if (listed == id) return true;
+  }
+  return false;
+}
+
+TEST(AchievedLaunch, EveryDriverLaunchCallbackOfCuptiIsHandledOrExcluded) {
+  const std::vector<CbidEntry> driver =
+      ReadCbidHeader(OCC_CUPTI_INCLUDE_DIR "/cupti_driver_cbid.h", "CUPTI_DRIVER_TRACE_CBID_");
+  // The header read is the one compiled against.
+  ASSERT_EQ(Find(driver, "SIZE"), std::optional<CUpti_CallbackId>(CUPTI_DRIVER_TRACE_CBID_SIZE));
+  ASSERT_EQ(Find(driver, "cuLaunchKernelEx"), std::optional<CUpti_CallbackId>(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx));
+  int launches = 0;
+  for (const CbidEntry& e : driver) {
+    if (e.name.find("Launch") == std::string::npos) continue;
+    ++launches;
+    const bool kernel = IsKernelLaunchCbid(e.id);
+    const bool graph = IsGraphLaunchCbid(e.id);
+    const bool excluded = kExcludedDriverLaunches.count(e.name) != 0;
+    EXPECT_NE(kernel || graph, excluded) << e.name << ": neither handled nor excluded (or both)";
+    EXPECT_FALSE(kernel && graph) << e.name;
+    // Handled ids must also have their callback enabled (EnableCallbacks walks this list).
+    EXPECT_EQ(InDriverLaunchList(e.id), kernel || graph) << e.name;
+    // A graph launch has no kernel configuration to bracket; every other handled one does.
+    EXPECT_EQ(graph, e.name.find("GraphLaunch") != std::string::npos) << e.name;
+  }
+  EXPECT_GE(launches, 14) << "CUDA 13.0 has 14 driver launch callbacks";
+  for (const auto& [name, reason] : kExcludedDriverLaunches) {
+    EXPECT_TRUE(Find(driver, name).has_value()) << "stale exclusion " << name << " (" << reason << ")";
+  }
+  for (CUpti_CallbackId id : kDriverLaunchCbids) {
+    bool named_launch = false;
+    for (const CbidEntry& e : driver) named_launch |= e.id == id && e.name.find("Launch") != std::string::npos;
+    EXPECT_TRUE(named_launch) << "handled driver cbid " << id << " is not a launch callback";
+  }
   EXPECT_FALSE(IsKernelLaunchCbid(CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2));
-  EXPECT_FALSE(IsKernelLaunchCbid(CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc));
-  EXPECT_TRUE(IsRuntimeLaunchCbid(CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000));
-  EXPECT_TRUE(IsRuntimeLaunchCbid(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060));
-  EXPECT_TRUE(IsRuntimeLaunchCbid(CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000));
+}
+
+TEST(AchievedLaunch, EveryRuntimeLaunchCallbackOfCuptiIsHandledOrExcluded) {
+  const std::vector<CbidEntry> runtime =
+      ReadCbidHeader(OCC_CUPTI_INCLUDE_DIR "/cupti_runtime_cbid.h", "CUPTI_RUNTIME_TRACE_CBID_");
+  ASSERT_EQ(Find(runtime, "SIZE"), std::optional<CUpti_CallbackId>(CUPTI_RUNTIME_TRACE_CBID_SIZE));
+  ASSERT_EQ(Find(runtime, "__cudaLaunchKernel_v13000"),
+            std::optional<CUpti_CallbackId>(CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000));
+  int launches = 0;
+  for (const CbidEntry& e : runtime) {
+    if (e.name.find("Launch") == std::string::npos) continue;
+    ++launches;
+    const bool excluded = kExcludedRuntimeLaunches.count(e.name) != 0;
+    EXPECT_NE(IsRuntimeLaunchCbid(e.id), excluded) << e.name << ": neither handled nor excluded (or both)";
+  }
+  EXPECT_GE(launches, 15) << "CUDA 13.0 has 15 runtime launch callbacks";
+  for (const auto& [name, reason] : kExcludedRuntimeLaunches) {
+    EXPECT_TRUE(Find(runtime, name).has_value()) << "stale exclusion " << name << " (" << reason << ")";
+  }
+  for (CUpti_CallbackId id : kRuntimeLaunchCbids) {
+    bool named_launch = false;
+    for (const CbidEntry& e : runtime) named_launch |= e.id == id && e.name.find("Launch") != std::string::npos;
+    EXPECT_TRUE(named_launch) << "handled runtime cbid " << id << " is not a launch callback";
+  }
   EXPECT_FALSE(IsRuntimeLaunchCbid(CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020));
 }
 

@@ -115,6 +115,8 @@ TEST_F(H100Report, TailEffectUsesTheExactPartialWave) {
   EXPECT_NE(g->achieved().not_measured_reason().find("graph"), std::string::npos);
   EXPECT_DOUBLE_EQ(g->achieved().gap_points(), 19.0);
   EXPECT_TRUE(AnyContains(g->achieved().gap_explanations(), "tail"));
+  // One sample of a partial-wave grid describes that launch only (docs/accuracy.md).
+  EXPECT_TRUE(AnyContains(g->achieved().gap_explanations(), "varies from launch to launch"));
   // Already at 100 %: nothing to suggest for occupancy, so no headroom and no priority.
   EXPECT_DOUBLE_EQ(g->headroom_pct(), 0);
   EXPECT_DOUBLE_EQ(g->priority(), 0);
@@ -603,6 +605,30 @@ INSERT INTO OCC_LAUNCH VALUES (5000000, 300000, 300, 7, 960), (5400000, 50000, 3
     EXPECT_EQ(g->recoverable_ns_upper_bound(), 0) << g->name();
     EXPECT_DOUBLE_EQ(g->tail_pct(), 0.0) << g->name();  // no full wave, so no tail effect
   }
+}
+
+}  // namespace
+}  // namespace occ
+
+namespace occ {
+namespace {
+
+// With several samples the mean already averages over tail placements: no advice to sample more.
+TEST(TailWaveSamples, SeveralSamplesNeedNoAdviceToSampleMore) {
+  const occtrace::Report report = ReportWithExtraRows(R"sql(
+INSERT INTO OCC_LAUNCH VALUES (2000000, 100000, 5, 7, 960), (2100000, 100000, 5, 7, 961);
+INSERT INTO OCC_ACHIEVED VALUES (960, 1, 'measured', 79.0, 50.6, 1000, 99000, 'sample', 1),
+  (961, 1, 'measured', 83.0, 53.1, 1000, 99000, 'sample', 2);
+)sql");
+  bool found = false;
+  for (const auto& g : report.groups()) {
+    if (g.name() != "tail_kernel(int)") continue;
+    found = true;
+    EXPECT_EQ(g.achieved().samples(), 3);
+    EXPECT_TRUE(AnyContains(g.achieved().gap_explanations(), "tail"));
+    EXPECT_FALSE(AnyContains(g.achieved().gap_explanations(), "varies from launch to launch"));
+  }
+  EXPECT_TRUE(found);
 }
 
 }  // namespace

@@ -17,6 +17,8 @@ Cases:
   workers        train_small.py WORKERS=2 (forked DataLoader) completes, one trace, same launches
   torchprof      torch.profiler in the same process: the program completes normally and
                  occtrace's stderr names the conflict
+  cupti-client   a second CUPTI client (cupti_client_probe) subscribing after occtrace: occtrace
+                 names it; subscribing before CUDA starts: occtrace steps aside and says so
   output         stdout of traced and untraced runs identical, exit codes preserved,
                  OCCTRACE_QUIET=1 silences occtrace
   achieved       launch_matrix with OCCTRACE_ACHIEVED=sample: launch counts unchanged, OCC_ACHIEVED
@@ -41,7 +43,7 @@ from validate_trace import Checks, validate  # noqa: E402
 
 SKIP = 77
 ALL_CASES = ["kernels", "torch-count", "numba", "triton", "sigterm", "sigkill", "os-exit",
-             "workers", "torchprof", "output", "achieved"]
+             "workers", "torchprof", "cupti-client", "output", "achieved"]
 OCC_VARS = ("CUDA_INJECTION64_PATH", "LD_PRELOAD", "OCCTRACE_OUTPUT", "OCCTRACE_FORCE",
             "OCCTRACE_QUIET", "OCCTRACE_ACHIEVED")
 
@@ -55,6 +57,7 @@ class Ctx:
         self.lib = os.path.abspath(args.lib) if args.lib else None
         self.launcher = os.path.abspath(args.launcher) if args.launcher else None
         self.matrix = os.path.abspath(args.matrix) if args.matrix else None
+        self.probe = os.path.abspath(args.probe) if args.probe else None
         self.work = os.path.abspath(args.work)
         self.workloads = os.path.abspath(args.workloads or os.path.join(HERE, "workloads"))
         self.python = args.python or sys.executable
@@ -384,9 +387,8 @@ def case_torchprof(ctx, checks):
     check_ran(checks, "torchprof: program completes", p)
     checks.check("torchprof: normal output", "ms/step" in p.stdout and "loss" in p.stdout,
                  " | ".join(p.stdout.strip().splitlines()[-3:]))
-    ours = [l for l in p.stderr.splitlines() if "occtrace" in l.lower()]
-    named = [l for l in ours if any(w in l.lower() for w in
-                                    ("subscriber", "conflict", "profiler", "kineto", "cupti"))]
+    ours = [l for l in p.stderr.splitlines() if l.startswith("occtrace:")]
+    named = [l for l in ours if "torch.profiler" in l and "refused" in l]
     checks.check("torchprof: occtrace names the conflict on stderr", bool(named),
                  (named or ours or ["no occtrace line on stderr"])[0][:200])
     torch_lines = [l for l in p.stderr.splitlines() if "CUPTI" in l and "occtrace" not in l.lower()]
@@ -401,15 +403,50 @@ def case_torchprof(ctx, checks):
     line = [l for l in p.stdout.splitlines() if l.startswith("torchprof-first")]
     n_events = int(line[0].split()[3]) if line else -1
     n_launch = launch_count(db) if os.path.exists(db) else 0
-    ours = [l for l in p.stderr.splitlines() if "occtrace" in l.lower()]
-    named = [l for l in ours if any(w in l.lower() for w in
-                                    ("subscriber", "conflict", "profiler", "kineto", "cupti"))]
+    ours = [l for l in p.stderr.splitlines() if l.startswith("occtrace:")]
     checks.info("torchprof-first: who traced", f"torch.profiler CUDA events {n_events}, occtrace launches {n_launch}")
     if n_launch > 0:
-        checks.info("torchprof-first: occtrace subscribed first", "same situation as above")
+        # torch 2.11 initializes CUDA before Kineto subscribes: occtrace is first again.
+        named = [l for l in ours if "torch.profiler" in l and "refused" in l]
     else:
-        checks.check("torchprof-first: occtrace names the conflict on stderr", bool(named),
-                     (named or ours or ["no occtrace line on stderr"])[0][:200])
+        # Kineto's own CUPTI call initialized CUDA: it came first and occtrace stepped aside.
+        named = [l for l in ours if "torch.profiler" in l and "running untraced" in l]
+        checks.check("torchprof-first: torch.profiler records CUDA events", n_events > 0, str(n_events))
+    checks.check("torchprof-first: occtrace names the conflict on stderr", bool(named),
+                 (named or ours or ["no occtrace line on stderr"])[0][:200])
+
+
+def case_cupti_client(ctx, checks):
+    need_gpu()
+    need(ctx, "lib", "probe")
+    # After: occtrace holds the subscription; the probe's cuptiSubscribe calls are refused.
+    db = ctx.fresh("cupti_after.db")
+    p = ctx.run([ctx.probe, "after"], ctx.traced_env(db), "cupti_after")
+    check_ran(checks, "cupti-client after: program completes", p)
+    probe_name = os.path.basename(ctx.probe)
+    named = [l for l in p.stderr.splitlines()
+             if l.startswith("occtrace:") and probe_name in l and "refused" in l]
+    checks.check("cupti-client after: occtrace names the refused client", len(named) == 1,
+                 (named or p.stderr.strip().splitlines() or ["nothing on stderr"])[0][:200])
+    checks.check("cupti-client after: the client is told who holds CUPTI",
+                 "existing_subscriber_name='CUPTI for occtrace'" in p.stdout, p.stdout.strip()[-120:])
+    checks.info("cupti-client after: CUPTI's last error after the refusal",
+                " ".join(l for l in p.stdout.splitlines() if "last_error" in l)[:200])
+    if os.path.exists(db):
+        checks.check("cupti-client after: the trace records the refusal",
+                     (one(db, "SELECT value FROM OCC_META WHERE name = 'cupti_refused_subscriber'") or "")
+                     .find(probe_name) >= 0, "OCC_META.cupti_refused_subscriber")
+    # Before: the probe's cuptiSubscribe initializes CUDA, which loads occtrace inside that call.
+    db = ctx.fresh("cupti_before.db")
+    p = ctx.run([ctx.probe, "before"], ctx.traced_env(db), "cupti_before")
+    check_ran(checks, "cupti-client before: program completes", p)
+    checks.check("cupti-client before: the client's subscription succeeds",
+                 "probe subscribe_before_cuda=0" in p.stdout, p.stdout.strip()[-120:])
+    stepped_aside = [l for l in p.stderr.splitlines()
+                     if l.startswith("occtrace:") and probe_name in l and "running untraced" in l]
+    checks.check("cupti-client before: occtrace steps aside and names the client", len(stepped_aside) == 1,
+                 (stepped_aside or p.stderr.strip().splitlines() or ["nothing on stderr"])[0][:200])
+    checks.check("cupti-client before: no trace file", not os.path.exists(db), db)
 
 
 def case_output(ctx, checks):
@@ -527,6 +564,7 @@ CASES = {
     "os-exit": lambda c, k: case_kill(c, k, "os-exit", None),
     "workers": case_workers,
     "torchprof": case_torchprof,
+    "cupti-client": case_cupti_client,
     "output": case_output,
     "achieved": case_achieved,
 }
@@ -538,6 +576,7 @@ def main():
     ap.add_argument("--lib")
     ap.add_argument("--launcher")
     ap.add_argument("--matrix")
+    ap.add_argument("--probe", help="cupti_client_probe (case cupti-client)")
     ap.add_argument("--work", default="gpu-work")
     ap.add_argument("--workloads")
     ap.add_argument("--python", help="interpreter for the workloads (default: this one)")

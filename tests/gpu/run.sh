@@ -53,7 +53,7 @@ checks_rc=0
 if [[ "${SKIP_CHECKS:-0}" != 1 ]]; then
 echo "== GPU checks"
 "$py" "$here/gpu_checks.py" --case "${GPU_CASES:-all}" --lib "$bin/libocctrace.so" \
-  --launcher "$bin/occtrace" --matrix "$bin/launch_matrix" --work "$work" \
+  --launcher "$bin/occtrace" --matrix "$bin/launch_matrix" --probe "$bin/cupti_client_probe" --work "$work" \
   --workloads "$here/workloads" --json "$out/checks.json" >"$out/checks.log" 2>&1
 checks_rc=$?
 fi

@@ -16,7 +16,7 @@ lib="$(find "$build" -name 'libocctrace.so' 2>/dev/null | head -n1)"
 cp -L "$lib" "$dest/bin/libocctrace.so"
 bare="$(find "$build" -name 'libbare_cupti_injection.so' 2>/dev/null | head -n1)"
 [[ -z "$bare" ]] || cp -L "$bare" "$dest/bin/"
-for exe in occtrace launch_matrix launch_overhead; do
+for exe in occtrace launch_matrix launch_overhead cupti_client_probe; do
   f="$(find_one "$exe")"
   if [[ -n "$f" ]]; then
     cp "$f" "$dest/bin/$exe"

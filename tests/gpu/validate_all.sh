@@ -6,7 +6,7 @@
 #   PART=checks|bench|all tests/gpu/validate_all.sh STAGE   (STAGE made by tests/gpu/stage_all.sh)
 #
 # PART=checks (every correctness check, ~6 min): env.txt checks.log cubin.txt accuracy.txt
-#   features.txt train_small_h100.sql logs.tgz in $OUT. PART=bench (~6 min): bench.log cost.txt
+#   tailwave.txt tailwave_200us.txt features.txt train_small_h100.sql logs.tgz in $OUT. PART=bench (~6 min): bench.log cost.txt
 #   logs.tgz. PART=all does both (too long for one 10-minute device call).
 set -uo pipefail
 stage="$(cd "$1" && pwd)"
@@ -71,8 +71,14 @@ timeout 200 ncu --clock-control none --csv --print-kernel-base mangled \
 python3 "$ach/compare_ncu.py" "$work/acc_launches.txt" "$work/acc_occtrace.csv" "$work/acc_ncu.csv" \
   2>&1 | tee "$out/accuracy.txt"
 
+section "tail-wave grid: occtrace and ncu against each launch's own block timeline"
+timeout 240 python3 "$ach/tailwave.py" "$ach/occ_kernels" "$lib" "$work/tailwave" --launches 20 --rounds 2 \
+  2>&1 | cut -c1-400 | tee "$out/tailwave.txt"
+timeout 120 python3 "$ach/tailwave.py" "$ach/occ_kernels" "$lib" "$work/tailwave200" --launches 8 --rounds 1 \
+  --factor 10 2>&1 | cut -c1-400 | tee "$out/tailwave_200us.txt"
+
 section "achieved-occupancy edge cases (cooperative, cluster, capture, graph, threads)"
-timeout 120 bash "$ach/run_features.sh" "$ach/occ_kernels" "$ach/libocc_achieved_harness.so" \
+timeout 120 bash "$ach/run_features.sh" "$ach/occ_kernels" "$ach/libocc_achieved_harness.so" "$lib" \
   >"$out/features.txt" 2>&1
 grep -E "OK|FAIL" "$out/features.txt" | tail -15
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -307,6 +308,240 @@ TEST(TraceSessionTest, RecordsAfterTheEndAreCountedAsDropped) {
   TraceReader reader(path);
   EXPECT_EQ(reader.Int("SELECT count(*) FROM OCC_LAUNCH"), 10);
   EXPECT_EQ(reader.Text("PRAGMA integrity_check"), "ok");
+  RemoveTrace(path);
+}
+
+// Another connection holding SQLite's write lock makes the writer's next write fail with
+// SQLITE_BUSY: a real write error, after which tracing is off.
+class WriteLock {
+ public:
+  explicit WriteLock(const std::string& path) {
+    sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE, nullptr);
+    locked_ = sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) == SQLITE_OK;
+  }
+  ~WriteLock() { Release(); }
+  WriteLock(const WriteLock&) = delete;
+  WriteLock& operator=(const WriteLock&) = delete;
+  bool locked() const { return locked_; }
+  void Release() {
+    if (db_ == nullptr) return;
+    if (locked_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+  }
+
+ private:
+  sqlite3* db_ = nullptr;
+  bool locked_ = false;
+};
+
+bool WaitUntilInactive(const TraceSession& session) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (session.active() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return !session.active();
+}
+
+// A file-size limit (RLIMIT_FSIZE, SIGXFSZ ignored) at the WAL's current size: the next
+// COMMIT cannot append to the WAL and fails as on a full disk. Lifting it plays the disk that
+// was freed again before exit.
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    previous_handler_ = signal(SIGXFSZ, SIG_IGN);
+    getrlimit(RLIMIT_FSIZE, &previous_);
+    rlimit limited = previous_;
+    limited.rlim_cur = bytes;
+    ok_ = setrlimit(RLIMIT_FSIZE, &limited) == 0;
+  }
+  ~FileSizeLimit() { Lift(); }
+  FileSizeLimit(const FileSizeLimit&) = delete;
+  FileSizeLimit& operator=(const FileSizeLimit&) = delete;
+  bool ok() const { return ok_; }
+  void Lift() {
+    if (lifted_) return;
+    lifted_ = true;
+    setrlimit(RLIMIT_FSIZE, &previous_);
+    signal(SIGXFSZ, previous_handler_);
+  }
+
+ private:
+  rlimit previous_{};
+  sighandler_t previous_handler_ = SIG_DFL;
+  bool ok_ = false;
+  bool lifted_ = false;
+};
+
+// After a write error every record CUPTI hands over is still taken and counted: the ones
+// rolled back with the transaction whose COMMIT failed, and every later buffer. The count
+// reaches the exit line (even when quiet) and OCC_META once the file takes writes again.
+TEST(TraceSessionWriteErrorTest, RecordsAfterAWriteErrorAreCountedAndReported) {
+  const std::string path = testing::TempPath("write-error");
+  auto session = TraceSession::Start(Options(path, 30), SessionHooks{});
+  ASSERT_NE(session, nullptr);
+  ::testing::internal::CaptureStderr();
+  FileSizeLimit full_disk(static_cast<rlim_t>(StateOf(path + "-wal").size));
+  ASSERT_TRUE(full_disk.ok());
+  FeedLaunches(*session, 0, 100);  // added to the open transaction; its COMMIT fails
+  AchievedSample sample;
+  sample.status = "measured";
+  sample.policy = "sample";
+  session->SubmitAchieved(sample);
+  ASSERT_TRUE(WaitUntilInactive(*session)) << "the failed commit must turn the writer off";
+  // CUPTI keeps delivering: buffers are still handed out, and their records counted.
+  FeedLaunches(*session, 1000, 900);
+  session->SubmitAchieved(sample);
+  full_disk.Lift();
+  session->Finish();
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(session->final_stats().records_lost, 1000u);
+  EXPECT_EQ(session->final_stats().achieved_lost, 2u);
+  EXPECT_EQ(session->final_stats().launches, 0u) << "nothing was committed";
+  EXPECT_NE(err.find("0 kernel launches of 1 kernels, 1000 records dropped (1000 records and 2 achieved "
+                     "samples lost to the write error) -> " + path +
+                     " (incomplete: write error; counts in OCC_META)"),
+            std::string::npos)
+      << err;
+  TraceReader reader(path);
+  EXPECT_EQ(reader.Text("PRAGMA integrity_check"), "ok");
+  EXPECT_EQ(reader.Int("SELECT count(*) FROM OCC_LAUNCH"), 0);
+  EXPECT_EQ(reader.Meta("status"), "failed: write error");
+  EXPECT_EQ(reader.Meta("records_lost_write_error"), "1000");
+  EXPECT_EQ(reader.Meta("achieved_lost_write_error"), "2");
+  EXPECT_EQ(reader.Meta("dropped_records"), "1000");
+  EXPECT_EQ(reader.Meta("launch_count"), "0");
+  session.reset();
+  RemoveTrace(path);
+}
+
+// The file stays locked through the end: OCC_META cannot be updated, the exit line still
+// carries the count and says so.
+TEST(TraceSessionWriteErrorTest, CountReachesTheExitLineWhenTheFileStaysUnwritable) {
+  const std::string path = testing::TempPath("write-error-locked");
+  auto session = TraceSession::Start(Options(path, 60000), SessionHooks{});
+  ASSERT_NE(session, nullptr);
+  WriteLock lock(path);
+  ASSERT_TRUE(lock.locked());
+  ::testing::internal::CaptureStderr();
+  FeedLaunches(*session, 0, 10);
+  ASSERT_TRUE(WaitUntilInactive(*session));
+  FeedLaunches(*session, 100, 5);
+  session->Finish();
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(session->final_stats().records_lost, 15u);
+  EXPECT_NE(err.find("15 records dropped (15 records and 0 achieved samples lost to the write error)"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("(incomplete: write error; OCC_META could not be updated)"), std::string::npos) << err;
+  lock.Release();
+  TraceReader reader(path);
+  EXPECT_EQ(reader.Meta("status"), "running") << "the last committed state";
+  session.reset();
+  RemoveTrace(path);
+}
+
+// All of occtrace's cuptiActivityFlushAll calls go through FlushActivity: the writer's
+// periodic flush, context-destroy flushes from several app threads and the final flush never
+// overlap, and CUPTI may deliver buffers synchronously inside a flush (the hook does, as
+// CUPTI does on the flushing thread) without deadlocking. No delivered record goes missing:
+// each is either written or counted as dropped (delivered after the file was closed).
+TEST(TraceSessionFlushTest, FlushesNeverOverlapAndMayDeliverBuffersInline) {
+  const std::string path = testing::TempPath("flush-serial");
+  std::atomic<int> in_flush{0}, max_in_flush{0}, periodic{0}, forced{0};
+  std::atomic<uint32_t> delivered{0};
+  TraceSession* raw = nullptr;
+  SessionHooks hooks;
+  hooks.flush_activity = [&](bool is_forced) {
+    const int now = in_flush.fetch_add(1) + 1;
+    int seen = max_in_flush.load();
+    while (now > seen && !max_in_flush.compare_exchange_weak(seen, now)) {
+    }
+    (is_forced ? forced : periodic).fetch_add(1);
+    size_t size = 0;
+    if (uint8_t* data = raw->AcquireBuffer(&size)) {
+      FakeActivityBuffer buffer(data, size);
+      uint32_t added = 0;
+      while (added < 3 && buffer.Add(MakeKernel(kSquare, delivered.fetch_add(1), 1, 2))) ++added;
+      raw->CompleteBuffer(data, buffer.size(), 0);
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    in_flush.fetch_sub(1);
+  };
+  auto session = TraceSession::Start(Options(path, 1), hooks);
+  ASSERT_NE(session, nullptr);
+  raw = session.get();
+  constexpr int kThreads = 3, kFlushesPerThread = 40;
+  std::vector<std::thread> app_threads;
+  for (int t = 0; t < kThreads; ++t) {
+    app_threads.emplace_back([&] {
+      for (int i = 0; i < kFlushesPerThread; ++i) {
+        session->FlushActivity(TraceSession::FlushKind::kContextDestroy);
+        // Gaps in which the writer's periodic flush (which skips a busy lock) gets its turn.
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    });
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (periodic.load() < 2 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  session->Finish();  // usually while context-destroy flushes are still going on
+  for (std::thread& thread : app_threads) thread.join();
+  EXPECT_EQ(max_in_flush.load(), 1) << "two cuptiActivityFlushAll calls overlapped";
+  EXPECT_GE(periodic.load(), 2);
+  EXPECT_EQ(forced.load(), kThreads * kFlushesPerThread + 1) << "every context-destroy flush, and the final one";
+  EXPECT_EQ(session->final_stats().launches + session->dropped_records(), delivered.load());
+  TraceReader reader(path);
+  EXPECT_EQ(reader.Meta("unserialized_flushes"), "0");
+  EXPECT_EQ(reader.Text("PRAGMA integrity_check"), "ok");
+  session.reset();
+  RemoveTrace(path);
+}
+
+// Should CUPTI hold a lock during the CONTEXT_DESTROY_STARTING callback that a flush in
+// progress on another thread needs, waiting for that flush would deadlock the program: the
+// context-destroy flush waits flush_lock_wait_ms at most, then flushes anyway (counted).
+TEST(TraceSessionFlushTest, ContextDestroyFlushDoesNotWaitForeverOnAStuckFlush) {
+  const std::string path = testing::TempPath("flush-stuck");
+  std::atomic<bool> periodic_entered{false}, cupti_lock_released{false};
+  SessionHooks hooks;
+  hooks.flush_activity = [&](bool forced) {
+    if (forced) {
+      cupti_lock_released.store(true);  // the destroying thread's callback returns
+      return;
+    }
+    if (periodic_entered.exchange(true)) return;
+    // The writer's periodic FlushAll(0), blocked on the (simulated) CUPTI lock that the
+    // context-destroying thread holds until its callback returns.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!cupti_lock_released.load() && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  };
+  SessionOptions options = Options(path, 1);
+  options.flush_lock_wait_ms = 50;
+  auto session = TraceSession::Start(options, hooks);
+  ASSERT_NE(session, nullptr);
+  const auto wait_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!periodic_entered.load() && std::chrono::steady_clock::now() < wait_deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_TRUE(periodic_entered.load());
+  ::testing::internal::CaptureStderr();
+  const auto start = std::chrono::steady_clock::now();
+  session->FlushActivity(TraceSession::FlushKind::kContextDestroy);
+  const auto waited = std::chrono::steady_clock::now() - start;
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(cupti_lock_released.load());
+  EXPECT_LT(waited, std::chrono::seconds(5));
+  EXPECT_NE(err.find("occtrace: a CUPTI activity flush waited 50 ms for another one; flushing concurrently"),
+            std::string::npos)
+      << err;
+  session->Finish();
+  TraceReader reader(path);
+  EXPECT_EQ(reader.Meta("unserialized_flushes"), "1");
+  session.reset();
   RemoveTrace(path);
 }
 

@@ -192,6 +192,49 @@ TEST_F(TraceWriterTest, GreenContextIsRecordedOnItsKernels) {
   EXPECT_EQ(reader.Text("SELECT greenContextId FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE correlationId=2"), "<null>");
 }
 
+// CUPTI's ids are uint32 and green contexts get large ones: every id column must keep all 32
+// bits (SQLite INTEGER is 64-bit), never wrap to a negative number or turn NULL.
+TEST_F(TraceWriterTest, IdsAbove2Pow31SurviveEndToEnd) {
+  constexpr uint32_t kContext = 0x80000005u;      // 2147483653
+  constexpr uint32_t kParent = 0x80000001u;       // 2147483649
+  constexpr uint32_t kStream = 0xFFFFFFF0u;       // 4294967280
+  constexpr uint16_t kNullStream = 0xFFFFu;       // CUpti_ActivityContext3.nullStreamId is uint16
+  constexpr uint32_t kCorrelation = 0xFFFFFFFEu;  // 4294967294
+  FakeActivityBuffer buffer;
+  ActivityContext green{};
+  green.kind = CUPTI_ACTIVITY_KIND_CONTEXT;
+  green.contextId = kContext;
+  green.nullStreamId = kNullStream;
+  green.parentContextId = kParent;
+  green.isGreenContext = 1;
+  green.numMultiprocessors = 16;
+  ASSERT_TRUE(buffer.Add(green));
+  ActivityKernel k = MakeKernel(kSquare, kCorrelation, 10, 20);
+  k.contextId = kContext;
+  k.streamId = kStream;
+  ASSERT_TRUE(buffer.Add(k));
+  writer_.AddBuffer(buffer.data(), buffer.size());
+  AchievedSample sample;
+  sample.correlation_id = kCorrelation;
+  sample.context_id = kContext;
+  sample.status = "measured";
+  sample.achieved_occupancy_pct = 50;
+  sample.policy = "sample";
+  writer_.AddAchieved(sample);
+  ASSERT_TRUE(writer_.Close());
+  TraceReader reader(path_);
+  EXPECT_EQ(reader.Text("SELECT contextId || ',' || coalesce(greenContextId, 'null') || ',' || streamId || ',' || "
+                        "correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL"),
+            "2147483653,2147483653,4294967280,4294967294");
+  EXPECT_EQ(reader.Text("SELECT contextId || ',' || nullStreamId || ',' || parentContextId FROM OCC_CONTEXT"),
+            "2147483653,65535,2147483649");
+  // The analyzer's join (trace_reader.cc FindAchieved): launch -> config context + correlation.
+  EXPECT_EQ(reader.Int("SELECT count(*) FROM OCC_ACHIEVED a JOIN OCC_LAUNCH l ON l.correlationId = a.correlationId "
+                       "JOIN OCC_KERNEL_CONFIG c ON c.id = l.configId AND c.contextId = a.contextId"),
+            1);
+  EXPECT_EQ(reader.Int("SELECT count(*) FROM OCC_KERNEL_CONFIG WHERE contextId < 0 OR greenContextId < 0"), 0);
+}
+
 TEST_F(TraceWriterTest, AchievedSamplesAndMeta) {
   AchievedSample sample;
   sample.correlation_id = 101;

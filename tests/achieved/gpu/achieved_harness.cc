@@ -25,6 +25,7 @@ namespace {
 struct Row {
   occ::inj::AchievedSample sample;
   std::string kernel;
+  std::string cluster;  // "XxYxZ"
 };
 
 std::mutex g_mutex;
@@ -32,6 +33,24 @@ std::vector<Row> g_rows;
 std::unique_ptr<occ::inj::AchievedProfiler> g_profiler;
 CUpti_SubscriberHandle g_subscriber = nullptr;
 thread_local const char* t_symbol = nullptr;  // kernel of the launch in flight on this thread
+// Cluster dimensions of that launch, from its own parameters (cuLaunchKernelEx's
+// CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION; 1x1x1 otherwise): lets check_features.py verify
+// that a sample is attributed to the launch it measured.
+thread_local unsigned t_cluster[3] = {1, 1, 1};
+
+template <typename Params>
+void NoteCluster(const Params* params) {
+  t_cluster[0] = t_cluster[1] = t_cluster[2] = 1;
+  const CUlaunchConfig* config = params != nullptr ? params->config : nullptr;
+  if (config == nullptr || config->attrs == nullptr) return;
+  for (unsigned i = 0; i < config->numAttrs; ++i) {
+    if (config->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+      t_cluster[0] = config->attrs[i].value.clusterDim.x;
+      t_cluster[1] = config->attrs[i].value.clusterDim.y;
+      t_cluster[2] = config->attrs[i].value.clusterDim.z;
+    }
+  }
+}
 
 bool IsDriverKernelLaunch(CUpti_CallbackId cbid) {
   return cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel ||
@@ -46,7 +65,16 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cb
                          const void* cbdata) {
   if (domain == CUPTI_CB_DOMAIN_DRIVER_API && IsDriverKernelLaunch(cbid)) {
     const auto* data = static_cast<const CUpti_CallbackData*>(cbdata);
-    if (data->callbackSite == CUPTI_API_ENTER) t_symbol = data->symbolName;
+    if (data->callbackSite == CUPTI_API_ENTER) {
+      t_symbol = data->symbolName;
+      if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx) {
+        NoteCluster(static_cast<const cuLaunchKernelEx_params*>(data->functionParams));
+      } else if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz) {
+        NoteCluster(static_cast<const cuLaunchKernelEx_ptsz_params*>(data->functionParams));
+      } else {
+        NoteCluster<cuLaunchKernelEx_params>(nullptr);
+      }
+    }
   }
   if (g_profiler) g_profiler->OnCallback(domain, cbid, cbdata);
 }
@@ -69,13 +97,13 @@ void WriteCsv() {
   }
   std::fprintf(out,
                "correlation_id,context_id,status,achieved_occupancy_pct,warps_active_per_cycle,"
-               "sm_cycles_active,gpu_time_ns,policy,sample_index,kernel\n");
+               "sm_cycles_active,gpu_time_ns,policy,sample_index,cluster,kernel\n");
   for (const Row& row : g_rows) {
     const occ::inj::AchievedSample& s = row.sample;
-    std::fprintf(out, "%u,%u,%s,%.4f,%.4f,%.1f,%.1f,%s,%d,%s\n", s.correlation_id, s.context_id,
+    std::fprintf(out, "%u,%u,%s,%.4f,%.4f,%.1f,%.1f,%s,%d,%s,%s\n", s.correlation_id, s.context_id,
                  s.status.c_str(), s.achieved_occupancy_pct, s.warps_active_per_cycle,
                  s.sm_cycles_active, s.gpu_time_ns, s.policy.c_str(), s.sample_index,
-                 row.kernel.c_str());
+                 row.cluster.c_str(), row.kernel.c_str());
   }
   if (out != stderr) std::fclose(out);
 }
@@ -87,7 +115,9 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   std::call_once(once, [] {
     g_profiler = occ::inj::CreateAchievedProfiler([](occ::inj::AchievedSample&& sample) {
       std::lock_guard<std::mutex> lock(g_mutex);
-      g_rows.push_back({std::move(sample), t_symbol != nullptr ? t_symbol : ""});
+      const std::string cluster = std::to_string(t_cluster[0]) + "x" + std::to_string(t_cluster[1]) +
+                                  "x" + std::to_string(t_cluster[2]);
+      g_rows.push_back({std::move(sample), t_symbol != nullptr ? t_symbol : "", cluster});
     });
     if (cuptiSubscribe(&g_subscriber, OnCallback, nullptr) != CUPTI_SUCCESS) {
       std::fprintf(stderr, "occ_achieved_harness: cuptiSubscribe failed\n");

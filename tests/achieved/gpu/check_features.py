@@ -1,14 +1,78 @@
 #!/usr/bin/env python3
-"""Checks the harness CSV of `occ_kernels features` (OCCTRACE_ACHIEVED=all).
+"""Checks `occ_kernels features` / `park` runs (OCCTRACE_ACHIEVED=all).
 
 usage: check_features.py HARNESS.csv [features|park]
-Expects: the cooperative launch measured at 12.5 % (+-2 pp); the cluster launch measured or
-'no-range'; the captured launch 'capturing', both graph launches 'graph'; the eager launch of
-the captured signature measured; 40 launches from 4 threads, each measured and within 2 pp of
-12.5 % or 99.9 % (a launch from another thread inside a range would give a value in between).
+       check_features.py TRACE.db trace
+features (harness CSV): the cooperative launch measured at 12.5 % (+-2 pp); the cluster launch
+(the only row whose launch parameters carry cluster dims, 2x1x1) measured at 12.5 % or with a
+not-measured reason; the captured launch 'capturing', both graph launches 'graph'; the eager
+launch of the captured signature measured; 40 launches from 4 threads, each measured and within
+2 pp of 12.5 % or 99.9 % (a launch from another thread inside a range would give a value in
+between).
+trace (the real libocctrace.so's file): the cluster launch (second non-graph launch) is recorded
+with its grid 132x1x1, block 256x1x1 and cluster 2x1x1 from CUPTI's kernel record, and exactly
+one OCC_ACHIEVED row joins it: measured at 12.5 % or a not-measured reason.
 """
 import csv
+import sqlite3
 import sys
+
+# What occ_kernels.cu's RunFeatures() launches with cudaLaunchKernelEx.
+CLUSTER_LAUNCH = {"grid": (132, 1, 1), "block": (256, 1, 1), "cluster": (2, 1, 1)}
+# Statuses for a launch that was bracketed but yielded no value (injector/achieved_profiler.cc);
+# 'graph' / 'capturing' would mean the cluster launch was misclassified.
+NOT_MEASURED_REASONS = ("no-range", "multi-range", "no-value", "error")
+CLUSTER_TARGET_PCT = 12.5  # 132 blocks of 8 warps on 132 SMs: 8 / 64 warps per active SM
+
+
+def cluster_verdict(status, pct):
+    """None if (status, pct) is a valid outcome for the cluster launch, else why not."""
+    if status == "measured":
+        if pct is None or abs(pct - CLUSTER_TARGET_PCT) > 2:
+            return f"measured {pct}, expected {CLUSTER_TARGET_PCT} +- 2"
+        return None
+    if status in NOT_MEASURED_REASONS:
+        return None if pct is None or pct < 0 else f"status {status} with a value {pct}"
+    return f"status '{status}' is neither 'measured' nor a not-measured reason {NOT_MEASURED_REASONS}"
+
+
+def check_trace(path):
+    errors = []
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    launches = db.execute(
+        "SELECT l.correlationId, c.contextId, c.gridX, c.gridY, c.gridZ, c.blockX, c.blockY, c.blockZ,"
+        " c.clusterX, c.clusterY, c.clusterZ FROM OCC_LAUNCH l JOIN OCC_KERNEL_CONFIG c ON c.id = l.configId"
+        " WHERE c.graphId = 0 ORDER BY l.correlationId").fetchall()
+    clustered = [r for r in launches if r[8] * r[9] * r[10] > 1]
+    print("non-graph launches:", len(launches), "with cluster dims > 1:", clustered)
+    if len(launches) < 2:
+        errors.append(f"expected the cooperative and the cluster launch first, got {len(launches)} launches")
+    else:
+        corr, ctx = launches[1][0], launches[1][1]
+        got = {"grid": tuple(launches[1][2:5]), "block": tuple(launches[1][5:8]),
+               "cluster": tuple(launches[1][8:11])}
+        if got != CLUSTER_LAUNCH:
+            errors.append(f"cluster launch (correlationId {corr}) recorded as {got}, launched as {CLUSTER_LAUNCH}")
+        if [r[0] for r in clustered] != [corr]:
+            errors.append(f"expected exactly the cluster launch to carry cluster dims, got {clustered}")
+        achieved = db.execute(
+            "SELECT status, achievedOccupancyPct FROM OCC_ACHIEVED WHERE correlationId = ? AND contextId = ?",
+            (corr, ctx)).fetchall()
+        print("cluster launch OCC_ACHIEVED:", achieved)
+        if len(achieved) != 1:
+            errors.append(f"expected one OCC_ACHIEVED row for the cluster launch, got {achieved}")
+        else:
+            why = cluster_verdict(*achieved[0])
+            if why:
+                errors.append(f"cluster launch: {why}")
+    status = db.execute("SELECT value FROM OCC_META WHERE name = 'status'").fetchone()
+    if status != ("complete",):
+        errors.append(f"trace status {status}")
+    if errors:
+        print("FAILED:\n  " + "\n  ".join(errors))
+        return 1
+    print("trace OK")
+    return 0
 
 
 def check_park(rows, meta):
@@ -33,6 +97,8 @@ def check_park(rows, meta):
 
 
 def main(path, mode="features"):
+    if mode == "trace":
+        return check_trace(path)
     meta = {}
     lines = []
     with open(path) as f:
@@ -57,7 +123,14 @@ def main(path, mode="features"):
     expect(len(rows) == 46, f"expected 46 rows, got {len(rows)}")
     if len(rows) >= 6:
         expect(near(rows[0], 12.5), f"cooperative: {dict(rows[0])}")
-        expect(rows[1]["status"] in ("measured", "no-range"), f"cluster: {dict(rows[1])}")
+        # The sample must belong to the cluster launch: its row carries that launch's cluster
+        # dims, and no other row does.
+        cluster_rows = [r for r in rows if r.get("cluster", "1x1x1") != "1x1x1"]
+        expect(rows[1].get("cluster") == "2x1x1", f"cluster launch row without its cluster dims: {dict(rows[1])}")
+        expect(cluster_rows == [rows[1]], f"rows with cluster dims: {[dict(r) for r in cluster_rows]}")
+        pct = float(rows[1]["achieved_occupancy_pct"])
+        why = cluster_verdict(rows[1]["status"], pct if pct >= 0 else None)
+        expect(why is None, f"cluster: {why}: {dict(rows[1])}")
         expect(rows[2]["status"] == "capturing", f"captured: {dict(rows[2])}")
         expect(rows[3]["status"] == "graph" and rows[4]["status"] == "graph", "graph launches")
         expect(rows[5]["status"] == "measured", f"eager after capture: {dict(rows[5])}")
@@ -76,4 +149,6 @@ def main(path, mode="features"):
 
 
 if __name__ == "__main__":
+    if len(sys.argv) < 2 or (len(sys.argv) > 2 and sys.argv[2] not in ("features", "park", "trace")):
+        sys.exit(__doc__)
     sys.exit(main(*sys.argv[1:3]))

@@ -10,13 +10,13 @@ trap 'cp "$W"/{features.txt,accuracy.txt,acc_occtrace.csv,acc_ncu.csv,acc_ncu_di
 export PYTHONUNBUFFERED=1
 cupti_dir=$(dirname "$(find /usr/local/cuda*/ -name 'libcupti.so.13' 2>/dev/null | head -1)")
 export LD_LIBRARY_PATH=${cupti_dir}:${LD_LIBRARY_PATH:-}
-H=$PWD/$CARRY/libocc_achieved_harness.so K=$PWD/$CARRY/occ_kernels
+H=$PWD/$CARRY/libocc_achieved_harness.so K=$PWD/$CARRY/occ_kernels L=$PWD/$CARRY/libocctrace.so
 {
   date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv
   grep -i profiling /proc/driver/nvidia/params 2>/dev/null; ncu --version | tail -1
   echo "cupti: $cupti_dir"; python3 -c 'import torch; print("torch", torch.__version__)'
 } 2>&1 | tee "$W/env.txt"
-echo "== features"; timeout 120 bash "$CARRY/run_features.sh" "$K" "$H" > "$W/features.txt" 2>&1
+echo "== features"; timeout 120 bash "$CARRY/run_features.sh" "$K" "$H" "$L" > "$W/features.txt" 2>&1
 grep -E "OK|FAIL|rows|values|meta|error|failed" "$W/features.txt"
 echo "== accuracy"
 for rep in 1 2; do

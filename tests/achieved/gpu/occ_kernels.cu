@@ -5,12 +5,15 @@
 //   occ_kernels features   cooperative and cluster launches, stream capture + graph replay,
 //                          launches from 4 threads into one context
 //   occ_kernels park       idle parking and re-enabling of the profiler (sample mode)
+//   occ_kernels timeline N the tail-wave configuration N times, each launch followed by the
+//                          occupancy its SMs held, computed from per-block %smid/clock64 spans
 //
 // Every block spins for ~20 us (clock64), so each kernel runs well over the 5 us the
 // comparison needs and occupancy is set by residency alone. Prints one "launch" line per
 // kernel launch, in launch order.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <chrono>
@@ -50,6 +53,29 @@ __global__ void spin_smem_kernel(long long cycles) {
   }
   __syncthreads();
   if (smem[threadIdx.x] < 0.0f) g_sink = smem[0];
+}
+
+// spin_kernel plus a per-block record of where and when it ran: the SM (%smid) and that SM's
+// clock64 at the block's first and last instruction. From these the occupancy the SMs held can
+// be computed for every launch without any profiler (TimelineOccupancy), an independent check
+// of both occtrace and ncu on the very launch each of them measured.
+struct BlockSpan {
+  unsigned int smid;
+  long long start;
+  long long end;
+};
+
+__global__ void timeline_spin_kernel(long long cycles, BlockSpan* spans) {
+  const long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    unsigned int smid;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+    const unsigned int block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+    spans[block] = BlockSpan{smid, start, clock64()};
+  }
 }
 
 // Holds kRegs independent accumulators live across the spin, so ptxas allocates about kRegs
@@ -136,6 +162,78 @@ int RunAccuracy() {
     }
   }
   CHECK(cudaDeviceSynchronize());
+  return 0;
+}
+
+// Per SM: active cycles = the union of its blocks' spans; warp-cycles = each block's span times
+// its warps. Occupancy = sum of warp-cycles / (sum of active cycles x max warps per SM), the
+// definition of sm__warps_active.avg.pct_of_peak_sustained_active. Also reports where the
+// blocks beyond the first wave ran: the placement that decides a tail wave's occupancy.
+void PrintTimeline(int index, const std::vector<BlockSpan>& spans, int warps_per_block,
+                   int max_warps_per_sm, int blocks_per_wave) {
+  std::vector<std::vector<std::pair<long long, long long>>> per_sm;
+  for (const BlockSpan& span : spans) {
+    if (span.smid >= per_sm.size()) per_sm.resize(span.smid + 1);
+    per_sm[span.smid].emplace_back(span.start, span.end);
+  }
+  double warp_cycles = 0, active_cycles = 0;
+  int used_sms = 0;
+  for (auto& blocks : per_sm) {
+    if (blocks.empty()) continue;
+    ++used_sms;
+    std::sort(blocks.begin(), blocks.end());
+    long long covered_until = blocks.front().first;
+    for (const auto& [start, end] : blocks) {
+      warp_cycles += static_cast<double>(end - start) * warps_per_block;
+      const long long from = std::max(start, covered_until);
+      if (end > from) active_cycles += static_cast<double>(end - from);
+      covered_until = std::max(covered_until, end);
+    }
+  }
+  // Tail blocks: the blocks that started last (beyond one full wave), by start time per SM
+  // relative to that SM's first block.
+  std::vector<std::pair<long long, unsigned int>> order;
+  for (unsigned int sm = 0; sm < per_sm.size(); ++sm) {
+    if (per_sm[sm].empty()) continue;
+    const long long first = per_sm[sm].front().first;
+    for (const auto& block : per_sm[sm]) order.emplace_back(block.first - first, sm);
+  }
+  std::sort(order.begin(), order.end());
+  std::vector<int> tail_per_sm(per_sm.size(), 0);
+  int tail_sms = 0, tail_max = 0;
+  for (size_t i = static_cast<size_t>(blocks_per_wave); i < order.size(); ++i) {
+    int& n = tail_per_sm[order[i].second];
+    if (n++ == 0) ++tail_sms;
+    tail_max = std::max(tail_max, n);
+  }
+  std::printf("timeline %d occupancy=%.2f used_sms=%d tail_blocks=%zu tail_sms=%d tail_max_per_sm=%d\n",
+              index, active_cycles > 0 ? 100.0 * warp_cycles / (active_cycles * max_warps_per_sm) : 0.0,
+              used_sms, order.size() > static_cast<size_t>(blocks_per_wave) ? order.size() - blocks_per_wave : 0,
+              tail_sms, tail_max);
+}
+
+// occ_kernels timeline N [CYCLE_FACTOR]: N launches of the tail-wave configuration (1122 x 256 on
+// a 132-SM GPU: one full wave of 1056 blocks and a tail of 66), each followed by its timeline.
+int RunTimeline(int launches, int cycle_factor) {
+  const dim3 grid(1122), block(256);
+  int device = 0, sms = 0, max_threads = 0, blocks_per_sm = 0;
+  CHECK(cudaGetDevice(&device));
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CHECK(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, timeline_spin_kernel, 256, 0));
+  std::printf("timeline config grid=%u block=%u sms=%d blocks_per_sm=%d wave=%d\n", grid.x, block.x,
+              sms, blocks_per_sm, sms * blocks_per_sm);
+  BlockSpan* spans = nullptr;
+  CHECK(cudaMalloc(&spans, grid.x * sizeof(BlockSpan)));
+  std::vector<BlockSpan> host(grid.x);
+  for (int i = 0; i < launches; ++i) {
+    PrintLaunch("timeline", grid, block, 0);
+    timeline_spin_kernel<<<grid, block>>>(cycle_factor * kSpinCycles, spans);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(host.data(), spans, host.size() * sizeof(BlockSpan), cudaMemcpyDeviceToHost));
+    PrintTimeline(i, host, static_cast<int>(block.x / 32), max_threads / 32, sms * blocks_per_sm);
+  }
+  CHECK(cudaFree(spans));
   return 0;
 }
 
@@ -253,6 +351,9 @@ int main(int argc, char** argv) {
   if (mode == "accuracy") return RunAccuracy();
   if (mode == "features") return RunFeatures();
   if (mode == "park") return RunPark();
-  std::fprintf(stderr, "usage: %s accuracy|features|park\n", argv[0]);
+  if (mode == "timeline") {
+    return RunTimeline(argc > 2 ? std::atoi(argv[2]) : 20, argc > 3 ? std::atoi(argv[3]) : 1);
+  }
+  std::fprintf(stderr, "usage: %s accuracy|features|park|timeline [N [CYCLE_FACTOR]]\n", argv[0]);
   return 2;
 }

@@ -1,0 +1,190 @@
+#include "injector/import_redirect.h"
+
+#include <elf.h>
+#include <link.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+namespace occ::inj {
+namespace {
+
+#if defined(__x86_64__)
+constexpr uint32_t kJumpSlot = R_X86_64_JUMP_SLOT;
+constexpr uint32_t kGlobDat = R_X86_64_GLOB_DAT;
+constexpr bool kSupported = true;
+#elif defined(__aarch64__)
+constexpr uint32_t kJumpSlot = R_AARCH64_JUMP_SLOT;
+constexpr uint32_t kGlobDat = R_AARCH64_GLOB_DAT;
+constexpr bool kSupported = true;
+#else
+constexpr uint32_t kJumpSlot = ~0u;
+constexpr uint32_t kGlobDat = ~0u;
+constexpr bool kSupported = false;
+#endif
+
+struct Mapping {
+  uintptr_t begin = 0;
+  uintptr_t end = 0;
+  int prot = 0;
+};
+
+// The protection each page really has. Computing it from PT_GNU_RELRO would have to repeat the
+// dynamic loader's rounding; restoring a wrong protection (read-only on a page the program
+// writes) would crash the program later, so ask the kernel.
+std::vector<Mapping> ReadMappings() {
+  std::vector<Mapping> mappings;
+  FILE* maps = std::fopen("/proc/self/maps", "re");
+  if (maps == nullptr) return mappings;
+  char line[512];
+  while (std::fgets(line, sizeof(line), maps) != nullptr) {
+    unsigned long begin = 0, end = 0;
+    char perms[5] = {};
+    if (std::sscanf(line, "%lx-%lx %4s", &begin, &end, perms) != 3) continue;
+    Mapping m{begin, end, 0};
+    if (perms[0] == 'r') m.prot |= PROT_READ;
+    if (perms[1] == 'w') m.prot |= PROT_WRITE;
+    if (perms[2] == 'x') m.prot |= PROT_EXEC;
+    mappings.push_back(m);
+  }
+  std::fclose(maps);
+  return mappings;
+}
+
+const Mapping* FindMapping(const std::vector<Mapping>& mappings, uintptr_t address) {
+  for (const Mapping& m : mappings) {
+    if (address >= m.begin && address < m.end) return &m;
+  }
+  return nullptr;
+}
+
+struct Visit {
+  std::span<const ImportRedirect> redirects;
+  const std::function<bool(const std::string&)>* include = nullptr;
+  std::vector<Mapping> mappings;
+  uintptr_t page_size = 4096;
+  RedirectReport report;
+};
+
+enum class SlotResult { kRewritten, kOtherInterposer, kFailed };
+
+SlotResult RewriteSlot(Visit& visit, uintptr_t slot, const ImportRedirect& redirect,
+                       uintptr_t object_begin, uintptr_t object_end) {
+  void** slot_pointer = reinterpret_cast<void**>(slot);
+  void* current = __atomic_load_n(slot_pointer, __ATOMIC_ACQUIRE);
+  const auto current_address = reinterpret_cast<uintptr_t>(current);
+  // Lazy binding: an unresolved slot points back into the object's own PLT.
+  const bool unbound = current_address >= object_begin && current_address < object_end;
+  if (current == redirect.replacement) return SlotResult::kRewritten;
+  if (current != redirect.original && !unbound) return SlotResult::kOtherInterposer;
+
+  const Mapping* mapping = FindMapping(visit.mappings, slot);
+  if (mapping == nullptr) return SlotResult::kFailed;
+  const bool writable = (mapping->prot & PROT_WRITE) != 0;
+  void* page = reinterpret_cast<void*>(slot & ~(visit.page_size - 1));
+  // Full RELRO: the GOT is read-only after relocation. Opened for this one store only.
+  if (!writable && mprotect(page, visit.page_size, mapping->prot | PROT_WRITE) != 0) {
+    return SlotResult::kFailed;
+  }
+  __atomic_store_n(slot_pointer, redirect.replacement, __ATOMIC_RELEASE);
+  if (!writable) mprotect(page, visit.page_size, mapping->prot);
+  return SlotResult::kRewritten;
+}
+
+// Dynamic-section pointers are absolute once glibc relocated them in place (x86-64,
+// AArch64), offsets where it did not (the vDSO): accept both.
+uintptr_t Absolute(uintptr_t base, ElfW(Addr) pointer) {
+  return pointer < base ? base + pointer : static_cast<uintptr_t>(pointer);
+}
+
+int VisitObject(dl_phdr_info* info, size_t /*size*/, void* data) {
+  auto& visit = *static_cast<Visit*>(data);
+  const std::string path = info->dlpi_name != nullptr ? info->dlpi_name : "";
+  if (!(*visit.include)(path)) return 0;
+
+  const uintptr_t base = info->dlpi_addr;
+  const ElfW(Dyn)* dynamic = nullptr;
+  uintptr_t object_begin = UINTPTR_MAX, object_end = 0;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& phdr = info->dlpi_phdr[i];
+    if (phdr.p_type == PT_DYNAMIC) dynamic = reinterpret_cast<const ElfW(Dyn)*>(base + phdr.p_vaddr);
+    if (phdr.p_type == PT_LOAD) {
+      object_begin = std::min<uintptr_t>(object_begin, base + phdr.p_vaddr);
+      object_end = std::max<uintptr_t>(object_end, base + phdr.p_vaddr + phdr.p_memsz);
+    }
+  }
+  if (dynamic == nullptr) return 0;
+
+  const ElfW(Sym)* symtab = nullptr;
+  const char* strtab = nullptr;
+  size_t strtab_size = 0;
+  const ElfW(Rela)* jmprel = nullptr;
+  size_t jmprel_size = 0;
+  const ElfW(Rela)* rela = nullptr;
+  size_t rela_size = 0;
+  bool plt_uses_rela = true;
+  for (const ElfW(Dyn)* d = dynamic; d->d_tag != DT_NULL; ++d) {
+    switch (d->d_tag) {
+      case DT_SYMTAB: symtab = reinterpret_cast<const ElfW(Sym)*>(Absolute(base, d->d_un.d_ptr)); break;
+      case DT_STRTAB: strtab = reinterpret_cast<const char*>(Absolute(base, d->d_un.d_ptr)); break;
+      case DT_STRSZ: strtab_size = d->d_un.d_val; break;
+      case DT_JMPREL: jmprel = reinterpret_cast<const ElfW(Rela)*>(Absolute(base, d->d_un.d_ptr)); break;
+      case DT_PLTRELSZ: jmprel_size = d->d_un.d_val; break;
+      case DT_PLTREL: plt_uses_rela = d->d_un.d_val == DT_RELA; break;
+      case DT_RELA: rela = reinterpret_cast<const ElfW(Rela)*>(Absolute(base, d->d_un.d_ptr)); break;
+      case DT_RELASZ: rela_size = d->d_un.d_val; break;
+      default: break;
+    }
+  }
+  if (symtab == nullptr || strtab == nullptr || strtab_size == 0) return 0;
+
+  bool rewritten_here = false;
+  auto scan = [&](const ElfW(Rela)* table, size_t bytes) {
+    if (table == nullptr) return;
+    for (size_t i = 0; i < bytes / sizeof(ElfW(Rela)); ++i) {
+      const ElfW(Rela)& entry = table[i];
+      const auto type = static_cast<uint32_t>(ELF64_R_TYPE(entry.r_info));
+      if (type != kJumpSlot && type != kGlobDat) continue;
+      const ElfW(Sym)& symbol = symtab[ELF64_R_SYM(entry.r_info)];
+      if (symbol.st_name >= strtab_size) continue;
+      const char* name = strtab + symbol.st_name;
+      for (const ImportRedirect& redirect : visit.redirects) {
+        if (std::strcmp(name, redirect.symbol) != 0) continue;
+        switch (RewriteSlot(visit, base + entry.r_offset, redirect, object_begin, object_end)) {
+          case SlotResult::kRewritten:
+            ++visit.report.rewritten;
+            rewritten_here = true;
+            break;
+          case SlotResult::kOtherInterposer: ++visit.report.left_to_other_interposer; break;
+          case SlotResult::kFailed: ++visit.report.failed; break;
+        }
+      }
+    }
+  };
+  if (plt_uses_rela) scan(jmprel, jmprel_size);
+  scan(rela, rela_size);
+  if (rewritten_here) visit.report.objects.push_back(path.empty() ? "(main program)" : path);
+  return 0;
+}
+
+}  // namespace
+
+RedirectReport RedirectImports(std::span<const ImportRedirect> redirects,
+                               const std::function<bool(const std::string& path)>& include) {
+  Visit visit;
+  if (!kSupported || redirects.empty()) return visit.report;
+  visit.redirects = redirects;
+  visit.include = &include;
+  visit.mappings = ReadMappings();
+  const long page_size = sysconf(_SC_PAGESIZE);
+  if (page_size > 0) visit.page_size = static_cast<uintptr_t>(page_size);
+  if (visit.mappings.empty()) return visit.report;
+  // dl_iterate_phdr holds the loader lock: no object is unloaded while its tables are read.
+  dl_iterate_phdr(VisitObject, &visit);
+  return visit.report;
+}
+
+}  // namespace occ::inj

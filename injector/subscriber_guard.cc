@@ -1,0 +1,123 @@
+#include "injector/subscriber_guard.h"
+
+#include <cupti.h>
+#include <dlfcn.h>
+#include <execinfo.h>
+
+#include <atomic>
+#include <cstring>
+#include <string_view>
+
+namespace occ::inj {
+namespace {
+
+std::atomic<RefusedSubscriberHandler> g_handler{nullptr};
+
+std::string LibraryOf(const void* address) {
+  Dl_info info{};
+  if (address == nullptr || dladdr(address, &info) == 0 || info.dli_fname == nullptr) return "";
+  return info.dli_fname;
+}
+
+void* BaseOf(const void* address) {
+  Dl_info info{};
+  if (address == nullptr || dladdr(address, &info) == 0) return nullptr;
+  return info.dli_fbase;
+}
+
+void ReportRefusal(const void* return_address, const char* subscriber_name) {
+  RefusedSubscriberHandler handler = g_handler.load(std::memory_order_acquire);
+  if (handler == nullptr) return;
+  // The return address lies in the caller's code: one byte back stays inside its call site.
+  OtherCuptiClient client;
+  client.library = LibraryOf(static_cast<const char*>(return_address) - 1);
+  if (subscriber_name != nullptr) client.subscriber_name = subscriber_name;
+  handler(client);
+}
+
+// The real functions are called through occtrace's own GOT, which is never rewritten.
+CUptiResult CUPTIAPI GuardedSubscribe(CUpti_SubscriberHandle* subscriber, CUpti_CallbackFunc callback,
+                                      void* userdata) {
+  const CUptiResult result = cuptiSubscribe(subscriber, callback, userdata);
+  if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+    ReportRefusal(__builtin_return_address(0), nullptr);
+  }
+  return result;
+}
+
+CUptiResult CUPTIAPI GuardedSubscribeV2(CUpti_SubscriberHandle* subscriber, CUpti_CallbackFunc callback,
+                                        void* userdata, CUpti_SubscriberParams* params) {
+  const CUptiResult result = cuptiSubscribe_v2(subscriber, callback, userdata, params);
+  if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+    ReportRefusal(__builtin_return_address(0), params != nullptr ? params->subscriberName : nullptr);
+  }
+  return result;
+}
+
+template <typename Function>
+void* AddressOf(Function* function) {
+  void* address = nullptr;
+  static_assert(sizeof(address) == sizeof(function));
+  std::memcpy(&address, &function, sizeof(address));
+  return address;
+}
+
+std::string_view Basename(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+RedirectReport WatchForRefusedSubscribers(RefusedSubscriberHandler handler) {
+  g_handler.store(handler, std::memory_order_release);
+  const std::string self = LibraryOf(AddressOf(&WatchForRefusedSubscribers));
+  const std::string cupti = LibraryOf(AddressOf(&cuptiSubscribe));
+  const ImportRedirect redirects[] = {
+      {"cuptiSubscribe", AddressOf(&GuardedSubscribe), AddressOf(&cuptiSubscribe)},
+      {"cuptiSubscribe_v2", AddressOf(&GuardedSubscribeV2), AddressOf(&cuptiSubscribe_v2)},
+  };
+  return RedirectImports(redirects, [&](const std::string& path) {
+    return path != self && path != cupti;
+  });
+}
+
+std::optional<std::string> CuptiClientStartingCuda() {
+  void* const cupti_base = BaseOf(AddressOf(&cuptiSubscribe));
+  void* const self_base = BaseOf(AddressOf(&CuptiClientStartingCuda));
+  if (cupti_base == nullptr) return std::nullopt;
+  void* frames[64];
+  const int depth = backtrace(frames, 64);
+  bool inside_cupti = false;
+  for (int i = 1; i < depth; ++i) {
+    const void* call_site = static_cast<const char*>(frames[i]) - 1;
+    Dl_info info{};
+    if (dladdr(call_site, &info) == 0) continue;
+    if (info.dli_fbase == cupti_base) {
+      inside_cupti = true;
+      continue;
+    }
+    if (!inside_cupti || info.dli_fbase == self_base) continue;
+    // Between libcupti and its caller sits the driver's cuInit (libcuda) that loaded us.
+    const std::string_view name = Basename(info.dli_fname != nullptr ? info.dli_fname : "");
+    if (name.starts_with("libcuda.so")) continue;
+    return std::string(info.dli_fname != nullptr ? info.dli_fname : "");
+  }
+  return std::nullopt;
+}
+
+std::string DescribeCuptiClient(const OtherCuptiClient& client) {
+  const std::string_view name = Basename(client.library);
+  std::string description;
+  if (name.empty()) {
+    description = "the program itself";
+  } else if (name.starts_with("libtorch") || name.starts_with("libkineto")) {
+    description = "torch.profiler (Kineto in " + std::string(name) + ")";
+  } else {
+    description = "a CUPTI client in " + std::string(name);
+  }
+  if (!client.subscriber_name.empty()) description += " named \"" + client.subscriber_name + "\"";
+  return description;
+}
+
+}  // namespace occ::inj
