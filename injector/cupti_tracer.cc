@@ -9,7 +9,6 @@
 #include <exception>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <set>
 #include <string>
 
@@ -230,15 +229,6 @@ bool EnvFlag(const char* name) {
 int InitializeTracing() {
   static std::atomic<bool> initialized{false};
   if (initialized.exchange(true) || TraceSession::InForkedChild()) return 1;
-
-  // A profiler started before the program's first CUDA call initializes CUDA from inside its own
-  // CUPTI call (Kineto's cuptiSubscribe), which is how occtrace got loaded: that client came
-  // first, so occtrace steps aside exactly as if it had subscribed already.
-  if (std::optional<std::string> starting = CuptiClientStartingCuda()) {
-    LogLine("another CUPTI client (%s) is starting CUPTI in this process; running untraced",
-            DescribeCuptiClient(OtherCuptiClient{*starting, ""}).c_str());
-    return 1;
-  }
 
   auto* tracer = new Tracer;
   char other_subscriber[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = {};

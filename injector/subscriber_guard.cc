@@ -2,7 +2,6 @@
 
 #include <cupti.h>
 #include <dlfcn.h>
-#include <execinfo.h>
 
 #include <atomic>
 #include <cstring>
@@ -17,12 +16,6 @@ std::string LibraryOf(const void* address) {
   Dl_info info{};
   if (address == nullptr || dladdr(address, &info) == 0 || info.dli_fname == nullptr) return "";
   return info.dli_fname;
-}
-
-void* BaseOf(const void* address) {
-  Dl_info info{};
-  if (address == nullptr || dladdr(address, &info) == 0) return nullptr;
-  return info.dli_fbase;
 }
 
 void ReportRefusal(const void* return_address, const char* subscriber_name) {
@@ -80,30 +73,6 @@ RedirectReport WatchForRefusedSubscribers(RefusedSubscriberHandler handler) {
   return RedirectImports(redirects, [&](const std::string& path) {
     return path != self && path != cupti;
   });
-}
-
-std::optional<std::string> CuptiClientStartingCuda() {
-  void* const cupti_base = BaseOf(AddressOf(&cuptiSubscribe));
-  void* const self_base = BaseOf(AddressOf(&CuptiClientStartingCuda));
-  if (cupti_base == nullptr) return std::nullopt;
-  void* frames[64];
-  const int depth = backtrace(frames, 64);
-  bool inside_cupti = false;
-  for (int i = 1; i < depth; ++i) {
-    const void* call_site = static_cast<const char*>(frames[i]) - 1;
-    Dl_info info{};
-    if (dladdr(call_site, &info) == 0) continue;
-    if (info.dli_fbase == cupti_base) {
-      inside_cupti = true;
-      continue;
-    }
-    if (!inside_cupti || info.dli_fbase == self_base) continue;
-    // Between libcupti and its caller sits the driver's cuInit (libcuda) that loaded us.
-    const std::string_view name = Basename(info.dli_fname != nullptr ? info.dli_fname : "");
-    if (name.starts_with("libcuda.so")) continue;
-    return std::string(info.dli_fname != nullptr ? info.dli_fname : "");
-  }
-  return std::nullopt;
 }
 
 std::string DescribeCuptiClient(const OtherCuptiClient& client) {

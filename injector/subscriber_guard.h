@@ -3,15 +3,12 @@
 // and CUPTI's per-thread last error stays CUPTI_SUCCESS: measured on an H200, 2026-11-21,
 // tests/gpu/diag/lasterror_probe.cc). occtrace subscribes inside cuInit, so it is usually first
 // and the other client (torch.profiler's Kineto, started later in the program) is the one
-// refused. Two ways to see it:
-//  - WatchForRefusedSubscribers: every library loaded when occtrace starts calls cuptiSubscribe
-//    through occtrace from then on (import_redirect.h), which reports a refusal;
-//  - CuptiClientStartingCuda: when another client's CUPTI call is what initialized CUDA (a
-//    profiler started before the program's first CUDA call), occtrace is running inside that
-//    call and can step aside before taking the subscription.
+// refused: WatchForRefusedSubscribers makes every library loaded when occtrace starts call
+// cuptiSubscribe through occtrace from then on (import_redirect.h), which reports a refusal.
+// (A client that subscribed before the program's first CUDA call is already registered when
+// occtrace starts: occtrace's own cuptiSubscribe_v2 is refused and names it; cupti_tracer.cc.)
 #pragma once
 
-#include <optional>
 #include <string>
 
 #include "injector/import_redirect.h"
@@ -27,9 +24,6 @@ struct OtherCuptiClient {
 using RefusedSubscriberHandler = void (*)(const OtherCuptiClient& client);
 
 RedirectReport WatchForRefusedSubscribers(RefusedSubscriberHandler handler);
-
-// The library whose CUPTI call is running further up this thread's stack, if any.
-std::optional<std::string> CuptiClientStartingCuda();
 
 // "torch.profiler (Kineto in libtorch_cpu.so)" for PyTorch's libraries, else "a CUPTI client in
 // libfoo.so" / "the program itself".

@@ -4,8 +4,9 @@
 //   cupti_client_probe after    cuInit first (occtrace, injected, takes CUPTI's subscription),
 //                               then cuptiSubscribe: refused; also prints what CUPTI's
 //                               per-thread last error says afterwards
-//   cupti_client_probe before   cuptiSubscribe before any CUDA call: CUPTI initializes CUDA from
-//                               inside this call, which loads occtrace; occtrace must step aside
+//   cupti_client_probe before   cuptiSubscribe before any CUDA call (CUPTI registers it without
+//                               initializing CUDA), then cuInit, which starts occtrace: occtrace
+//                               finds the subscription taken and must step aside
 //
 // Prints "probe ..." lines with CUPTI result codes (0 = CUPTI_SUCCESS, 39 = MULTIPLE_SUBSCRIBERS).
 #include <cuda.h>

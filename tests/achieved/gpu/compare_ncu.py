@@ -7,13 +7,19 @@ LAUNCHES.txt: the "launch i case ..." lines occ_kernels printed (launch order). 
 occ_achieved_harness output (OCCTRACE_ACHIEVED=all). NCU.csv: `ncu --csv --print-kernel-base
 mangled --metrics sm__warps_active.avg.pct_of_peak_sustained_active` output. Launch i of one
 run is matched with launch i of the other (same program, same order); kernel names must agree.
-Exit 0 when every launch is within +-2 percentage points, 1 otherwise, 2 on bad input.
+Exit 0 when every launch is within +-2 percentage points, 1 otherwise, 2 on bad input
+(configurations in PLACEMENT_DEPENDENT are shown, and judged by tailwave.py instead).
 """
 import csv
 import statistics
 import sys
 
 TOLERANCE_PP = 2.0
+# One full wave plus a small partial wave: the value is set by which SMs the tail blocks land
+# on, which differs from launch to launch in ncu, occtrace and untraced runs alike (85-97 % on
+# an H200), so launch i of one run and launch i of the other are different measurements.
+# Listed in the table but judged by tailwave.py, against each launch's own block timeline.
+PLACEMENT_DEPENDENT = ("1122x256",)
 METRIC = "sm__warps_active.avg.pct_of_peak_sustained_active"
 
 
@@ -79,7 +85,8 @@ def main(argv):
             continue
         val = float(row["achieved_occupancy_pct"])
         diff = val - ncu_val
-        worst = max(worst, abs(diff))
+        if not case.startswith(PLACEMENT_DEPENDENT):
+            worst = max(worst, abs(diff))
         if case not in groups:
             groups[case] = {"cfg": cfg, "ncu": [], "occ": [], "diff": []}
             order.append(case)
@@ -90,12 +97,14 @@ def main(argv):
              "max abs difference (pp) |", "|---|---|---|---|---|"]
     for case in order:
         g = groups[case]
-        table.append(f"| {case} | {g['cfg']} | {' / '.join(f'{v:.2f}' for v in g['ncu'])} | "
+        mark = " (tail placement: see tailwave)" if case.startswith(PLACEMENT_DEPENDENT) else ""
+        table.append(f"| {case}{mark} | {g['cfg']} | {' / '.join(f'{v:.2f}' for v in g['ncu'])} | "
                      f"{' / '.join(f'{v:.2f}' for v in g['occ'])} | "
                      f"{max(abs(d) for d in g['diff']):.2f} |")
     text = "\n".join(table)
     print(text)
-    print(f"launches {len(cases)}, worst |difference| {worst:.2f} pp, tolerance {TOLERANCE_PP} pp")
+    print(f"launches {len(cases)}, worst |difference| {worst:.2f} pp outside the placement-dependent "
+          f"configurations ({', '.join(PLACEMENT_DEPENDENT)}), tolerance {TOLERANCE_PP} pp")
     if "--markdown" in argv:
         with open(argv[argv.index("--markdown") + 1], "w") as f:
             f.write(text + "\n")

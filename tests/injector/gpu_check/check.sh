@@ -42,7 +42,7 @@ echo "== A on PyTorch (lazy loading, large modules) + C: torch.profiler in the t
 cat "$work/c.txt"; grep -E "occtrace|CUPTI" "$work/c.err"
 check "program exit status" "0" "$status"
 grep -q "program completed" "$work/c.txt" && echo "ok   program completed" || { echo "FAIL program did not complete"; fail=1; }
-if grep -qE "occtrace: .*(refused because occtrace holds|kinds occtrace does not enable|CUPTI warning|CUPTI error)" "$work/c.err"; then
+if grep -qE "occtrace: .*(was refused: CUPTI 13.0 allows one subscriber and occtrace holds it|kinds occtrace does not enable|CUPTI warning|CUPTI error)" "$work/c.err"; then
   echo "ok   occtrace named the conflict"
 else
   echo "FAIL occtrace printed nothing about the conflict (see docs/tracing.md 'Another profiler in the way')"; fail=1
