@@ -106,6 +106,7 @@ def main():
     ap.add_argument("--achieved-sample", action="store_true")
     ap.add_argument("--no-torchprof", action="store_true", help="leave out the torch.profiler variant")
     ap.add_argument("--bare-cupti", help="bare_cupti_injection.so: adds CUPTI's own cost as a variant")
+    ap.add_argument("--skip-launch", action="store_true", help="only the train_small.py part")
     ap.add_argument("--json")
     args = ap.parse_args()
     lib = os.path.abspath(args.lib)
@@ -117,22 +118,23 @@ def main():
     results = {"date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "rounds": args.rounds}
 
     with tempfile.TemporaryDirectory() as tmp:
-        variants = ["untraced"] + bare + ["traced"] + (["traced+sample"] if args.achieved_sample else [])
-        print(f"== empty-kernel launch throughput: {args.launches} launches x 5 rounds per run, "
-              f"{args.rounds} interleaved runs per variant", flush=True)
-        vals, sizes = interleaved("launch", [args.launch_overhead, str(args.launches), "5"], variants,
-                                  args.rounds, lib, {}, r"us/launch ([0-9.]+)", tmp)
-        s = summarize(vals, "untraced", higher_is_better=False)
-        launches_traced = args.launches * 6
-        for v in variants:
-            # Throughput ratio traced/untraced = (us/launch untraced) / (us/launch traced).
-            s[v]["throughput_ratio"] = 1 / s[v]["ratio_median_of_rounds"]
-            s[v]["trace_bytes_per_launch"] = statistics.median(sizes[v]) / launches_traced
-        results["launch"] = s
-        for v in variants:
-            print(f"  {v:14} {s[v]['median']:.3f} us/launch (min {s[v]['min']:.3f}, max {s[v]['max']:.3f})"
-                  f"  throughput vs untraced {s[v]['throughput_ratio']:.3f}"
-                  + (f"  trace {s[v]['trace_bytes_per_launch']:.1f} B/launch" if v.startswith("traced") else ""))
+        if not args.skip_launch:
+            variants = ["untraced"] + bare + ["traced"] + (["traced+sample"] if args.achieved_sample else [])
+            print(f"== empty-kernel launch throughput: {args.launches} launches x 5 rounds per run, "
+                  f"{args.rounds} interleaved runs per variant", flush=True)
+            vals, sizes = interleaved("launch", [args.launch_overhead, str(args.launches), "5"], variants,
+                                      args.rounds, lib, {}, r"us/launch ([0-9.]+)", tmp)
+            s = summarize(vals, "untraced", higher_is_better=False)
+            launches_traced = args.launches * 6
+            for v in variants:
+                # Throughput ratio traced/untraced = (us/launch untraced) / (us/launch traced).
+                s[v]["throughput_ratio"] = 1 / s[v]["ratio_median_of_rounds"]
+                s[v]["trace_bytes_per_launch"] = statistics.median(sizes[v]) / launches_traced
+            results["launch"] = s
+            for v in variants:
+                print(f"  {v:14} {s[v]['median']:.3f} us/launch (min {s[v]['min']:.3f}, max {s[v]['max']:.3f})"
+                      f"  throughput vs untraced {s[v]['throughput_ratio']:.3f}"
+                      + (f"  trace {s[v]['trace_bytes_per_launch']:.1f} B/launch" if v.startswith("traced") else ""))
 
         variants = (["untraced"] + bare + ["traced"] + ([] if args.no_torchprof else ["torchprof"])
                     + (["traced+sample"] if args.achieved_sample else []))

@@ -64,7 +64,7 @@ if [[ "${SKIP_BENCH:-0}" != 1 ]]; then
   "$py" "$root/bench/injector/gpu_bench.py" --lib "$bin/libocctrace.so" \
     --launch-overhead "$bin/launch_overhead" --train "$here/workloads/train_small.py" \
     --rounds "${BENCH_ROUNDS:-6}" --steps "${BENCH_STEPS:-300}" --launches "${BENCH_LAUNCHES:-100000}" \
-    ${ACHIEVED_SAMPLE:+--achieved-sample} ${BENCH_NO_TORCHPROF:+--no-torchprof} \
+    ${ACHIEVED_SAMPLE:+--achieved-sample} ${BENCH_NO_TORCHPROF:+--no-torchprof} ${BENCH_SKIP_LAUNCH:+--skip-launch} \
     $([[ -f "$bin/libbare_cupti_injection.so" ]] && echo --bare-cupti "$bin/libbare_cupti_injection.so") \
     --json "$out/bench.json" 2>&1 | tee "$out/bench.log"
   bench_rc=${PIPESTATUS[0]}

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Cost of achieved-occupancy measurement on tests/gpu/workloads/train_small.py.
 
-usage: cost_train_small.py HARNESS.so WORKLOAD.py OUTDIR [ROUNDS]
+usage: cost_train_small.py LIBRARY.so WORKLOAD.py OUTDIR [ROUNDS]
+
+LIBRARY.so: libocctrace.so (session facts read from the trace's OCC_META) or the test harness
+libocc_achieved_harness.so (facts from its CSV).
 
 1. sample mode (default policy) vs untraced, STEPS=300 (+ the workload's 20 warm-up steps),
    interleaved ROUNDS times; whole-process wall time, medians.
@@ -12,6 +15,7 @@ usage: cost_train_small.py HARNESS.so WORKLOAD.py OUTDIR [ROUNDS]
 Prints a summary and writes OUTDIR/cost.txt.
 """
 import os
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -37,14 +41,33 @@ def run(cmd, env_extra, log):
     return wall, ms, p.stdout
 
 
-def meta(csv_path):
+def meta(path):
+    """Session facts: OCC_META of a trace file (.db), or the '# k=v' lines of a harness CSV."""
+    if path.endswith(".db"):
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            return dict(con.execute("SELECT name, value FROM OCC_META").fetchall())
+        finally:
+            con.close()
     out = {}
-    with open(csv_path) as f:
+    with open(path) as f:
         for line in f:
             if line.startswith("# "):
                 k, _, v = line[2:].strip().partition("=")
                 out[k] = v
     return out
+
+
+def output_env(library, path_base):
+    """Where the run's session facts go: a trace file for libocctrace.so, a CSV for the harness."""
+    if os.path.basename(library).startswith("libocctrace"):
+        path = path_base + ".db"
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(path + suffix):
+                os.remove(path + suffix)
+        return path, {"OCCTRACE_OUTPUT": path, "OCCTRACE_FORCE": "1"}
+    path = path_base + ".csv"
+    return path, {"OCC_HARNESS_CSV": path}
 
 
 def main():
@@ -74,13 +97,13 @@ def main():
         for name, extra in variants.items():
             env = dict(extra, STEPS=steps)
             if extra:
-                csv_path = os.path.join(outdir, f"{name}{tag}_{r}.csv")
-                env["OCC_HARNESS_CSV"] = csv_path
+                facts_path, facts_env = output_env(harness, os.path.join(outdir, f"{name}{tag}_{r}"))
+                env.update(facts_env)
             w, ms, _ = run(py, env, log)
             walls[name].append(w)
             steps_ms[name].append(ms)
             if extra:
-                metas[name] = meta(csv_path)
+                metas[name] = meta(facts_path)
     base = statistics.median(walls["untraced"])
     for name in variants:
         med = statistics.median(walls[name])
@@ -100,11 +123,11 @@ def main():
         return
     b5 = []
     w, _, _ = run(py, {"STEPS": "5"}, log); b5.append(w)
-    csv_all = os.path.join(outdir, "all.csv")
+    facts_all, facts_env = output_env(harness, os.path.join(outdir, "all"))
     w_all, _, _ = run(py, {"STEPS": "5", "CUDA_INJECTION64_PATH": harness,
-                           "OCCTRACE_ACHIEVED": "all", "OCC_HARNESS_CSV": csv_all}, log)
+                           "OCCTRACE_ACHIEVED": "all", **facts_env}, log)
     w, _, _ = run(py, {"STEPS": "5"}, log); b5.append(w)
-    ma = meta(csv_all)
+    ma = meta(facts_all)
     n_all = int(ma["achieved_launches_measured"]) + int(ma["achieved_launches_not_measured"])
     per_launch = (w_all - statistics.median(b5)) / max(1, n_all)
     say(f"all mode STEPS=5: untraced {[round(x, 3) for x in b5]} s, all {w_all:.3f} s, "
