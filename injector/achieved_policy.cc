@@ -93,6 +93,15 @@ AchievedConfig ParseAchievedConfig(const EnvLookup& env, std::vector<std::string
                           "' is not a number of seconds > 0; using 0.2");
     }
   }
+  if (std::optional<std::string> deinit = env("OCCTRACE_ACHIEVED_PARK_DEINIT")) {
+    const std::string_view text = Trim(*deinit);
+    if (text == "1" || text == "0") {
+      config.park_deinitializes = text == "1";
+    } else {
+      warnings->push_back("OCCTRACE_ACHIEVED_PARK_DEINIT='" + *deinit + "' is not 0 or 1; using " +
+                          (config.park_deinitializes ? "1" : "0"));
+    }
+  }
   if (std::optional<std::string> metrics = env("OCCTRACE_ACHIEVED_METRICS")) {
     std::string_view text = Trim(*metrics);
     if (text == "occupancy") {

@@ -36,6 +36,7 @@
 #include <atomic>
 #include <chrono>
 #include <cinttypes>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
@@ -105,6 +106,7 @@ struct PendingLaunch {
   LaunchSignature signature;
   AchievedSample sample;
   int64_t start_ns = 0;
+  int64_t started_ns = 0;  // when the profiler's Start returned
 };
 
 constexpr int kYieldsBeforeTimedWait = 16;
@@ -217,8 +219,11 @@ class RangeAchievedProfiler final : public AchievedProfiler {
         left_enabled_.store(true, std::memory_order_relaxed);
         continue;
       }
-      if (state->profiler) state->profiler->Disable();
-      state->profiler.reset();
+      if (state->profiler) {
+        state->profiler->Disable();
+        state->profiler.reset();
+        ReleaseProfilerSession();
+      }
       state->parked.store(false, std::memory_order_release);  // never re-enabled
     }
     // Not under a profiler that a stuck launch may still be using.
@@ -265,6 +270,20 @@ class RangeAchievedProfiler final : public AchievedProfiler {
                       std::to_string(static_cast<double>(config.idle_park_ns) / 1e9));
     meta.emplace_back("achieved_parks", std::to_string(parks_.load()));
     meta.emplace_back("achieved_unparks", std::to_string(unparks_.load()));
+    meta.emplace_back("achieved_park_deinit", config.park_deinitializes ? "1" : "0");
+    {
+      static constexpr const char* kPhaseNames[kPhases] = {"start", "launch", "stop",
+                                                           "decode", "evaluate", "reset"};
+      std::string phases;
+      for (int i = 0; i < kPhases; ++i) {
+        char part[64];
+        std::snprintf(part, sizeof(part), "%s%s=%.1f", i > 0 ? "," : "", kPhaseNames[i],
+                      static_cast<double>(phase_ns_[static_cast<size_t>(i)].load()) / 1e6);
+        phases += part;
+      }
+      meta.emplace_back("achieved_phase_ms", phases);
+    }
+    meta.emplace_back("achieved_profiler_session_ends", std::to_string(session_ends_.load()));
     meta.emplace_back("achieved_skipped_for_budget",
                       std::to_string(policy_.skipped_for_budget()));
     meta.emplace_back("achieved_context_wait_timeouts",
@@ -369,16 +388,20 @@ class RangeAchievedProfiler final : public AchievedProfiler {
       policy_.Release(signature);
       return;
     }
+    const int64_t before_start_ns = clock_();
     if (!state->profiler->Start(&error)) {
       policy_.Finish(signature, clock_() - start_ns, false);
       FailContext(state, error);
       return;
     }
+    const int64_t started_ns = clock_();
+    phase_ns_[kPhaseStart].fetch_add(started_ns - before_start_ns, std::memory_order_relaxed);
     HoldUntilExit(*cached, std::move(lock), &thread->pending);
     thread->pending.measuring = true;
     thread->pending.signature = signature;
     thread->pending.sample = std::move(sample);
     thread->pending.start_ns = start_ns;
+    thread->pending.started_ns = started_ns;
   }
 
   // The context lock stays held until this thread's EXIT callback for the launch.
@@ -432,18 +455,47 @@ class RangeAchievedProfiler final : public AchievedProfiler {
   // Called with the context's mutex held.
   void Park(ContextState* state) {
     if (state->profiler) state->profiler->Disable();
+    const bool had_profiler = state->profiler != nullptr;
     state->profiler.reset();
     state->parked.store(true, std::memory_order_release);
     parks_.fetch_add(1, std::memory_order_relaxed);
+    if (had_profiler) ReleaseProfilerSession();
+  }
+
+  // Each enabled context profiler counts as a user of CUPTI's profiler session; with
+  // park_deinitializes the session ends when the last one parks. session_mutex_ comes after a
+  // context's mutex (Park/Unpark hold it) and is never held while taking one.
+  void AcquireProfilerSession() {
+    std::lock_guard<std::mutex> lock(session_mutex_);
+    ++enabled_profilers_;
+  }
+  void ReleaseProfilerSession() {
+    std::lock_guard<std::mutex> lock(session_mutex_);
+    if (--enabled_profilers_ > 0 || !policy_.config().park_deinitializes) return;
+    if (profiler_initialized_.exchange(false)) {
+      device_->Deinitialize();
+      session_ends_.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+  // Called before creating a context profiler: starts the session if parking ended it.
+  bool EnsureProfilerSession(ProfilerError* error) {
+    std::lock_guard<std::mutex> lock(session_mutex_);
+    if (profiler_initialized_.load()) return true;
+    if (!device_->Initialize(error)) return false;
+    profiler_initialized_.store(true);
+    return true;
   }
 
   // Called with the context's mutex held.
   bool Unpark(ContextState* state, CUcontext ctx, ProfilerError* error) {
     const int64_t start_ns = clock_();
-    state->profiler =
-        device_->CreateContextProfiler(ctx, policy_.config().occupancy_metric_only, error);
+    if (EnsureProfilerSession(error)) {
+      state->profiler =
+          device_->CreateContextProfiler(ctx, policy_.config().occupancy_metric_only, error);
+    }
     setup_ns_.fetch_add(clock_() - start_ns, std::memory_order_relaxed);
     if (!state->profiler) return false;
+    AcquireProfilerSession();
     state->parked.store(false, std::memory_order_release);
     unparks_.fetch_add(1, std::memory_order_relaxed);
     return true;
@@ -460,8 +512,14 @@ class RangeAchievedProfiler final : public AchievedProfiler {
 
     ContextProfiler::Measurement measurement;
     ProfilerError error;
+    const int64_t exit_ns = clock_();
     const bool decoded = state->profiler->StopAndDecode(&measurement, &error);
     const int64_t profiling_ns = clock_() - pending->start_ns;
+    phase_ns_[kPhaseLaunch].fetch_add(exit_ns - pending->started_ns, std::memory_order_relaxed);
+    phase_ns_[kPhaseStop].fetch_add(measurement.stop_ns, std::memory_order_relaxed);
+    phase_ns_[kPhaseDecode].fetch_add(measurement.decode_ns, std::memory_order_relaxed);
+    phase_ns_[kPhaseEvaluate].fetch_add(measurement.evaluate_ns, std::memory_order_relaxed);
+    phase_ns_[kPhaseReset].fetch_add(measurement.reset_ns, std::memory_order_relaxed);
     const CUresult launch_result = data->functionReturnValue != nullptr
                                        ? *static_cast<const CUresult*>(data->functionReturnValue)
                                        : CUDA_SUCCESS;
@@ -570,15 +628,11 @@ class RangeAchievedProfiler final : public AchievedProfiler {
     auto state = std::make_shared<ContextState>();
     const int64_t start_ns = clock_();
     ProfilerError error;
-    if (!profiler_initialized_.load()) {
-      if (device_->Initialize(&error)) {
-        if (profiler_initialized_.exchange(true)) device_->Deinitialize();
-      }
-    }
-    if (error.ok()) {
+    if (EnsureProfilerSession(&error)) {
       state->profiler =
           device_->CreateContextProfiler(ctx, policy_.config().occupancy_metric_only, &error);
     }
+    if (state->profiler) AcquireProfilerSession();
     setup_ns_.fetch_add(clock_() - start_ns);
     if (!state->profiler) {
       std::lock_guard<std::mutex> lock(contexts_mutex_);
@@ -600,11 +654,13 @@ class RangeAchievedProfiler final : public AchievedProfiler {
     std::lock_guard<std::mutex> lock(contexts_mutex_);
     if (shut_down_) {
       state->profiler->Disable();
+      ReleaseProfilerSession();
       return nullptr;
     }
     auto [it, inserted] = contexts_.emplace(ctx, state);
     if (!inserted) {
       state->profiler->Disable();
+      ReleaseProfilerSession();
       state = it->second;
     } else {
       BumpContextsVersionLocked();
@@ -630,8 +686,11 @@ class RangeAchievedProfiler final : public AchievedProfiler {
       left_enabled_.store(true, std::memory_order_relaxed);
       return;
     }
-    if (state->profiler) state->profiler->Disable();
-    state->profiler.reset();
+    if (state->profiler) {
+      state->profiler->Disable();
+      state->profiler.reset();
+      ReleaseProfilerSession();
+    }
     // A launch that already holds this state must not re-enable a dying context.
     state->parked.store(false, std::memory_order_release);
   }
@@ -639,8 +698,11 @@ class RangeAchievedProfiler final : public AchievedProfiler {
   // A CUPTI profiler error during measurement: stop measuring everywhere, keep tracing.
   // Called with the context's mutex held.
   void FailContext(ContextState* state, const ProfilerError& error) {
-    if (state->profiler) state->profiler->Disable();
-    state->profiler.reset();
+    if (state->profiler) {
+      state->profiler->Disable();
+      state->profiler.reset();
+      ReleaseProfilerSession();
+    }
     ReportFailure(error);
   }
 
@@ -690,6 +752,13 @@ class RangeAchievedProfiler final : public AchievedProfiler {
 
   std::atomic<bool> disabled_{false};
   std::atomic<bool> profiler_initialized_{false};
+  std::mutex session_mutex_;      // enabled_profilers_ and starting/ending the session
+  int enabled_profilers_ = 0;
+  std::atomic<int64_t> session_ends_{0};
+  // Where measured launches spend their time (OCC_META.achieved_phase_ms): the profiler's
+  // Start, the launch call itself while profiled, then StopAndDecode's phases.
+  enum Phase { kPhaseStart, kPhaseLaunch, kPhaseStop, kPhaseDecode, kPhaseEvaluate, kPhaseReset, kPhases };
+  std::array<std::atomic<int64_t>, kPhases> phase_ns_{};
   std::atomic<int64_t> setup_ns_{0};
   std::atomic<int64_t> not_measured_{0};
   std::atomic<int64_t> parks_{0};

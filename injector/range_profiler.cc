@@ -1,5 +1,7 @@
 #include "injector/range_profiler.h"
 
+#include <chrono>
+
 #include <cupti_profiler_target.h>
 #include <cupti_target.h>
 
@@ -260,11 +262,18 @@ bool ContextRangeProfiler::Start(ProfilerError* error) {
 
 bool ContextRangeProfiler::StopAndDecode(Measurement* out, ProfilerError* error) {
   *out = Measurement{};
+  auto now = [] { return std::chrono::steady_clock::now(); };
+  auto since = [&](std::chrono::steady_clock::time_point from) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(now() - from).count();
+  };
+  auto phase = now();
   CUpti_RangeProfiler_Stop_Params stop{};
   stop.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
   stop.pRangeProfilerObject = profiler_;
   started_ = false;
   if (!CheckCupti(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop", error)) return false;
+  out->stop_ns = since(phase);
+  phase = now();
 
   CUpti_RangeProfiler_DecodeData_Params decode{};
   decode.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
@@ -274,6 +283,8 @@ bool ContextRangeProfiler::StopAndDecode(Measurement* out, ProfilerError* error)
     return false;
   }
   out->ranges_dropped = decode.numOfRangeDropped;
+  out->decode_ns = since(phase);
+  phase = now();
 
   CUpti_RangeProfiler_GetCounterDataInfo_Params info{};
   info.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
@@ -308,7 +319,11 @@ bool ContextRangeProfiler::StopAndDecode(Measurement* out, ProfilerError* error)
       if (name == kGpuTimeMetric) out->gpu_time_ns = values[i];
     }
   }
-  return ResetCounterData(error);
+  out->evaluate_ns = since(phase);
+  phase = now();
+  const bool reset = ResetCounterData(error);
+  out->reset_ns = since(phase);
+  return reset;
 }
 
 void ContextRangeProfiler::Disable() {

@@ -55,6 +55,12 @@ class ContextProfiler {
     double warps_per_cycle = -1;
     double cycles_active = -1;
     double gpu_time_ns = -1;
+    // Where StopAndDecode's time went (wall ns): stop, decode, counter-data info + metric
+    // evaluation, counter-image re-initialization. Summed into OCC_META.achieved_phase_ms.
+    int64_t stop_ns = 0;
+    int64_t decode_ns = 0;
+    int64_t evaluate_ns = 0;
+    int64_t reset_ns = 0;
   };
 
   virtual ~ContextProfiler() = default;

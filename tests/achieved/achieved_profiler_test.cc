@@ -227,6 +227,51 @@ TEST(AchievedProfiler, MeasuresEachSignatureOnceThenParksAndReenables) {
   EXPECT_EQ(rig.device->deinitializes.load(), 1);
 }
 
+// OCCTRACE_ACHIEVED_PARK_DEINIT=1: parking the last enabled context also ends CUPTI's profiler
+// session, and the next measurement starts it again before re-creating the context profiler.
+TEST(AchievedProfiler, ParkingTheLastContextCanEndTheProfilerSession) {
+  AchievedConfig config = Rig::SampleConfig();
+  config.park_deinitializes = true;
+  Rig rig(config);
+  rig.ContextCreated(Ctx(1));
+  rig.ContextCreated(Ctx(2));
+  EXPECT_EQ(rig.device->initializes.load(), 1);
+  Launch a(rig.profiler.get(), Ctx(1), 0x10);
+  Launch b(rig.profiler.get(), Ctx(2), 0x10);
+  a.Run();
+  b.Run();
+  rig.clock.Advance(150 * kMs);
+  a.Run();  // parks context 1: context 2 still enabled, the session stays
+  EXPECT_EQ(rig.Meta()["achieved_parks"], "1");
+  EXPECT_EQ(rig.device->deinitializes.load(), 0);
+  b.Run();  // parks context 2, the last one: the session ends
+  EXPECT_EQ(rig.Meta()["achieved_parks"], "2");
+  EXPECT_EQ(rig.device->deinitializes.load(), 1);
+  EXPECT_EQ(rig.Meta()["achieved_profiler_session_ends"], "1");
+  // A new signature starts the session again and is measured.
+  Launch c(rig.profiler.get(), Ctx(1), 0x10, /*grid=*/132);
+  c.Run();
+  EXPECT_EQ(rig.device->initializes.load(), 2);
+  EXPECT_EQ(rig.Meta()["achieved_launches_measured"], "3");
+  rig.profiler->Shutdown();
+  EXPECT_EQ(rig.device->deinitializes.load(), 2);  // every start has its end, no more
+}
+
+// Without it (the default) the session lives until shutdown, however often contexts park.
+TEST(AchievedProfiler, ParkingKeepsTheProfilerSessionByDefault) {
+  Rig rig;
+  rig.ContextCreated(Ctx(1));
+  Launch a(rig.profiler.get(), Ctx(1), 0x10);
+  a.Run();
+  rig.clock.Advance(150 * kMs);
+  a.Run();
+  EXPECT_EQ(rig.Meta()["achieved_parks"], "1");
+  EXPECT_EQ(rig.device->deinitializes.load(), 0);
+  rig.profiler->Shutdown();
+  EXPECT_EQ(rig.device->initializes.load(), 1);
+  EXPECT_EQ(rig.device->deinitializes.load(), 1);
+}
+
 TEST(AchievedProfiler, CapturingLaunchGivesItsSampleBack) {
   Rig rig;
   rig.device->capturing_streams.insert(Stream(1));

@@ -85,16 +85,25 @@ def main():
 
     variants = {
         "untraced": {},
+        # Tracing alone, for the split between tracing and achieved occupancy.
+        "traced_only": {"CUDA_INJECTION64_PATH": harness, "OCCTRACE_ACHIEVED": "off"},
         "sample": {"CUDA_INJECTION64_PATH": harness, "OCCTRACE_ACHIEVED": "sample"},
         # Budget lifted: every signature is measured once.
         "sample_every_signature": {"CUDA_INJECTION64_PATH": harness, "OCCTRACE_ACHIEVED": "sample",
-                                   "OCCTRACE_SAMPLE_BUDGET": "100%"},
+                                   "OCCTRACE_SAMPLE_BUDGET": "100%", "OCCTRACE_ACHIEVED_PARK_DEINIT": "0"},
+        # The same, parking also ending CUPTI's profiler session.
+        "sample_every_sig_deinit": {"CUDA_INJECTION64_PATH": harness, "OCCTRACE_ACHIEVED": "sample",
+                                    "OCCTRACE_SAMPLE_BUDGET": "100%", "OCCTRACE_ACHIEVED_PARK_DEINIT": "1"},
     }
+    if "harness" in os.path.basename(harness):  # the harness traces nothing: no tracing-only run
+        del variants["traced_only"]
     walls = {k: [] for k in variants}
     steps_ms = {k: [] for k in variants}
     metas = {}
+    names = list(variants)
     for r in range(rounds):
-        for name, extra in variants.items():
+        for name in names[r % len(names):] + names[:r % len(names)]:  # rotate: the machine drifts
+            extra = variants[name]
             env = dict(extra, STEPS=steps)
             if extra:
                 facts_path, facts_env = output_env(harness, os.path.join(outdir, f"{name}{tag}_{r}"))
