@@ -211,6 +211,16 @@ bool EnableTracing(Tracer* tracer) {
   // Per-function facts (barriers, local memory) from the cubin; optional: tracing goes on without.
   OCC_CUPTI_LOG(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED));
   OCC_CUPTI_CHECK(cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_STATE));
+  // With the range profiler in use, CUPTI's per-thread activity buffers (its default) leave
+  // one buffer in flight per profiled launch until CUPTI hands it back, which can be seconds:
+  // in `all` mode (~300 profiled launches/s) the pool ran dry and 1,028-1,414 of 3,438 kernel
+  // records were dropped (H200, 2026-11-21; more frequent flushes made it worse). Shared
+  // buffers: 0 dropped. Must be set before the callbacks are registered.
+  if (tracer->achieved) {
+    uint8_t per_thread = 0;
+    size_t size = sizeof(per_thread);
+    OCC_CUPTI_LOG(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, &size, &per_thread));
+  }
   OCC_CUPTI_CHECK(cuptiActivityRegisterCallbacks(BufferRequested, BufferCompleted));
   OCC_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE));
   OCC_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONTEXT));

@@ -165,6 +165,8 @@ void ApplyEnvironment(SessionOptions* options) {
   options->flush_period_ms = static_cast<int>(EnvLong("OCCTRACE_FLUSH_MS", options->flush_period_ms, 10, 60000));
   options->buffer_bytes =
       static_cast<size_t>(EnvLong("OCCTRACE_BUFFER_MB", static_cast<long>(options->buffer_bytes >> 20), 1, 256)) << 20;
+  options->max_buffers =
+      static_cast<size_t>(EnvLong("OCCTRACE_MAX_BUFFERS", static_cast<long>(options->max_buffers), 2, 65536));
   const char* quiet = std::getenv("OCCTRACE_QUIET");
   options->quiet = quiet != nullptr && *quiet != '\0' && *quiet != '0';
 }
@@ -275,12 +277,6 @@ uint8_t* TraceSession::AcquireBuffer(size_t* size) {
     refused_buffers_.fetch_add(1);
     return nullptr;
   }
-  // CUPTI keeps completed buffers until someone flushes, and a profiled launch (achieved
-  // occupancy, `all` mode: hundreds per second) completes a buffer holding one record. Waiting
-  // for the periodic flush then runs the pool dry and CUPTI drops records (seen on an H200:
-  // 1,324 of 3,438 kernels). Half the pool in flight: have the writer flush now.
-  const size_t in_flight = allocated_buffers_ - free_buffers_.size();
-  if (in_flight * 2 >= options_.max_buffers && !pressure_flush_.exchange(true)) Wake();
   *size = options_.buffer_bytes;
   return buffer;
 }
@@ -535,8 +531,7 @@ void TraceSession::WriterLoop() {
       return;
     }
     const bool commit_requested = g_commit_request.exchange(0) != 0;
-    const bool pool_pressure = pressure_flush_.exchange(false);
-    if (Clock::now() >= next_commit || commit_requested || pool_pressure) {
+    if (Clock::now() >= next_commit || commit_requested) {
       // Also after a write error: buffers must keep coming back to be counted and recycled.
       if (phase == Phase::kRunning && hooks_.flush_activity) {
         // Completed buffers only (no forced flush: that would cut buffers CUPTI still fills).

@@ -186,7 +186,6 @@ class TraceSession {
   std::atomic<bool> finished_{false};
   std::atomic<uint64_t> dropped_records_{0};
   std::atomic<uint64_t> refused_buffers_{0};
-  std::atomic<bool> pressure_flush_{false};  // half the pool in flight: flush before the period ends
   std::atomic<size_t> queued_module_bytes_{0};
   std::atomic<uint64_t> dropped_modules_{0};
   WriterStats final_stats_;

@@ -71,6 +71,22 @@ timeout 200 ncu --clock-control none --csv --print-kernel-base mangled \
 python3 "$ach/compare_ncu.py" "$work/acc_launches.txt" "$work/acc_occtrace.csv" "$work/acc_ncu.csv" \
   2>&1 | tee "$out/accuracy.txt"
 
+section "all mode on PyTorch: every kernel record kept while every launch is profiled"
+rm -f "$work/allmode.db"
+CUDA_INJECTION64_PATH="$lib" OCCTRACE_OUTPUT="$work/allmode.db" OCCTRACE_ACHIEVED=all STEPS=20 \
+  timeout 200 python3 "$stage/tests/gpu/workloads/train_small.py" >"$work/allmode.out" 2>&1
+tail -1 "$work/allmode.out"
+python3 - "$work/allmode.db" <<'PYEOF' | tee "$out/allmode.txt"
+import sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+meta = dict(con.execute("SELECT name, value FROM OCC_META").fetchall())
+launches = con.execute("SELECT COUNT(*) FROM OCC_LAUNCH").fetchone()[0]
+measured = con.execute("SELECT COUNT(*) FROM OCC_ACHIEVED WHERE status = 'measured'").fetchone()[0]
+ok = launches == measured and meta.get("dropped_records") == "0"
+print(f"{'PASS' if ok else 'FAIL'} all mode: {launches} kernel rows, {measured} measured, "
+      f"dropped_records {meta.get('dropped_records')}, phases {meta.get('achieved_phase_ms')}")
+PYEOF
+
 section "tail-wave grid: occtrace and ncu against each launch's own block timeline"
 timeout 240 python3 "$ach/tailwave.py" "$ach/occ_kernels" "$lib" "$work/tailwave" --launches 20 --rounds 2 \
   2>&1 | cut -c1-400 | tee "$out/tailwave.txt"
