@@ -210,22 +210,7 @@ class RangeAchievedProfiler final : public AchievedProfiler {
       BumpContextsVersionLocked();
     }
     disabled_.store(true, std::memory_order_release);
-    for (auto& [ctx, state] : contexts) {
-      std::unique_lock<std::timed_mutex> lock(state->mutex, std::defer_lock);
-      if (!lock.try_lock_for(context_wait_)) {
-        // Its holder never let go (a lost EXIT callback): leave its profiler alone rather than
-        // hang the program's exit.
-        NoteContextWaitTimeout();
-        left_enabled_.store(true, std::memory_order_relaxed);
-        continue;
-      }
-      if (state->profiler) {
-        state->profiler->Disable();
-        state->profiler.reset();
-        ReleaseProfilerSession();
-      }
-      state->parked.store(false, std::memory_order_release);  // never re-enabled
-    }
+    for (auto& [ctx, state] : contexts) Retire(state.get());
     // Not under a profiler that a stuck launch may still be using.
     if (!left_enabled_.load(std::memory_order_relaxed) && profiler_initialized_.exchange(false)) {
       device_->Deinitialize();
@@ -454,12 +439,9 @@ class RangeAchievedProfiler final : public AchievedProfiler {
 
   // Called with the context's mutex held.
   void Park(ContextState* state) {
-    if (state->profiler) state->profiler->Disable();
-    const bool had_profiler = state->profiler != nullptr;
-    state->profiler.reset();
+    DropProfiler(state);
     state->parked.store(true, std::memory_order_release);
     parks_.fetch_add(1, std::memory_order_relaxed);
-    if (had_profiler) ReleaseProfilerSession();
   }
 
   // Each enabled context profiler counts as a user of CUPTI's profiler session; with
@@ -679,30 +661,35 @@ class RangeAchievedProfiler final : public AchievedProfiler {
       contexts_.erase(it);
       BumpContextsVersionLocked();
     }
+    Retire(state.get());
+  }
+
+  // A context going away (destroyed, or everything at shutdown): its profiler is dropped, and a
+  // launch that already holds the state must not re-enable it. A stuck holder (a lost EXIT
+  // callback) keeps its profiler rather than hang the program here.
+  void Retire(ContextState* state) {
     std::unique_lock<std::timed_mutex> lock(state->mutex, std::defer_lock);
     if (!lock.try_lock_for(context_wait_)) {
-      // A stuck holder (lost EXIT): its profiler is left as it is rather than hang here.
       NoteContextWaitTimeout();
       left_enabled_.store(true, std::memory_order_relaxed);
       return;
     }
-    if (state->profiler) {
-      state->profiler->Disable();
-      state->profiler.reset();
-      ReleaseProfilerSession();
-    }
-    // A launch that already holds this state must not re-enable a dying context.
+    DropProfiler(state);
     state->parked.store(false, std::memory_order_release);
+  }
+
+  // Called with the context's mutex held.
+  void DropProfiler(ContextState* state) {
+    if (!state->profiler) return;
+    state->profiler->Disable();
+    state->profiler.reset();
+    ReleaseProfilerSession();
   }
 
   // A CUPTI profiler error during measurement: stop measuring everywhere, keep tracing.
   // Called with the context's mutex held.
   void FailContext(ContextState* state, const ProfilerError& error) {
-    if (state->profiler) {
-      state->profiler->Disable();
-      state->profiler.reset();
-      ReleaseProfilerSession();
-    }
+    DropProfiler(state);
     ReportFailure(error);
   }
 
