@@ -212,8 +212,9 @@ class RangeAchievedProfiler final : public AchievedProfiler {
     disabled_.store(true, std::memory_order_release);
     for (auto& [ctx, state] : contexts) Retire(state.get());
     // Not under a profiler that a stuck launch may still be using.
-    if (!left_enabled_.load(std::memory_order_relaxed) && profiler_initialized_.exchange(false)) {
-      device_->Deinitialize();
+    if (!left_enabled_.load(std::memory_order_relaxed)) {
+      std::lock_guard<std::mutex> lock(session_mutex_);
+      EndProfilerSessionLocked();
     }
   }
 
@@ -454,18 +455,20 @@ class RangeAchievedProfiler final : public AchievedProfiler {
   void ReleaseProfilerSession() {
     std::lock_guard<std::mutex> lock(session_mutex_);
     if (--enabled_profilers_ > 0 || !policy_.config().park_deinitializes) return;
-    if (profiler_initialized_.exchange(false)) {
-      device_->Deinitialize();
-      session_ends_.fetch_add(1, std::memory_order_relaxed);
-    }
+    if (EndProfilerSessionLocked()) session_ends_.fetch_add(1, std::memory_order_relaxed);
+  }
+  bool EndProfilerSessionLocked() {
+    if (!profiler_session_) return false;
+    device_->Deinitialize();
+    profiler_session_ = false;
+    return true;
   }
   // Called before creating a context profiler: starts the session if parking ended it.
   bool EnsureProfilerSession(ProfilerError* error) {
     std::lock_guard<std::mutex> lock(session_mutex_);
-    if (profiler_initialized_.load()) return true;
-    if (!device_->Initialize(error)) return false;
-    profiler_initialized_.store(true);
-    return true;
+    if (profiler_session_) return true;
+    profiler_session_ = device_->Initialize(error);
+    return profiler_session_;
   }
 
   // Called with the context's mutex held.
@@ -738,8 +741,8 @@ class RangeAchievedProfiler final : public AchievedProfiler {
   const std::chrono::nanoseconds context_wait_;
 
   std::atomic<bool> disabled_{false};
-  std::atomic<bool> profiler_initialized_{false};
-  std::mutex session_mutex_;      // enabled_profilers_ and starting/ending the session
+  std::mutex session_mutex_;     // guards the two below: CUPTI's profiler session and its users
+  bool profiler_session_ = false;  // cuptiProfilerInitialize done and not yet undone
   int enabled_profilers_ = 0;
   std::atomic<int64_t> session_ends_{0};
   // Where measured launches spend their time (OCC_META.achieved_phase_ms): the profiler's

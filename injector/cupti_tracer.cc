@@ -229,9 +229,11 @@ bool EnableTracing(Tracer* tracer) {
   return true;
 }
 
-bool EnvFlag(const char* name) {
+// `fallback` when unset; otherwise set and not "" or "0".
+bool EnvFlag(const char* name, bool fallback = false) {
   const char* value = getenv(name);
-  return value != nullptr && *value != '\0' && std::strcmp(value, "0") != 0;
+  if (value == nullptr) return fallback;
+  return *value != '\0' && std::strcmp(value, "0") != 0;
 }
 
 }  // namespace
@@ -330,7 +332,7 @@ int InitializeTracing() {
     return 1;
   }
   if (tracer->achieved) tracer->achieved->EnableCallbacks(tracer->subscriber);
-  if (EnvFlag("OCCTRACE_WATCH_SUBSCRIBERS") || getenv("OCCTRACE_WATCH_SUBSCRIBERS") == nullptr) {
+  if (EnvFlag("OCCTRACE_WATCH_SUBSCRIBERS", /*fallback=*/true)) {
     const RedirectReport watch = WatchForRefusedSubscribers(OnRefusedSubscriber);
     session.SetMeta("subscriber_watch", std::to_string(watch.rewritten) + " call sites in " +
                                             std::to_string(watch.objects.size()) + " libraries" +

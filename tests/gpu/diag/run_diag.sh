@@ -32,10 +32,7 @@ with profile(activities=[ProfilerActivity.CUDA]) as prof:
     torch.cuda.synchronize()
 print("cuda events", len([e for e in prof.events() if e.device_type.name == "CUDA"]))
 PY
-LD_PRELOAD="$work/libcupti_call_log.so" LD_LIBRARY_PATH="$cupti_dir:${LD_LIBRARY_PATH:-}" \
-  CUDA_INJECTION64_PATH="$lib" OCCTRACE_OUTPUT="$work/tp.db" OCCTRACE_FORCE=1 OCCTRACE_ACHIEVED=off \
-  timeout 120 python3 "$work/torchprof_small.py" 2>&1 | grep -v "cuptiEnableCallback" | head -60
-echo "== 2b. the same, torch.profiler started before the first CUDA call"
+# The same program with torch.profiler started before the first CUDA call.
 cat > "$work/torchprof_first_small.py" <<'PY'
 import torch
 from torch.profiler import profile, ProfilerActivity
@@ -45,9 +42,12 @@ with profile(activities=[ProfilerActivity.CUDA]) as prof:
     torch.cuda.synchronize()
 print("cuda events", len([e for e in prof.events() if e.device_type.name == "CUDA"]))
 PY
-LD_PRELOAD="$work/libcupti_call_log.so" LD_LIBRARY_PATH="$cupti_dir:${LD_LIBRARY_PATH:-}" \
-  CUDA_INJECTION64_PATH="$lib" OCCTRACE_OUTPUT="$work/tpf.db" OCCTRACE_FORCE=1 OCCTRACE_ACHIEVED=off \
-  timeout 120 python3 "$work/torchprof_first_small.py" 2>&1 | grep -v "cuptiEnableCallback" | head -40
+for script in torchprof_small torchprof_first_small; do
+  echo "-- $script"
+  LD_PRELOAD="$work/libcupti_call_log.so" LD_LIBRARY_PATH="$cupti_dir:${LD_LIBRARY_PATH:-}" \
+    CUDA_INJECTION64_PATH="$lib" OCCTRACE_OUTPUT="$work/$script.logged.db" OCCTRACE_FORCE=1 OCCTRACE_ACHIEVED=off \
+    timeout 120 python3 "$work/$script.py" 2>&1 | grep -v "cuptiEnableCallback" | head -60
+done
 echo "== 2c. both orders without the call log"
 for script in torchprof_small torchprof_first_small; do
   rm -f "$work/$script.db"
