@@ -50,6 +50,22 @@ std::optional<double> ParseBudgetFraction(std::string_view text) {
   return fraction;
 }
 
+namespace {
+// A 0|1 variable; anything else keeps *value and says so.
+void ParseSwitch(const EnvLookup& env, const char* name, bool* value,
+                 std::vector<std::string>* warnings) {
+  std::optional<std::string> raw = env(name);
+  if (!raw) return;
+  const std::string_view text = Trim(*raw);
+  if (text == "1" || text == "0") {
+    *value = text == "1";
+  } else {
+    warnings->push_back(std::string(name) + "='" + *raw + "' is not 0 or 1; using " +
+                        (*value ? "1" : "0"));
+  }
+}
+}  // namespace
+
 AchievedConfig ParseAchievedConfig(const EnvLookup& env, std::vector<std::string>* warnings) {
   AchievedConfig config;
   if (std::optional<std::string> mode = env("OCCTRACE_ACHIEVED")) {
@@ -93,15 +109,8 @@ AchievedConfig ParseAchievedConfig(const EnvLookup& env, std::vector<std::string
                           "' is not a number of seconds > 0; using 0.2");
     }
   }
-  if (std::optional<std::string> deinit = env("OCCTRACE_ACHIEVED_PARK_DEINIT")) {
-    const std::string_view text = Trim(*deinit);
-    if (text == "1" || text == "0") {
-      config.park_deinitializes = text == "1";
-    } else {
-      warnings->push_back("OCCTRACE_ACHIEVED_PARK_DEINIT='" + *deinit + "' is not 0 or 1; using " +
-                          (config.park_deinitializes ? "1" : "0"));
-    }
-  }
+  ParseSwitch(env, "OCCTRACE_ACHIEVED_PARK_DEINIT", &config.park_deinitializes, warnings);
+  ParseSwitch(env, "OCCTRACE_ACHIEVED_BACKGROUND_SETUP", &config.background_setup, warnings);
   if (std::optional<std::string> metrics = env("OCCTRACE_ACHIEVED_METRICS")) {
     std::string_view text = Trim(*metrics);
     if (text == "occupancy") {

@@ -1,7 +1,8 @@
 // Achieved occupancy (issue 5): the CUPTI range profiler around chosen kernel launches.
 //
-// Per context, the range profiler is enabled once (CONTEXT_CREATED, or lazily at the first
-// launch) with a one-pass config, and Start/Stop bracket a chosen driver-level launch: Start
+// Per context, the range profiler is enabled once with a one-pass config — on a setup thread
+// started at CONTEXT_CREATED (it takes 0.2-0.65 s, which the program should not wait for), or
+// by the first launch to be measured — and Start/Stop bracket a chosen driver-level launch: Start
 // in the launch's ENTER callback, Stop + decode + evaluate in its EXIT callback. Auto range
 // captures every kernel launched in the context between Start and Stop, so every launch in a
 // context with an enabled profiler holds that context's mutex from ENTER to EXIT: a launch
@@ -24,7 +25,8 @@
 // range then reads multi-range (two kernels), never a wrong value.
 //
 // Lock order: contexts_mutex_ (map only; never held while waiting for a context's mutex)
-// before ContextState::mutex, before the policy's mutex and status_mutex_ (leaves). The sink is
+// before ContextState::mutex, before session_mutex_, the policy's mutex, setup_threads_mutex_
+// and status_mutex_ (leaves). The sink is
 // called with the context mutex held (it only queues). Waits for a context's mutex are bounded
 // (AchievedConfig::context_wait_ns, see LockContext).
 #include <cuda.h>
@@ -36,6 +38,7 @@
 #include <atomic>
 #include <chrono>
 #include <cinttypes>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -43,6 +46,7 @@
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 #include <utility>
@@ -89,11 +93,15 @@ int64_t ProcessStartBootTimeNs() {
 }
 
 struct ContextState {
-  // Held from launch ENTER to EXIT while the context is not parked, and around every change to
-  // `profiler`. Timed, so that every wait for it is bounded (LockContext).
+  // Held from launch ENTER to EXIT while the context is not parked, around every change to
+  // `profiler`, and by the setup thread for the whole background setup. Timed, so that every
+  // wait for it is bounded (LockContext).
   std::timed_mutex mutex;
   std::unique_ptr<ContextProfiler> profiler;  // guarded by mutex; null when parked or failed
-  std::atomic<bool> parked{false};            // written under mutex, read without it
+  // A new context starts parked (nothing set up yet); Retire leaves it unparked with no
+  // profiler, which nothing re-enables. Written under mutex, read without it.
+  std::atomic<bool> parked{true};
+  bool ever_enabled = false;  // guarded by mutex: a later enable is an unpark
   // A wait for `mutex` timed out and its holder has not let go since: launches do not wait.
   std::atomic<bool> stalled{false};
 };
@@ -189,7 +197,7 @@ class RangeAchievedProfiler final : public AchievedProfiler {
       case CUPTI_CB_DOMAIN_RESOURCE: {
         const auto* resource = static_cast<const CUpti_ResourceData*>(cbdata);
         if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
-          if (!disabled_.load(std::memory_order_acquire)) FindOrCreateContext(resource->context);
+          if (!disabled_.load(std::memory_order_acquire)) OnContextCreated(resource->context);
         } else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
           DestroyContext(resource->context);
         }
@@ -200,6 +208,9 @@ class RangeAchievedProfiler final : public AchievedProfiler {
     }
   }
 
+  // Returns with no setup thread running, unless one outlived context_wait_ (then the profiler
+  // session is left alone, as for a stuck launch; the tracer is never destroyed in a traced
+  // program, so the thread cannot outlive the object there).
   void Shutdown() override {
     std::unordered_map<CUcontext, std::shared_ptr<ContextState>> contexts;
     {
@@ -211,6 +222,7 @@ class RangeAchievedProfiler final : public AchievedProfiler {
     }
     disabled_.store(true, std::memory_order_release);
     for (auto& [ctx, state] : contexts) Retire(state.get());
+    if (!WaitForSetupThreads()) left_enabled_.store(true, std::memory_order_relaxed);
     // Not under a profiler that a stuck launch may still be using.
     if (!left_enabled_.load(std::memory_order_relaxed)) {
       std::lock_guard<std::mutex> lock(session_mutex_);
@@ -251,6 +263,8 @@ class RangeAchievedProfiler final : public AchievedProfiler {
                       config.mode == AchievedMode::kSample ? "1" : "0");
     meta.emplace_back("achieved_profiling_ns", std::to_string(policy_.profiling_ns()));
     meta.emplace_back("achieved_setup_ns", std::to_string(setup_ns_.load()));
+    meta.emplace_back("achieved_background_setup", config.background_setup ? "1" : "0");
+    meta.emplace_back("achieved_background_setup_ns", std::to_string(background_setup_ns_.load()));
     meta.emplace_back("achieved_budget_pauses", std::to_string(policy_.budget_pauses()));
     meta.emplace_back("achieved_idle_park_s",
                       std::to_string(static_cast<double>(config.idle_park_ns) / 1e9));
@@ -365,6 +379,12 @@ class RangeAchievedProfiler final : public AchievedProfiler {
     // Re-enabling a parked profiler is part of this sample's cost (charged to the budget).
     const int64_t start_ns = clock_();
     ProfilerError error;
+    // A setup that failed while this launch waited for the lock (the setup thread's) has
+    // stopped measurement: one attempt per run, not another one here.
+    if (disabled_.load(std::memory_order_acquire)) {
+      policy_.Release(signature);
+      return;
+    }
     if (state->parked.load(std::memory_order_relaxed) && !Unpark(state, data->context, &error)) {
       policy_.Finish(signature, clock_() - start_ns, false);
       FailContext(state, error);
@@ -471,19 +491,97 @@ class RangeAchievedProfiler final : public AchievedProfiler {
     return profiler_session_;
   }
 
-  // Called with the context's mutex held.
+  // Sets the parked context's profiler up on this (application) thread. Called with the
+  // context's mutex held.
   bool Unpark(ContextState* state, CUcontext ctx, ProfilerError* error) {
     const int64_t start_ns = clock_();
+    const bool reenable = state->ever_enabled;
+    const bool enabled = Enable(state, ctx, error);
+    setup_ns_.fetch_add(clock_() - start_ns, std::memory_order_relaxed);
+    if (enabled && reenable) unparks_.fetch_add(1, std::memory_order_relaxed);
+    return enabled;
+  }
+
+  // Called with the context's mutex held.
+  bool Enable(ContextState* state, CUcontext ctx, ProfilerError* error) {
     if (EnsureProfilerSession(error)) {
       state->profiler =
           device_->CreateContextProfiler(ctx, policy_.config().occupancy_metric_only, error);
     }
-    setup_ns_.fetch_add(clock_() - start_ns, std::memory_order_relaxed);
     if (!state->profiler) return false;
     AcquireProfilerSession();
+    state->ever_enabled = true;
     state->parked.store(false, std::memory_order_release);
-    unparks_.fetch_add(1, std::memory_order_relaxed);
+    {
+      std::lock_guard<std::mutex> lock(status_mutex_);
+      chip_ = state->profiler->chip_name();
+      metrics_.clear();
+      for (const char* metric : state->profiler->metrics()) {
+        if (!metrics_.empty()) metrics_ += ",";
+        metrics_ += metric;
+      }
+    }
     return true;
+  }
+
+  // CONTEXT_CREATED, on the creating thread: the profiler is set up now, on a setup thread of
+  // our own (AchievedConfig::background_setup) or, failing that, here.
+  void OnContextCreated(CUcontext ctx) {
+    bool created = false;
+    std::shared_ptr<ContextState> state = FindOrCreateContext(ctx, nullptr, &created);
+    if (!state || !created) return;
+    if (policy_.config().background_setup && StartSetupThread(state, ctx)) return;
+    std::unique_lock<std::timed_mutex> lock = LockContext(state.get());
+    if (!lock.owns_lock() || !state->parked.load(std::memory_order_relaxed)) return;
+    ProfilerError error;
+    if (!Unpark(state.get(), ctx, &error)) FailContext(state.get(), error);
+  }
+
+  bool StartSetupThread(std::shared_ptr<ContextState> state, CUcontext ctx) {
+    std::lock_guard<std::mutex> lock(setup_threads_mutex_);
+    if (setup_threads_closed_) return false;
+    ++setup_threads_running_;
+    try {
+      std::thread([this, state = std::move(state), ctx]() mutable {
+        SetUpInBackground(state.get(), ctx);
+        state.reset();  // nothing of this thread touches the context state after this
+        std::lock_guard<std::mutex> done(setup_threads_mutex_);
+        --setup_threads_running_;
+        setup_threads_done_.notify_all();  // under the mutex: the waiter may destroy *this next
+      }).detach();
+    } catch (const std::system_error&) {
+      --setup_threads_running_;  // no thread: the caller sets up on its own thread
+      return false;
+    }
+    return true;
+  }
+
+  // On the setup thread. It holds the context's mutex throughout, so a launch that is to be
+  // measured meanwhile waits for the setup (bounded, LockContext) and then finds the profiler
+  // ready and warm; launches not to be measured go ahead, since a parked context needs no lock
+  // and an enabled-but-stopped profiler measures nothing. Enable unparks the context before
+  // the warm-up Start, so from then on every launch waits rather than run inside the warm-up
+  // range (except one already past its parked check: the known window in the header).
+  void SetUpInBackground(ContextState* state, CUcontext ctx) {
+    std::unique_lock<std::timed_mutex> lock(state->mutex, std::defer_lock);
+    if (!lock.try_lock_for(context_wait_)) return;  // a launch will set it up if it needs it
+    // Already set up by a launch that got here first, retired, or measurement stopped.
+    if (!state->parked.load(std::memory_order_relaxed) || state->ever_enabled ||
+        disabled_.load(std::memory_order_acquire)) {
+      return;
+    }
+    const int64_t start_ns = clock_();
+    ProfilerError error;
+    const bool ready = Enable(state, ctx, &error) && state->profiler->WarmUp(&error);
+    background_setup_ns_.fetch_add(clock_() - start_ns, std::memory_order_relaxed);
+    if (!ready) FailContext(state, error);
+  }
+
+  bool WaitForSetupThreads() {
+    std::unique_lock<std::mutex> lock(setup_threads_mutex_);
+    setup_threads_closed_ = true;
+    return setup_threads_done_.wait_for(lock, context_wait_,
+                                        [this] { return setup_threads_running_ == 0; });
   }
 
   void OnKernelLaunchExit(const CUpti_CallbackData* data, PendingLaunch* pending) {
@@ -594,64 +692,22 @@ class RangeAchievedProfiler final : public AchievedProfiler {
                             std::memory_order_release);
   }
 
-  // The context's state, its profiler set up on first sight; nullptr when achieved measurement
-  // is off for it (setup failed, or shut down). *version: the table version the answer belongs
-  // to (read under contexts_mutex_ with it).
-  std::shared_ptr<ContextState> FindOrCreateContext(CUcontext ctx, uint64_t* version = nullptr) {
+  // The context's state, created parked (its profiler is set up by OnContextCreated, or by the
+  // first launch to be measured); nullptr after shutdown. *version: the table version the
+  // answer belongs to; *created: whether this call added it.
+  std::shared_ptr<ContextState> FindOrCreateContext(CUcontext ctx, uint64_t* version = nullptr,
+                                                    bool* created = nullptr) {
     if (ctx == nullptr) return nullptr;
-    {
-      std::lock_guard<std::mutex> lock(contexts_mutex_);
-      if (shut_down_) return nullptr;
-      auto it = contexts_.find(ctx);
-      if (it != contexts_.end()) {
-        if (version != nullptr) *version = contexts_version_.load(std::memory_order_relaxed);
-        return it->second;
-      }
-    }
-    // Set up outside contexts_mutex_ (it takes ~100 ms); two threads racing on one new context
-    // both build a profiler and the loser discards its own.
-    auto state = std::make_shared<ContextState>();
-    const int64_t start_ns = clock_();
-    ProfilerError error;
-    if (EnsureProfilerSession(&error)) {
-      state->profiler =
-          device_->CreateContextProfiler(ctx, policy_.config().occupancy_metric_only, &error);
-    }
-    if (state->profiler) AcquireProfilerSession();
-    setup_ns_.fetch_add(clock_() - start_ns);
-    if (!state->profiler) {
-      std::lock_guard<std::mutex> lock(contexts_mutex_);
-      if (!shut_down_ && contexts_.emplace(ctx, state).second) {
-        BumpContextsVersionLocked();  // remembered as failed: no retry per launch
-      }
-      ReportFailure(error);
-      return nullptr;
-    }
-    {
-      std::lock_guard<std::mutex> lock(status_mutex_);
-      chip_ = state->profiler->chip_name();
-      metrics_.clear();
-      for (const char* metric : state->profiler->metrics()) {
-        if (!metrics_.empty()) metrics_ += ",";
-        metrics_ += metric;
-      }
-    }
     std::lock_guard<std::mutex> lock(contexts_mutex_);
-    if (shut_down_) {
-      state->profiler->Disable();
-      ReleaseProfilerSession();
-      return nullptr;
-    }
-    auto [it, inserted] = contexts_.emplace(ctx, state);
-    if (!inserted) {
-      state->profiler->Disable();
-      ReleaseProfilerSession();
-      state = it->second;
-    } else {
+    if (shut_down_) return nullptr;
+    auto [it, inserted] = contexts_.try_emplace(ctx);
+    if (inserted) {
+      it->second = std::make_shared<ContextState>();
       BumpContextsVersionLocked();
     }
     if (version != nullptr) *version = contexts_version_.load(std::memory_order_relaxed);
-    return state;
+    if (created != nullptr) *created = inserted;
+    return it->second;
   }
 
   void DestroyContext(CUcontext ctx) {
@@ -749,7 +805,8 @@ class RangeAchievedProfiler final : public AchievedProfiler {
   // Start, the launch call itself while profiled, then StopAndDecode's phases.
   enum Phase { kPhaseStart, kPhaseLaunch, kPhaseStop, kPhaseDecode, kPhaseEvaluate, kPhaseReset, kPhases };
   std::array<std::atomic<int64_t>, kPhases> phase_ns_{};
-  std::atomic<int64_t> setup_ns_{0};
+  std::atomic<int64_t> setup_ns_{0};             // on application threads
+  std::atomic<int64_t> background_setup_ns_{0};  // on setup threads (StartSetupThread)
   std::atomic<int64_t> not_measured_{0};
   std::atomic<int64_t> parks_{0};
   std::atomic<int64_t> unparks_{0};
@@ -763,6 +820,12 @@ class RangeAchievedProfiler final : public AchievedProfiler {
   // Version of contexts_ (see ThreadState::contexts_version); written under contexts_mutex_.
   std::atomic<uint64_t> contexts_version_{
       g_next_contexts_version.fetch_add(1, std::memory_order_relaxed)};
+
+  // Setup threads are detached; Shutdown waits (bounded) until none runs. A leaf lock.
+  std::mutex setup_threads_mutex_;
+  std::condition_variable setup_threads_done_;
+  int setup_threads_running_ = 0;
+  bool setup_threads_closed_ = false;
 
   mutable std::mutex status_mutex_;
   std::string status_;  // empty while fine

@@ -60,6 +60,8 @@ const DriverApi& Driver() {
     // The legacy-stream entry point; a per-thread default stream is passed as
     // CU_STREAM_PER_THREAD, which every stream API accepts.
     Resolve(handle, "cuStreamIsCapturing", &loaded.cuStreamIsCapturing);
+    Resolve(handle, "cuCtxPushCurrent_v2", &loaded.cuCtxPushCurrent);
+    Resolve(handle, "cuCtxPopCurrent_v2", &loaded.cuCtxPopCurrent);
     return loaded;
   }();
   return api;

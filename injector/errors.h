@@ -31,6 +31,8 @@ struct DriverApi {
   decltype(&::cuDeviceGetAttribute) cuDeviceGetAttribute = nullptr;
   decltype(&::cuDeviceGetPCIBusId) cuDeviceGetPCIBusId = nullptr;
   decltype(&::cuStreamIsCapturing) cuStreamIsCapturing = nullptr;
+  decltype(&::cuCtxPushCurrent) cuCtxPushCurrent = nullptr;
+  decltype(&::cuCtxPopCurrent) cuCtxPopCurrent = nullptr;
   bool Loaded() const { return cuDeviceGet != nullptr && cuDeviceGetAttribute != nullptr; }
 };
 // Resolved once, on first use (thread-safe).

@@ -25,6 +25,28 @@ const char* SupportLevelName(CUpti_Profiler_Support_Level level) {
   }
 }
 
+// Makes `ctx` current on this thread for a scope. The setup and warm-up may run on occtrace's
+// own setup thread, where no context is current; on an application thread the context is
+// already current and this only pushes it once more.
+class ScopedCurrentContext {
+ public:
+  explicit ScopedCurrentContext(CUcontext ctx) {
+    const DriverApi& driver = Driver();
+    if (ctx != nullptr && driver.cuCtxPushCurrent != nullptr && driver.cuCtxPopCurrent != nullptr) {
+      pushed_ = driver.cuCtxPushCurrent(ctx) == CUDA_SUCCESS;
+    }
+  }
+  ~ScopedCurrentContext() {
+    CUcontext popped = nullptr;
+    if (pushed_) Driver().cuCtxPopCurrent(&popped);
+  }
+  ScopedCurrentContext(const ScopedCurrentContext&) = delete;
+  ScopedCurrentContext& operator=(const ScopedCurrentContext&) = delete;
+
+ private:
+  bool pushed_ = false;
+};
+
 std::mutex& InitMutex() {
   static std::mutex mutex;
   return mutex;
@@ -74,6 +96,7 @@ void DeinitializeCuptiProfiler() {
 std::unique_ptr<ContextRangeProfiler> ContextRangeProfiler::Create(CUcontext ctx,
                                                                    bool occupancy_only,
                                                                    ProfilerError* error) {
+  ScopedCurrentContext current(ctx);  // outlives `profiler`: a failed setup disables under it
   std::unique_ptr<ContextRangeProfiler> profiler(new ContextRangeProfiler(ctx));
   if (!profiler->Setup(occupancy_only, error)) return nullptr;
   return profiler;
@@ -324,6 +347,12 @@ bool ContextRangeProfiler::StopAndDecode(Measurement* out, ProfilerError* error)
   const bool reset = ResetCounterData(error);
   out->reset_ns = since(phase);
   return reset;
+}
+
+bool ContextRangeProfiler::WarmUp(ProfilerError* error) {
+  ScopedCurrentContext current(ctx_);
+  Measurement discarded;
+  return Start(error) && StopAndDecode(&discarded, error);
 }
 
 void ContextRangeProfiler::Disable() {

@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Cost of achieved-occupancy measurement with the real libocctrace.so (issue 5's figures).
 
-usage: achieved_cost.py LIBOCCTRACE.so TRAIN_SMALL.py [--rounds 5] [--steps 300]
+usage: achieved_cost.py LIBOCCTRACE.so TRAIN_SMALL.py [--rounds 5] [--steps 300] [--skip-all]
 
 1. Whole-process wall time of `python train_small.py` (STEPS=300 plus its 20 warm-up steps,
    interpreter start and lazy module loading included), interleaved rounds, medians:
    untraced vs OCCTRACE_ACHIEVED=sample with the default budget (5 % of wall time) and with
    OCCTRACE_SAMPLE_BUDGET=100% (every signature measured once), with the signatures measured /
    seen that each run recorded. Target: sample <= 1.10 x untraced, every signature measured.
+   Also, in the same rounds: tracing alone (OCCTRACE_ACHIEVED=off), the split between tracing
+   and measurement; and budget 100% with the profiler set up on the application's thread
+   (OCCTRACE_ACHIEVED_BACKGROUND_SETUP=0), what the background setup saves.
 2. Cost per measured launch in `all` mode: (wall_all - median wall_untraced) / launches measured,
    STEPS=5; and Nsight Compute's cost per kernel for the same program with only the occupancy
    metric (`ncu --clock-control none --metrics sm__warps_active.avg.pct_of_peak_sustained_active`):
@@ -24,7 +27,7 @@ import tempfile
 import time
 
 OCC_VARS = ("CUDA_INJECTION64_PATH", "LD_PRELOAD", "OCCTRACE_OUTPUT", "OCCTRACE_ACHIEVED",
-            "OCCTRACE_SAMPLE_BUDGET", "OCCTRACE_SAMPLES")
+            "OCCTRACE_SAMPLE_BUDGET", "OCCTRACE_SAMPLES", "OCCTRACE_ACHIEVED_BACKGROUND_SETUP")
 
 
 def run(cmd, extra, db=None):
@@ -56,21 +59,26 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--steps", type=int, default=300)
     ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--skip-all", action="store_true", help="skip the all-mode / ncu part")
     args = ap.parse_args()
     lib = os.path.abspath(args.lib)
     tmp = tempfile.mkdtemp()
     db = os.path.join(tmp, "t.db")
     cmd = [args.python, args.train]
+    traced = {"CUDA_INJECTION64_PATH": lib, "OCCTRACE_OUTPUT": db}
     variants = {
         "untraced": {},
-        "sample (default budget)": {"CUDA_INJECTION64_PATH": lib, "OCCTRACE_OUTPUT": db,
-                                    "OCCTRACE_ACHIEVED": "sample"},
-        "sample (budget 100%)": {"CUDA_INJECTION64_PATH": lib, "OCCTRACE_OUTPUT": db,
-                                 "OCCTRACE_ACHIEVED": "sample", "OCCTRACE_SAMPLE_BUDGET": "100%"},
+        "tracing only": dict(traced, OCCTRACE_ACHIEVED="off"),
+        "sample (default budget)": dict(traced, OCCTRACE_ACHIEVED="sample"),
+        "sample (budget 100%)": dict(traced, OCCTRACE_ACHIEVED="sample", OCCTRACE_SAMPLE_BUDGET="100%"),
+        "sample (100%, app-thread setup)": dict(traced, OCCTRACE_ACHIEVED="sample",
+                                                OCCTRACE_SAMPLE_BUDGET="100%",
+                                                OCCTRACE_ACHIEVED_BACKGROUND_SETUP="0"),
     }
     names = list(variants)
     walls = {n: [] for n in names}
     coverage = {n: [] for n in names}
+    setup_ms = {n: [] for n in names}
     print(f"== whole-process wall time, train_small.py STEPS={args.steps}, {args.rounds} interleaved rounds",
           flush=True)
     for r in range(args.rounds):
@@ -81,14 +89,20 @@ def main():
             walls[n].append(wall)
             if n != "untraced":
                 m = meta(db)
-                coverage[n].append(f"{m.get('achieved_signatures_measured')}/{m.get('achieved_signatures_seen')}")
+                if m.get("achieved_mode", "off") != "off":
+                    coverage[n].append(f"{m.get('achieved_signatures_measured')}/{m.get('achieved_signatures_seen')}")
+                    setup_ms[n].append(f"{int(m.get('achieved_setup_ns', 0)) / 1e6:.0f}"
+                                       f"+{int(m.get('achieved_background_setup_ns', 0)) / 1e6:.0f}bg")
         print(f"  round {r + 1}: " + ", ".join(f"{n} {walls[n][-1]:.2f} s" for n in names), flush=True)
     base = statistics.median(walls["untraced"])
     for n in names:
         ratios = [w / b for w, b in zip(walls[n], walls["untraced"])]
         print(f"  {n:24} median {statistics.median(walls[n]):.2f} s, ratio (median of rounds) "
               f"{statistics.median(ratios):.3f}, ratio of medians {statistics.median(walls[n]) / base:.3f}"
-              + (f", signatures measured/seen per run {' '.join(coverage[n])}" if coverage[n] else ""))
+              + (f", signatures measured/seen per run {' '.join(coverage[n])}" if coverage[n] else "")
+              + (f", setup ms app+background per run {' '.join(setup_ms[n])}" if setup_ms[n] else ""))
+    if args.skip_all:
+        return 0
 
     print("== cost per measured launch: OCCTRACE_ACHIEVED=all vs ncu (occupancy metric only), STEPS=5",
           flush=True)

@@ -233,6 +233,24 @@ TEST(AchievedConfig, IdleSeconds) {
   }
 }
 
+TEST(AchievedConfig, Switches) {
+  std::vector<std::string> warnings;
+  FakeEnv unset;
+  const AchievedConfig defaults = ParseAchievedConfig(unset.lookup(), &warnings);
+  EXPECT_TRUE(defaults.background_setup);
+  EXPECT_FALSE(defaults.park_deinitializes);
+  FakeEnv flipped{{{"OCCTRACE_ACHIEVED_BACKGROUND_SETUP", "0"},
+                   {"OCCTRACE_ACHIEVED_PARK_DEINIT", " 1 "}}};
+  const AchievedConfig config = ParseAchievedConfig(flipped.lookup(), &warnings);
+  EXPECT_FALSE(config.background_setup);
+  EXPECT_TRUE(config.park_deinitializes);
+  EXPECT_TRUE(warnings.empty());
+  FakeEnv bad{{{"OCCTRACE_ACHIEVED_BACKGROUND_SETUP", "yes"}}};
+  EXPECT_TRUE(ParseAchievedConfig(bad.lookup(), &warnings).background_setup);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0], "OCCTRACE_ACHIEVED_BACKGROUND_SETUP='yes' is not 0 or 1; using 1");
+}
+
 TEST(AchievedConfig, MetricSet) {
   std::vector<std::string> warnings;
   FakeEnv unset;

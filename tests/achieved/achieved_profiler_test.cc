@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -97,6 +98,9 @@ struct Rig {
     config.budget_fraction = 1.0;
     config.idle_park_ns = 100 * kMs;
     config.context_wait_ns = 200 * kMs;
+    // Set up at CONTEXT_CREATED on the calling thread, so that counts are exact right after;
+    // the background setup has its own tests below.
+    config.background_setup = false;
     return config;
   }
 
@@ -517,6 +521,125 @@ TEST(AchievedProfiler, SlowHolderClearsTheStall) {
   EXPECT_EQ(rig.Meta()["achieved_context_wait_timeouts"], "1");
 }
 
+// Polls `done` until it holds or kHangLimit passes.
+template <typename Predicate>
+bool Eventually(Predicate done) {
+  const auto deadline = std::chrono::steady_clock::now() + kHangLimit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+AchievedConfig BackgroundConfig() {
+  AchievedConfig config = Rig::SampleConfig();
+  config.background_setup = true;
+  config.context_wait_ns = 5'000 * kMs;  // waits below end when the test releases the setup
+  return config;
+}
+
+// The setup runs on a thread of its own: CONTEXT_CREATED returns at once, launches that are not
+// to be measured go ahead, and the first launch to be measured waits for the setup and then
+// uses it (warm, set up once), so the first launch of each signature is still the one measured.
+TEST(AchievedProfiler, BackgroundSetupKeepsTheProgramGoingAndTheFirstLaunchMeasured) {
+  Rig rig(BackgroundConfig());
+  rig.device->HoldCreates();
+  EXPECT_TRUE(FinishesInTime([&] { rig.ContextCreated(Ctx(1)); },
+                             [&] { rig.device->ReleaseCreates(); }));
+  ASSERT_TRUE(Eventually([&] { return rig.device->creates.load() == 1; }));
+
+  std::atomic<bool> measured_launch_done{false};
+  std::thread first([&] {
+    Launch(rig.profiler.get(), Ctx(1), 0x10).Run(/*runtime_id=*/700);
+    measured_launch_done.store(true);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(measured_launch_done.load());  // waiting for the setup, not measured without it
+  rig.device->ReleaseCreates();
+  first.join();
+
+  ASSERT_EQ(rig.Samples().size(), 1u);
+  EXPECT_EQ(rig.Samples()[0].status, "measured");
+  EXPECT_EQ(rig.Samples()[0].correlation_id, 700u);
+  EXPECT_EQ(rig.device->creates.load(), 1);  // the setup thread's, none on the launch's thread
+  EXPECT_EQ(rig.device->warmups.load(), 1);
+  EXPECT_EQ(rig.device->starts.load(), 1);
+  auto meta = rig.Meta();
+  EXPECT_EQ(meta["achieved_background_setup"], "1");
+  EXPECT_EQ(meta["achieved_setup_ns"], "0");  // nothing on application threads
+  EXPECT_EQ(meta["achieved_unparks"], "0");
+  EXPECT_EQ(meta["achieved_chip"], "GH100");
+  rig.profiler->Shutdown();
+  EXPECT_EQ(rig.device->disables.load(), 1);
+  EXPECT_EQ(rig.device->deinitializes.load(), rig.device->initializes.load());
+}
+
+TEST(AchievedProfiler, LaunchesNotToBeMeasuredDoNotWaitForTheBackgroundSetup) {
+  AchievedConfig config = BackgroundConfig();
+  config.max_signatures = 0;  // the policy measures nothing
+  Rig rig(config);
+  rig.device->HoldCreates();
+  rig.ContextCreated(Ctx(1));
+  ASSERT_TRUE(Eventually([&] { return rig.device->creates.load() == 1; }));
+  EXPECT_TRUE(FinishesInTime(
+      [&] {
+        for (uint32_t i = 0; i < 100; ++i) Launch(rig.profiler.get(), Ctx(1), 0x20, 1 + i).Run();
+      },
+      [&] { rig.device->ReleaseCreates(); }));
+  rig.device->ReleaseCreates();
+  rig.profiler->Shutdown();
+  EXPECT_TRUE(rig.Samples().empty());
+  EXPECT_EQ(rig.device->starts.load(), 0);
+  EXPECT_EQ(rig.Meta()["achieved_launches_over_signature_cap"], "100");
+}
+
+// cudaDeviceReset or cuCtxDestroy during the setup: the destroy waits for it and drops the
+// profiler; a context at the same address later is set up anew.
+TEST(AchievedProfiler, ContextDestroyedDuringBackgroundSetup) {
+  Rig rig(BackgroundConfig());
+  rig.device->HoldCreates();
+  rig.ContextCreated(Ctx(1));
+  ASSERT_TRUE(Eventually([&] { return rig.device->creates.load() == 1; }));
+  std::thread destroyer([&] { rig.ContextDestroyed(Ctx(1)); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  rig.device->ReleaseCreates();
+  destroyer.join();
+  EXPECT_EQ(rig.device->disables.load(), 1);
+  Launch(rig.profiler.get(), Ctx(1), 0x30).Run();
+  EXPECT_TRUE(Eventually([&] { return rig.Meta()["achieved_launches_measured"] == "1"; }));
+  rig.profiler->Shutdown();
+  EXPECT_EQ(rig.device->disables.load(), rig.device->creates.load());
+  EXPECT_EQ(rig.device->deinitializes.load(), rig.device->initializes.load());
+}
+
+// Shutdown (process exit) during the setup waits for the setup thread: it must not end CUPTI's
+// profiler session under it, nor leave it running on a destroyed profiler (ASan checks this).
+TEST(AchievedProfiler, ShutdownWaitsForTheBackgroundSetup) {
+  for (const bool destroy_right_after : {false, true}) {
+    SCOPED_TRACE(destroy_right_after ? "profiler destroyed by Shutdown" : "explicit Shutdown");
+    auto rig = std::make_unique<Rig>(BackgroundConfig());
+    rig->device->HoldCreates();
+    rig->ContextCreated(Ctx(1));
+    rig->ContextCreated(Ctx(2));
+    ASSERT_TRUE(Eventually([&] { return rig->device->creates.load() == 2; }));
+    std::shared_ptr<FakeDeviceState> device = rig->device;
+    std::thread releaser([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      device->ReleaseCreates();
+    });
+    if (destroy_right_after) {
+      rig.reset();  // ~RangeAchievedProfiler runs Shutdown
+    } else {
+      rig->profiler->Shutdown();
+    }
+    releaser.join();
+    EXPECT_EQ(device->disables.load(), 2);
+    EXPECT_EQ(device->deinitializes.load(), 1);
+    EXPECT_EQ(device->initializes.load(), 1);
+  }
+}
+
 struct SetupFailure {
   const char* name;
   bool at_initialize;
@@ -552,9 +675,12 @@ TEST(AchievedProfiler, SetupFailureKeepsTracingAndSaysWhyOnce) {
        {"; tracing continues"}},
   };
   for (const SetupFailure& failure : failures) {
-    for (const bool eager : {true, false}) {
-      SCOPED_TRACE(std::string(failure.name) + (eager ? ", at CONTEXT_CREATED" : ", at launch"));
-      Rig rig;
+    for (const char* where : {"at CONTEXT_CREATED", "on the setup thread", "at launch"}) {
+      SCOPED_TRACE(std::string(failure.name) + ", " + where);
+      const bool eager = std::string_view(where) != "at launch";
+      AchievedConfig config = Rig::SampleConfig();
+      config.background_setup = std::string_view(where) == "on the setup thread";
+      Rig rig(config);
       (failure.at_initialize ? rig.device->initialize_error : rig.device->create_error) =
           failure.error;
       ::testing::internal::CaptureStderr();

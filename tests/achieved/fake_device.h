@@ -7,6 +7,7 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -34,11 +35,30 @@ struct FakeDeviceState {
   std::atomic<int> disables{0};
   std::atomic<int> starts{0};
   std::atomic<int> stops{0};
+  std::atomic<int> warmups{0};
   // Thread that has a range started, default-constructed when none.
   std::atomic<std::thread::id> started_by{};
 
   std::mutex mutex;
   std::set<CUstream> capturing_streams;  // guarded by mutex
+
+  // While held, CreateContextProfiler waits (as CUPTI's setup takes a while on a GPU), after
+  // counting itself in `creates`: tests use it to catch a setup in progress.
+  void HoldCreates() {
+    std::lock_guard<std::mutex> lock(mutex);
+    creates_held = true;
+  }
+  void ReleaseCreates() {
+    std::lock_guard<std::mutex> lock(mutex);
+    creates_held = false;
+    creates_released.notify_all();
+  }
+  void WaitWhileCreatesHeld() {
+    std::unique_lock<std::mutex> lock(mutex);
+    creates_released.wait(lock, [this] { return !creates_held; });
+  }
+  bool creates_held = false;  // guarded by mutex
+  std::condition_variable creates_released;
 };
 
 class FakeContextProfiler final : public ContextProfiler {
@@ -60,6 +80,10 @@ class FakeContextProfiler final : public ContextProfiler {
     out->warps_per_cycle = 0.425 * 64;
     out->cycles_active = 1000;
     out->gpu_time_ns = 2000;
+    return true;
+  }
+  bool WarmUp(ProfilerError* /*error*/) override {
+    state_->warmups.fetch_add(1);
     return true;
   }
   void Disable() override {
@@ -93,6 +117,7 @@ class FakeDevice final : public ProfilerDevice {
   std::unique_ptr<ContextProfiler> CreateContextProfiler(CUcontext /*ctx*/, bool /*occupancy_only*/,
                                                          ProfilerError* error) override {
     state_->creates.fetch_add(1);
+    state_->WaitWhileCreatesHeld();
     if (!state_->create_error.ok()) {
       *error = state_->create_error;
       return nullptr;
