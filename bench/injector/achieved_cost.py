@@ -60,6 +60,8 @@ def main():
     ap.add_argument("--steps", type=int, default=300)
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("--skip-all", action="store_true", help="skip the all-mode / ncu part")
+    ap.add_argument("--variants", help="comma-separated subset of: untraced (always), off, sample, "
+                    "every, every-app-setup (default: all of them)")
     args = ap.parse_args()
     lib = os.path.abspath(args.lib)
     tmp = tempfile.mkdtemp()
@@ -75,6 +77,11 @@ def main():
                                                 OCCTRACE_SAMPLE_BUDGET="100%",
                                                 OCCTRACE_ACHIEVED_BACKGROUND_SETUP="0"),
     }
+    if args.variants:
+        short = {"off": "tracing only", "sample": "sample (default budget)",
+                 "every": "sample (budget 100%)", "every-app-setup": "sample (100%, app-thread setup)"}
+        keep = {"untraced"} | {short[v.strip()] for v in args.variants.split(",") if v.strip() in short}
+        variants = {n: v for n, v in variants.items() if n in keep}
     names = list(variants)
     walls = {n: [] for n in names}
     coverage = {n: [] for n in names}
