@@ -221,6 +221,29 @@ bool EnableTracing(Tracer* tracer) {
     size_t size = sizeof(per_thread);
     OCC_CUPTI_LOG(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, &size, &per_thread));
   }
+  const SessionOptions& options = tracer->session->options();
+  if (options.zeroed_buffers) {
+    uint8_t zeroed = 1;
+    size_t size = sizeof(zeroed);
+    OCC_CUPTI_LOG(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &size, &zeroed));
+  }
+  // Before any context exists (we run inside cuInit), so they apply to every context's buffers.
+  if (options.cupti_device_buffer_bytes > 0) {
+    size_t bytes = options.cupti_device_buffer_bytes;
+    size_t size = sizeof(bytes);
+    OCC_CUPTI_LOG(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &size, &bytes));
+  }
+  if (options.cupti_device_buffers > 0) {
+    size_t limit = 0;
+    size_t size = sizeof(limit);
+    // The pre-allocated count must stay below the pool limit (250 by default).
+    if (cuptiActivityGetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_POOL_LIMIT, &size, &limit) == CUPTI_SUCCESS &&
+        options.cupti_device_buffers < limit) {
+      size_t count = options.cupti_device_buffers;
+      size = sizeof(count);
+      OCC_CUPTI_LOG(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE, &size, &count));
+    }
+  }
   OCC_CUPTI_CHECK(cuptiActivityRegisterCallbacks(BufferRequested, BufferCompleted));
   OCC_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE));
   OCC_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONTEXT));

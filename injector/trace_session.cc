@@ -167,6 +167,11 @@ void ApplyEnvironment(SessionOptions* options) {
       static_cast<size_t>(EnvLong("OCCTRACE_BUFFER_MB", static_cast<long>(options->buffer_bytes >> 20), 1, 256)) << 20;
   options->max_buffers =
       static_cast<size_t>(EnvLong("OCCTRACE_MAX_BUFFERS", static_cast<long>(options->max_buffers), 2, 65536));
+  options->zeroed_buffers = EnvLong("OCCTRACE_ZERO_BUFFERS", options->zeroed_buffers ? 1 : 0, 0, 1) == 1;
+  options->cupti_device_buffer_bytes = static_cast<size_t>(EnvLong(
+      "OCCTRACE_CUPTI_DEVICE_BUFFER_MB", static_cast<long>(options->cupti_device_buffer_bytes >> 20), 0, 1024)) << 20;
+  options->cupti_device_buffers = static_cast<size_t>(
+      EnvLong("OCCTRACE_CUPTI_DEVICE_BUFFERS", static_cast<long>(options->cupti_device_buffers), 0, 200));
   const char* quiet = std::getenv("OCCTRACE_QUIET");
   options->quiet = quiet != nullptr && *quiet != '\0' && *quiet != '0';
 }
@@ -198,6 +203,9 @@ std::unique_ptr<TraceSession> TraceSession::Start(const SessionOptions& options,
   w.SetMeta("start_time_ns", std::to_string(RealtimeNs()));
   w.SetMeta("setting_flush_period_ms", std::to_string(options.flush_period_ms));
   w.SetMeta("setting_buffer_bytes", std::to_string(options.buffer_bytes));
+  w.SetMeta("setting_zeroed_buffers", options.zeroed_buffers ? "1" : "0");
+  w.SetMeta("setting_cupti_device_buffer_bytes", std::to_string(options.cupti_device_buffer_bytes));
+  w.SetMeta("setting_cupti_device_buffers", std::to_string(options.cupti_device_buffers));
   w.SetMeta("setting_max_buffers", std::to_string(options.max_buffers));
   w.SetMeta("status", "running");
   w.SetMeta("launch_count", "0");
@@ -268,8 +276,11 @@ uint8_t* TraceSession::AcquireBuffer(size_t* size) {
     buffer = free_buffers_.back();
     free_buffers_.pop_back();
   } else if (allocated_buffers_ < options_.max_buffers) {
-    // CUPTI requires 8-byte alignment (ACTIVITY_RECORD_ALIGNMENT).
-    buffer = static_cast<uint8_t*>(std::aligned_alloc(8, options_.buffer_bytes));
+    // CUPTI requires 8-byte alignment (ACTIVITY_RECORD_ALIGNMENT); calloc gives 16, and for
+    // buffers this large fresh zero pages rather than a memset here, on CUPTI's thread.
+    buffer = static_cast<uint8_t*>(options_.zeroed_buffers
+                                       ? std::calloc(1, options_.buffer_bytes)
+                                       : std::aligned_alloc(8, options_.buffer_bytes));
     if (buffer != nullptr) ++allocated_buffers_;
   }
   if (buffer == nullptr) {
@@ -282,6 +293,8 @@ uint8_t* TraceSession::AcquireBuffer(size_t* size) {
 }
 
 void TraceSession::ReleaseBuffer(uint8_t* buffer) {
+  // Before it is back in the pool (SessionOptions::zeroed_buffers); normally on the writer.
+  if (options_.zeroed_buffers) std::memset(buffer, 0, options_.buffer_bytes);
   std::lock_guard lock(mutex_);
   free_buffers_.push_back(buffer);
 }

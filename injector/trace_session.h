@@ -71,6 +71,16 @@ struct SessionOptions {
   bool handle_signals = true;
   size_t max_queued_module_bytes = 256 << 20;  // cubin copies waiting for the writer
   int flush_lock_wait_ms = 2000;         // FlushActivity: longest wait for another flush
+  // Buffers are handed to CUPTI already zeroed (CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER):
+  // otherwise CUPTI zeroes each one on the thread that needs it, the application's. Fresh ones
+  // come from calloc; used ones are zeroed on the writer thread when it gives them back.
+  // OCCTRACE_ZERO_BUFFERS=0 leaves it to CUPTI.
+  bool zeroed_buffers = true;
+  // CUPTI's device-side record buffers per context, 0 = CUPTI's default (3.2 MB, 3
+  // pre-allocated): OCCTRACE_CUPTI_DEVICE_BUFFER_MB, OCCTRACE_CUPTI_DEVICE_BUFFERS. CUPTI
+  // allocates further ones on the launching thread when the pre-allocated ones are in use.
+  size_t cupti_device_buffer_bytes = 0;
+  size_t cupti_device_buffers = 0;
 };
 
 struct SessionHooks {
@@ -127,6 +137,7 @@ class TraceSession {
   // their records counted as lost).
   bool active() const { return active_.load(std::memory_order_acquire); }
   const std::string& path() const { return options_.path; }
+  const SessionOptions& options() const { return options_; }
   // Valid after Finish().
   WriterStats final_stats() const;
   uint64_t dropped_records() const { return dropped_records_.load(); }

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -113,6 +114,47 @@ TEST(TraceSessionTest, PeriodicCommitMakesLaunchesVisibleWhileRunning) {
     EXPECT_EQ(reader.Text("PRAGMA integrity_check"), "ok");
   }
   session->Finish();
+  session.reset();
+  RemoveTrace(path);
+}
+
+// CUPTI is told its buffers come zeroed (CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER), so
+// that it does not zero them on the application's thread: fresh and reused buffers must be.
+TEST(TraceSessionTest, BuffersComeBackZeroed) {
+  const std::string path = testing::TempPath("zeroed");
+  SessionOptions options = Options(path, 60000);
+  options.max_buffers = 1;
+  ASSERT_TRUE(options.zeroed_buffers);  // the default
+  auto session = TraceSession::Start(options, SessionHooks{});
+  ASSERT_NE(session, nullptr);
+  auto all_zero = [](const uint8_t* data, size_t size) {
+    for (size_t i = 0; i < size; ++i) {
+      if (data[i] != 0) return false;
+    }
+    return true;
+  };
+  size_t size = 0;
+  uint8_t* first = session->AcquireBuffer(&size);
+  ASSERT_NE(first, nullptr);
+  ASSERT_EQ(size, options.buffer_bytes);
+  EXPECT_TRUE(all_zero(first, size));
+  FakeActivityBuffer buffer(first, size);
+  ASSERT_TRUE(buffer.Add(MakeKernel(kSquare, 1, 1000, 1100)));
+  std::memset(first + buffer.size(), 0xab, size - buffer.size());  // CUPTI may write anywhere
+  session->CompleteBuffer(first, buffer.size(), 0);
+  // The only buffer comes back once the writer has consumed it.
+  uint8_t* again = nullptr;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while ((again = session->AcquireBuffer(&size)) == nullptr && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_EQ(again, first);
+  EXPECT_TRUE(all_zero(again, size));
+  session->CompleteBuffer(again, 0, 0);
+  session->Finish();
+  TraceReader reader(path);
+  EXPECT_EQ(reader.Meta("setting_zeroed_buffers"), "1");
+  EXPECT_EQ(reader.Int("SELECT COUNT(*) FROM OCC_LAUNCH"), 1);
   session.reset();
   RemoveTrace(path);
 }
