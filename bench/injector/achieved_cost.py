@@ -80,7 +80,11 @@ def main():
     if args.variants:
         short = {"off": "tracing only", "sample": "sample (default budget)",
                  "every": "sample (budget 100%)", "every-app-setup": "sample (100%, app-thread setup)"}
-        keep = {"untraced"} | {short[v.strip()] for v in args.variants.split(",") if v.strip() in short}
+        asked = [v.strip() for v in args.variants.split(",") if v.strip()]
+        unknown = [v for v in asked if v not in short]
+        if unknown:
+            ap.error(f"unknown variant(s) {', '.join(unknown)}; choose from {', '.join(short)}")
+        keep = {"untraced"} | {short[v] for v in asked}
         variants = {n: v for n, v in variants.items() if n in keep}
     names = list(variants)
     walls = {n: [] for n in names}

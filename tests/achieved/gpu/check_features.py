@@ -25,6 +25,15 @@ NOT_MEASURED_REASONS = ("no-range", "multi-range", "no-value", "error")
 CLUSTER_TARGET_PCT = 12.5  # 132 blocks of 8 warps on 132 SMs: 8 / 64 warps per active SM
 
 
+def verdict(errors, what):
+    """Prints the errors or "<what> OK"; the process exit code."""
+    if errors:
+        print("FAILED:\n  " + "\n  ".join(errors))
+        return 1
+    print(f"{what} OK")
+    return 0
+
+
 def cluster_verdict(status, pct):
     """None if (status, pct) is a valid outcome for the cluster launch, else why not."""
     if status == "measured":
@@ -68,11 +77,7 @@ def check_trace(path):
     status = db.execute("SELECT value FROM OCC_META WHERE name = 'status'").fetchone()
     if status != ("complete",):
         errors.append(f"trace status {status}")
-    if errors:
-        print("FAILED:\n  " + "\n  ".join(errors))
-        return 1
-    print("trace OK")
-    return 0
+    return verdict(errors, "trace")
 
 
 def check_park(rows, meta):
@@ -89,11 +94,7 @@ def check_park(rows, meta):
             errors.append(f"expected ~{t}: {dict(r)}")
     if meta.get("achieved_parks") != "2" or meta.get("achieved_unparks") != "2":
         errors.append(f"parks/unparks {meta.get('achieved_parks')}/{meta.get('achieved_unparks')}, expected 2/2")
-    if errors:
-        print("FAILED:\n  " + "\n  ".join(errors))
-        return 1
-    print("park OK")
-    return 0
+    return verdict(errors, "park")
 
 
 def main(path, mode="features"):
@@ -141,11 +142,7 @@ def main(path, mode="features"):
         print(r["status"], r["achieved_occupancy_pct"], r["kernel"])
     print("threaded values:", sorted(round(float(r["achieved_occupancy_pct"]), 2) for r in rows[6:]))
     print("meta:", meta)
-    if errors:
-        print("FAILED:\n  " + "\n  ".join(errors))
-        return 1
-    print("features OK")
-    return 0
+    return verdict(errors, "features")
 
 
 if __name__ == "__main__":
