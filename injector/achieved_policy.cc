@@ -7,12 +7,6 @@
 namespace occ::inj {
 namespace {
 
-std::string_view Trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  return text;
-}
-
 std::optional<double> ParseDouble(std::string_view text) {
   double value = 0;
   const char* end = text.data() + text.size();
@@ -37,11 +31,11 @@ std::string_view AchievedModeName(AchievedMode mode) {
 }
 
 std::optional<double> ParseBudgetFraction(std::string_view text) {
-  text = Trim(text);
+  text = TrimBlanks(text);
   bool percent = false;
   if (!text.empty() && text.back() == '%') {
     percent = true;
-    text = Trim(text.substr(0, text.size() - 1));
+    text = TrimBlanks(text.substr(0, text.size() - 1));
   }
   std::optional<double> value = ParseDouble(text);
   if (!value) return std::nullopt;
@@ -50,26 +44,10 @@ std::optional<double> ParseBudgetFraction(std::string_view text) {
   return fraction;
 }
 
-namespace {
-// A 0|1 variable; anything else keeps *value and says so.
-void ParseSwitch(const EnvLookup& env, const char* name, bool* value,
-                 std::vector<std::string>* warnings) {
-  std::optional<std::string> raw = env(name);
-  if (!raw) return;
-  const std::string_view text = Trim(*raw);
-  if (text == "1" || text == "0") {
-    *value = text == "1";
-  } else {
-    warnings->push_back(std::string(name) + "='" + *raw + "' is not 0 or 1; using " +
-                        (*value ? "1" : "0"));
-  }
-}
-}  // namespace
-
 AchievedConfig ParseAchievedConfig(const EnvLookup& env, std::vector<std::string>* warnings) {
   AchievedConfig config;
   if (std::optional<std::string> mode = env("OCCTRACE_ACHIEVED")) {
-    std::string_view text = Trim(*mode);
+    std::string_view text = TrimBlanks(*mode);
     if (text == "off" || text == "0" || text == "none") {
       config.mode = AchievedMode::kOff;
     } else if (text == "sample" || text.empty()) {
@@ -82,7 +60,7 @@ AchievedConfig ParseAchievedConfig(const EnvLookup& env, std::vector<std::string
     }
   }
   if (std::optional<std::string> samples = env("OCCTRACE_SAMPLES")) {
-    std::string_view text = Trim(*samples);
+    std::string_view text = TrimBlanks(*samples);
     int32_t value = 0;
     auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (ec == std::errc() && ptr == text.data() + text.size() && value >= 1) {
@@ -101,7 +79,7 @@ AchievedConfig ParseAchievedConfig(const EnvLookup& env, std::vector<std::string
     }
   }
   if (std::optional<std::string> idle = env("OCCTRACE_ACHIEVED_IDLE")) {
-    std::optional<double> seconds = ParseDouble(Trim(*idle));
+    std::optional<double> seconds = ParseDouble(TrimBlanks(*idle));
     if (seconds && *seconds > 0 && *seconds <= 1e6) {
       config.idle_park_ns = static_cast<int64_t>(*seconds * 1e9);
     } else {
@@ -109,10 +87,12 @@ AchievedConfig ParseAchievedConfig(const EnvLookup& env, std::vector<std::string
                           "' is not a number of seconds > 0; using 0.2");
     }
   }
-  ParseSwitch(env, "OCCTRACE_ACHIEVED_PARK_DEINIT", &config.park_deinitializes, warnings);
-  ParseSwitch(env, "OCCTRACE_ACHIEVED_BACKGROUND_SETUP", &config.background_setup, warnings);
+  config.park_deinitializes =
+      SwitchSetting(env, "OCCTRACE_ACHIEVED_PARK_DEINIT", config.park_deinitializes, warnings);
+  config.background_setup =
+      SwitchSetting(env, "OCCTRACE_ACHIEVED_BACKGROUND_SETUP", config.background_setup, warnings);
   if (std::optional<std::string> metrics = env("OCCTRACE_ACHIEVED_METRICS")) {
-    std::string_view text = Trim(*metrics);
+    std::string_view text = TrimBlanks(*metrics);
     if (text == "occupancy") {
       config.occupancy_metric_only = true;
     } else if (text != "all") {

@@ -26,6 +26,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "injector/env_settings.h"
+
 namespace occ::inj {
 
 enum class AchievedMode { kOff, kSample, kAll };
@@ -69,9 +71,6 @@ struct AchievedConfig {
   // context. See LockContext in achieved_profiler.cc.
   int64_t context_wait_ns = 5'000'000'000;
 };
-
-// Returns the value of an environment variable, or nullopt when unset.
-using EnvLookup = std::function<std::optional<std::string>(const char* name)>;
 
 // Reads OCCTRACE_ACHIEVED (off|sample|all), OCCTRACE_SAMPLES (integer >= 1),
 // OCCTRACE_SAMPLE_BUDGET ("0.05", "5%"; 0 < budget <= 1) and OCCTRACE_ACHIEVED_IDLE (seconds,

@@ -837,13 +837,7 @@ class RangeAchievedProfiler final : public AchievedProfiler {
 
 std::unique_ptr<AchievedProfiler> CreateAchievedProfiler(AchievedSink sink) {
   std::vector<std::string> warnings;
-  const AchievedConfig config = ParseAchievedConfig(
-      [](const char* name) -> std::optional<std::string> {
-        const char* value = std::getenv(name);
-        if (value == nullptr) return std::nullopt;
-        return std::string(value);
-      },
-      &warnings);
+  const AchievedConfig config = ParseAchievedConfig(ProcessEnvironment(), &warnings);
   for (const std::string& warning : warnings) LogLine("%s", warning.c_str());
   if (config.mode == AchievedMode::kOff) return nullptr;
   return CreateRangeAchievedProfiler(std::move(sink), config, CreateCuptiProfilerDevice(),

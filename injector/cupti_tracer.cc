@@ -11,8 +11,10 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "injector/achieved.h"
+#include "injector/env_settings.h"
 #include "injector/errors.h"
 #include "injector/output_path.h"
 #include "injector/subscriber_guard.h"
@@ -215,13 +217,19 @@ bool EnableTracing(Tracer* tracer) {
   // one buffer in flight per profiled launch until CUPTI hands it back, which can be seconds:
   // in `all` mode (~300 profiled launches/s) the pool ran dry and 1,028-1,414 of 3,438 kernel
   // records were dropped (H200, 2026-11-21; more frequent flushes made it worse). Shared
-  // buffers: 0 dropped. Must be set before the callbacks are registered.
-  if (tracer->achieved) {
-    uint8_t per_thread = 0;
+  // buffers: 0 dropped. Must be set before the callbacks are registered. Without the profiler,
+  // OCCTRACE_CUPTI_PER_THREAD_BUFFERS may choose either.
+  const SessionOptions& options = tracer->session->options();
+  if (tracer->achieved || options.cupti_per_thread_buffers.has_value()) {
+    uint8_t per_thread = !tracer->achieved && options.cupti_per_thread_buffers.value_or(false) ? 1 : 0;
     size_t size = sizeof(per_thread);
     OCC_CUPTI_LOG(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, &size, &per_thread));
   }
-  const SessionOptions& options = tracer->session->options();
+  if (options.cupti_host_pinned.has_value()) {
+    uint8_t pinned = *options.cupti_host_pinned ? 1 : 0;
+    size_t size = sizeof(pinned);
+    OCC_CUPTI_LOG(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED, &size, &pinned));
+  }
   if (options.zeroed_buffers) {
     uint8_t zeroed = 1;
     size_t size = sizeof(zeroed);
@@ -252,11 +260,12 @@ bool EnableTracing(Tracer* tracer) {
   return true;
 }
 
-// `fallback` when unset; otherwise set and not "" or "0".
-bool EnvFlag(const char* name, bool fallback = false) {
-  const char* value = getenv(name);
-  if (value == nullptr) return fallback;
-  return *value != '\0' && std::strcmp(value, "0") != 0;
+// A switch from the environment; a malformed value keeps the fallback and says so.
+bool EnvSwitch(const char* name, bool fallback) {
+  std::vector<std::string> warnings;
+  const bool value = SwitchSetting(ProcessEnvironment(), name, fallback, &warnings);
+  for (const std::string& warning : warnings) LogLine("%s", warning.c_str());
+  return value;
 }
 
 }  // namespace
@@ -287,7 +296,7 @@ int InitializeTracing() {
   }
 
   const char* pattern = getenv("OCCTRACE_OUTPUT");
-  const bool force = EnvFlag("OCCTRACE_FORCE");
+  const bool force = EnvSwitch("OCCTRACE_FORCE", /*fallback=*/false);
   ClaimedOutput output = ClaimOutputFile(
       pattern != nullptr && *pattern != '\0' ? std::string_view(pattern) : kDefaultOutputPattern,
       CurrentProcessContext(), force);
@@ -355,7 +364,7 @@ int InitializeTracing() {
     return 1;
   }
   if (tracer->achieved) tracer->achieved->EnableCallbacks(tracer->subscriber);
-  if (EnvFlag("OCCTRACE_WATCH_SUBSCRIBERS", /*fallback=*/true)) {
+  if (EnvSwitch("OCCTRACE_WATCH_SUBSCRIBERS", /*fallback=*/true)) {
     const RedirectReport watch = WatchForRefusedSubscribers(OnRefusedSubscriber);
     session.SetMeta("subscriber_watch", std::to_string(watch.rewritten) + " call sites in " +
                                             std::to_string(watch.objects.size()) + " libraries" +

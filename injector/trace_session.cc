@@ -147,33 +147,35 @@ std::string CommandLine() {
   return out;
 }
 
-long EnvLong(const char* name, long fallback, long min, long max) {
-  const char* text = std::getenv(name);
-  if (text == nullptr || *text == '\0') return fallback;
-  char* end = nullptr;
-  long value = std::strtol(text, &end, 10);
-  if (*end != '\0' || value < min || value > max) {
-    LogLine("ignoring %s=%s (expected an integer in [%ld, %ld])", name, text, min, max);
-    return fallback;
-  }
-  return value;
-}
-
 }  // namespace
 
-void ApplyEnvironment(SessionOptions* options) {
-  options->flush_period_ms = static_cast<int>(EnvLong("OCCTRACE_FLUSH_MS", options->flush_period_ms, 10, 60000));
+void ApplyEnvironment(const EnvLookup& env, SessionOptions* options, std::vector<std::string>* warnings) {
+  auto integer = [&](const char* name, long fallback, long min, long max) {
+    return IntegerSetting(env, name, fallback, min, max, warnings);
+  };
+  options->flush_period_ms = static_cast<int>(integer("OCCTRACE_FLUSH_MS", options->flush_period_ms, 10, 60000));
   options->buffer_bytes =
-      static_cast<size_t>(EnvLong("OCCTRACE_BUFFER_MB", static_cast<long>(options->buffer_bytes >> 20), 1, 256)) << 20;
+      static_cast<size_t>(integer("OCCTRACE_BUFFER_MB", static_cast<long>(options->buffer_bytes >> 20), 1, 256)) << 20;
   options->max_buffers =
-      static_cast<size_t>(EnvLong("OCCTRACE_MAX_BUFFERS", static_cast<long>(options->max_buffers), 2, 65536));
-  options->zeroed_buffers = EnvLong("OCCTRACE_ZERO_BUFFERS", options->zeroed_buffers ? 1 : 0, 0, 1) == 1;
-  options->cupti_device_buffer_bytes = static_cast<size_t>(EnvLong(
+      static_cast<size_t>(integer("OCCTRACE_MAX_BUFFERS", static_cast<long>(options->max_buffers), 2, 65536));
+  options->zeroed_buffers = SwitchSetting(env, "OCCTRACE_ZERO_BUFFERS", options->zeroed_buffers, warnings);
+  options->cupti_device_buffer_bytes = static_cast<size_t>(integer(
       "OCCTRACE_CUPTI_DEVICE_BUFFER_MB", static_cast<long>(options->cupti_device_buffer_bytes >> 20), 0, 1024)) << 20;
   options->cupti_device_buffers = static_cast<size_t>(
-      EnvLong("OCCTRACE_CUPTI_DEVICE_BUFFERS", static_cast<long>(options->cupti_device_buffers), 0, 200));
-  const char* quiet = std::getenv("OCCTRACE_QUIET");
-  options->quiet = quiet != nullptr && *quiet != '\0' && *quiet != '0';
+      integer("OCCTRACE_CUPTI_DEVICE_BUFFERS", static_cast<long>(options->cupti_device_buffers), 0, 200));
+  if (std::optional<bool> pinned = OptionalSwitchSetting(env, "OCCTRACE_CUPTI_HOST_PINNED", warnings)) {
+    options->cupti_host_pinned = pinned;
+  }
+  if (std::optional<bool> per_thread = OptionalSwitchSetting(env, "OCCTRACE_CUPTI_PER_THREAD_BUFFERS", warnings)) {
+    options->cupti_per_thread_buffers = per_thread;
+  }
+  options->quiet = SwitchSetting(env, "OCCTRACE_QUIET", options->quiet, warnings);
+}
+
+void ApplyEnvironment(SessionOptions* options) {
+  std::vector<std::string> warnings;
+  ApplyEnvironment(ProcessEnvironment(), options, &warnings);
+  for (const std::string& warning : warnings) LogLine("%s", warning.c_str());
 }
 
 void TraceSession::OnForkChild() {

@@ -52,12 +52,14 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <variant>
 #include <vector>
 
 #include "injector/achieved.h"
+#include "injector/env_settings.h"
 #include "injector/trace_writer.h"
 
 namespace occ::inj {
@@ -81,6 +83,13 @@ struct SessionOptions {
   // allocates further ones on the launching thread when the pre-allocated ones are in use.
   size_t cupti_device_buffer_bytes = 0;
   size_t cupti_device_buffers = 0;
+  // CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED (OCCTRACE_CUPTI_HOST_PINNED): CUPTI's
+  // device-side record buffers in pinned host memory instead of device memory; unset = CUPTI's
+  // default (device memory).
+  std::optional<bool> cupti_host_pinned;
+  // CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER (OCCTRACE_CUPTI_PER_THREAD_BUFFERS); unset =
+  // CUPTI's default (per-thread) unless the achieved profiler runs, which needs shared buffers.
+  std::optional<bool> cupti_per_thread_buffers;
 };
 
 struct SessionHooks {
@@ -203,7 +212,9 @@ class TraceSession {
   std::string close_status_;
 };
 
-// Reads OCCTRACE_FLUSH_MS, OCCTRACE_BUFFER_MB, OCCTRACE_QUIET into options (path untouched).
+// Reads the OCCTRACE_* settings of SessionOptions (docs/tracing.md) into options; path
+// untouched. The first form reads getenv() and prints warnings to stderr.
 void ApplyEnvironment(SessionOptions* options);
+void ApplyEnvironment(const EnvLookup& env, SessionOptions* options, std::vector<std::string>* warnings);
 
 }  // namespace occ::inj

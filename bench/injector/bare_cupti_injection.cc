@@ -2,11 +2,20 @@
 // enables CONCURRENT_KERNEL activity and throws every buffer away. The distance between it and
 // untraced runs is CUPTI's own cost (instrumentation, record generation), which no tracer built
 // on the Activity API can avoid; the distance between it and libocctrace.so is occtrace's.
+//
+// To take CUPTI's cost apart (gpu_bench.py --variant):
+//   BARE_CUPTI_MODE=inject   injected, CUPTI loaded, nothing enabled
+//                  =attach   plus a subscriber with no callback enabled
+//                  =kernel   CONCURRENT_KERNEL records (the default), no subscriber
+//   BARE_CUPTI_SUBSCRIBE=1   kernel records and a subscriber with no callback enabled
+//   BARE_CUPTI_HOST_PINNED=1 CUPTI's device-side buffers in pinned host memory
+//   BARE_CUPTI_PER_THREAD=0  one shared activity buffer instead of per-thread ones
 #include <cupti.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace {
 
@@ -22,16 +31,51 @@ void CUPTIAPI BufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t, size
   std::free(buffer);
 }
 
+void CUPTIAPI IgnoreCallback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
+
 void FlushAtExit() { cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED); }
+
+bool EnvIs(const char* name, const char* value) {
+  const char* set = std::getenv(name);
+  return set != nullptr && std::strcmp(set, value) == 0;
+}
+
+bool SetByteAttribute(CUpti_ActivityAttribute attribute, uint8_t value) {
+  size_t size = sizeof(value);
+  return cuptiActivitySetAttribute(attribute, &size, &value) == CUPTI_SUCCESS;
+}
+
+bool Fail(const char* what) {
+  std::fprintf(stderr, "bare_cupti_injection: %s failed\n", what);
+  return false;
+}
+
+bool Setup() {
+  if (EnvIs("BARE_CUPTI_MODE", "inject")) return true;
+  const bool attach_only = EnvIs("BARE_CUPTI_MODE", "attach");
+  if (attach_only || EnvIs("BARE_CUPTI_SUBSCRIBE", "1")) {
+    CUpti_SubscriberHandle subscriber = nullptr;
+    if (cuptiSubscribe(&subscriber, IgnoreCallback, nullptr) != CUPTI_SUCCESS) return Fail("cuptiSubscribe");
+    if (attach_only) return true;
+  }
+  if (EnvIs("BARE_CUPTI_HOST_PINNED", "1") &&
+      !SetByteAttribute(CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED, 1)) {
+    return Fail("HOST_PINNED");
+  }
+  if (EnvIs("BARE_CUPTI_PER_THREAD", "0") && !SetByteAttribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, 0)) {
+    return Fail("PER_THREAD_ACTIVITY_BUFFER");
+  }
+  if (cuptiActivityRegisterCallbacks(BufferRequested, BufferCompleted) != CUPTI_SUCCESS) {
+    return Fail("cuptiActivityRegisterCallbacks");
+  }
+  if (cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS) return Fail("cuptiActivityEnable");
+  std::atexit(FlushAtExit);
+  return true;
+}
 
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
-  if (cuptiActivityRegisterCallbacks(BufferRequested, BufferCompleted) != CUPTI_SUCCESS ||
-      cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS) {
-    std::fputs("bare_cupti_injection: CUPTI setup failed\n", stderr);
-    return 0;
-  }
-  std::atexit(FlushAtExit);
+  Setup();
   return 1;
 }

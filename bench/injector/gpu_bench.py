@@ -2,7 +2,7 @@
 """GPU benchmarks of libocctrace: tracing cost against untraced runs measured in the same session.
 
     gpu_bench.py --lib libocctrace.so --launch-overhead BIN --train train_small.py
-                 [--rounds 6] [--steps 300] [--launches 100000] [--achieved-sample] [--json OUT]
+                 [--rounds 6] [--steps 2000] [--launches 100000] [--achieved-sample] [--json OUT]
 
 1. Empty-kernel launch throughput (launch_overhead): untraced vs traced (OCCTRACE_ACHIEVED=off),
    and with --achieved-sample also OCCTRACE_ACHIEVED=sample. Target: traced/untraced >= 0.80.
@@ -29,11 +29,33 @@ OCC_VARS = ("CUDA_INJECTION64_PATH", "LD_PRELOAD", "OCCTRACE_OUTPUT", "OCCTRACE_
 
 
 BARE_CUPTI_LIB = None  # --bare-cupti: CUPTI's own floor (bench/injector/bare_cupti_injection.cc)
+CUSTOM = {}  # --variant NAME=BASE:K=V,...: name -> (base variant, extra environment)
+
+
+def parse_variant(text):
+    """'pinned=traced:OCCTRACE_CUPTI_HOST_PINNED=1' -> ('pinned', 'traced', {...})."""
+    name, sep, rest = text.partition("=")
+    base, _, settings = rest.partition(":")
+    if not sep or not name or base not in ("untraced", "traced", "bare-cupti", "torchprof"):
+        raise argparse.ArgumentTypeError(f"--variant {text!r}: expected NAME=BASE[:K=V,...] with BASE one of "
+                                         "untraced, traced, bare-cupti, torchprof")
+    env = {}
+    for item in filter(None, settings.split(",")):
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise argparse.ArgumentTypeError(f"--variant {text!r}: {item!r} is not K=V")
+        env[key] = value
+    return name, base, env
 
 
 def env_for(variant, lib, db, extra):
     env = {k: v for k, v in os.environ.items() if k not in OCC_VARS}
     env.update(extra)
+    if variant in CUSTOM:
+        base, custom_env = CUSTOM[variant]
+        env = env_for(base, lib, db, extra)
+        env.update(custom_env)
+        return env
     if variant.startswith("traced"):
         env.update(CUDA_INJECTION64_PATH=lib, OCCTRACE_OUTPUT=db, OCCTRACE_FORCE="1",
                    OCCTRACE_QUIET="1",
@@ -101,12 +123,18 @@ def main():
     ap.add_argument("--train", required=True, help="path of tests/gpu/workloads/train_small.py")
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("--rounds", type=int, default=6)
-    ap.add_argument("--steps", type=int, default=300)
+    ap.add_argument("--steps", type=int, default=2000,
+                    help="timed steps per run: 300-step runs spread +-18 %% between processes on the lent VMs, 2000-step runs +-6 %%")
     ap.add_argument("--launches", type=int, default=100000)
     ap.add_argument("--achieved-sample", action="store_true")
     ap.add_argument("--no-torchprof", action="store_true", help="leave out the torch.profiler variant")
     ap.add_argument("--bare-cupti", help="bare_cupti_injection.so: adds CUPTI's own cost as a variant")
     ap.add_argument("--skip-launch", action="store_true", help="only the train_small.py part")
+    ap.add_argument("--skip-train", action="store_true", help="only the launch-throughput part")
+    ap.add_argument("--train-rounds", type=int, help="rounds of the train_small.py part (default --rounds)")
+    ap.add_argument("--variant", action="append", default=[], type=parse_variant,
+                    help="extra variant NAME=BASE[:K=V,...], e.g. pinned=bare-cupti:BARE_CUPTI_HOST_PINNED=1; "
+                         "runs in both parts, interleaved with the others")
     ap.add_argument("--json")
     args = ap.parse_args()
     lib = os.path.abspath(args.lib)
@@ -115,11 +143,18 @@ def main():
     if args.bare_cupti:
         BARE_CUPTI_LIB = os.path.abspath(args.bare_cupti)
         bare = ["bare-cupti"]
-    results = {"date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "rounds": args.rounds}
+    for name, base, env in args.variant:
+        if base == "bare-cupti" and not args.bare_cupti:
+            ap.error(f"--variant {name}: bare-cupti variants need --bare-cupti")
+        CUSTOM[name] = (base, env)
+    custom = list(CUSTOM)
+    results = {"date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "rounds": args.rounds,
+               "variants": {name: {"base": base, "env": env} for name, (base, env) in CUSTOM.items()}}
 
     with tempfile.TemporaryDirectory() as tmp:
         if not args.skip_launch:
-            variants = ["untraced"] + bare + ["traced"] + (["traced+sample"] if args.achieved_sample else [])
+            variants = (["untraced"] + bare + ["traced"] + (["traced+sample"] if args.achieved_sample else [])
+                        + custom)
             print(f"== empty-kernel launch throughput: {args.launches} launches x 5 rounds per run, "
                   f"{args.rounds} interleaved runs per variant", flush=True)
             vals, sizes = interleaved("launch", [args.launch_overhead, str(args.launches), "5"], variants,
@@ -136,40 +171,49 @@ def main():
                       f"  throughput vs untraced {s[v]['throughput_ratio']:.3f}"
                       + (f"  trace {s[v]['trace_bytes_per_launch']:.1f} B/launch" if v.startswith("traced") else ""))
 
-        variants = (["untraced"] + bare + ["traced"] + ([] if args.no_torchprof else ["torchprof"])
-                    + (["traced+sample"] if args.achieved_sample else []))
-        print(f"== train_small.py: STEPS={args.steps}, {args.rounds} interleaved runs per variant "
-              f"(torchprof = torch.profiler CUDA activity only)", flush=True)
-        vals, sizes = interleaved("train", [args.python, args.train], variants, args.rounds, lib,
-                                  {"STEPS": str(args.steps)}, r"ms/step ([0-9.]+)", tmp)
-        s = summarize(vals, "untraced", higher_is_better=False)
-        results["train_small"] = s
-        for v in variants:
-            print(f"  {v:14} {s[v]['median']:.3f} ms/step (min {s[v]['min']:.3f}, max {s[v]['max']:.3f})"
-                  f"  step time vs untraced {s[v]['ratio_median_of_rounds']:.3f}"
-                  f" (ratio of medians {s[v]['ratio_of_medians']:.3f}, of minima {s[v]['ratio_of_mins']:.3f})")
+        if not args.skip_train:
+            variants = (["untraced"] + bare + ["traced"] + ([] if args.no_torchprof else ["torchprof"])
+                        + (["traced+sample"] if args.achieved_sample else []) + custom)
+            rounds = args.train_rounds or args.rounds
+            print(f"== train_small.py: STEPS={args.steps}, {rounds} interleaved runs per variant "
+                  f"(torchprof = torch.profiler CUDA activity only)", flush=True)
+            vals, sizes = interleaved("train", [args.python, args.train], variants, rounds, lib,
+                                      {"STEPS": str(args.steps)}, r"ms/step ([0-9.]+)", tmp)
+            s = summarize(vals, "untraced", higher_is_better=False)
+            results["train_small"] = s
+            for v in variants:
+                print(f"  {v:14} {s[v]['median']:.3f} ms/step (min {s[v]['min']:.3f}, max {s[v]['max']:.3f})"
+                      f"  step time vs untraced {s[v]['ratio_median_of_rounds']:.3f}"
+                      f" (ratio of medians {s[v]['ratio_of_medians']:.3f}, of minima {s[v]['ratio_of_mins']:.3f})")
 
-    step_ratio = results["train_small"]["traced"]["ratio_median_of_rounds"]
-    prof_ratio = results["train_small"].get("torchprof", {}).get("ratio_median_of_rounds", float("nan"))
     print("== summary")
-    if "launch" in results:
-        launch_ratio = results["launch"]["traced"]["throughput_ratio"]
+    launch, train = results.get("launch"), results.get("train_small")
+    if launch:
+        launch_ratio = launch["traced"]["throughput_ratio"]
         print(f"  launch throughput traced/untraced {launch_ratio:.3f} (target >= 0.80): "
               f"{'MET' if launch_ratio >= 0.80 else 'MISSED'}")
-    print(f"  train_small step time traced/untraced {step_ratio:.3f} (target <= 1.03): "
-          f"{'MET' if step_ratio <= 1.03 else 'MISSED'}; torch.profiler CUDA-only {prof_ratio:.3f}")
+    if train:
+        step_ratio = train["traced"]["ratio_median_of_rounds"]
+        prof_ratio = train.get("torchprof", {}).get("ratio_median_of_rounds", float("nan"))
+        print(f"  train_small step time traced/untraced {step_ratio:.3f} (target <= 1.03): "
+              f"{'MET' if step_ratio <= 1.03 else 'MISSED'}; torch.profiler CUDA-only {prof_ratio:.3f}")
     if bare:
-        bare_step = results["train_small"]["bare-cupti"]["ratio_median_of_rounds"]
-        line = f"  bare CUPTI (records discarded): step time {bare_step:.3f}; occtrace vs bare CUPTI step {step_ratio / bare_step:.3f}"
-        if "launch" in results:
-            bare_launch = results["launch"]["bare-cupti"]["throughput_ratio"]
-            line += f"; launch throughput {bare_launch:.3f}, occtrace vs bare CUPTI launch {launch_ratio / bare_launch:.3f}"
-        print(line)
-    if args.achieved_sample:
-        line = f"  with OCCTRACE_ACHIEVED=sample: step time {results['train_small']['traced+sample']['ratio_median_of_rounds']:.3f}"
-        if "launch" in results:
-            line += f", launch throughput {results['launch']['traced+sample']['throughput_ratio']:.3f}"
-        print(line)
+        parts = []
+        if train:
+            bare_step = train["bare-cupti"]["ratio_median_of_rounds"]
+            parts.append(f"step time {bare_step:.3f}; occtrace vs bare CUPTI step {step_ratio / bare_step:.3f}")
+        if launch:
+            bare_launch = launch["bare-cupti"]["throughput_ratio"]
+            parts.append(f"launch throughput {bare_launch:.3f}, occtrace vs bare CUPTI launch "
+                         f"{launch_ratio / bare_launch:.3f}")
+        print("  bare CUPTI (records discarded): " + "; ".join(parts))
+    for v in (["traced+sample"] if args.achieved_sample else []) + custom:
+        parts = []
+        if train:
+            parts.append(f"step time {train[v]['ratio_median_of_rounds']:.3f}")
+        if launch:
+            parts.append(f"launch throughput {launch[v]['throughput_ratio']:.3f}")
+        print(f"  {v}: " + ", ".join(parts))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)

@@ -245,10 +245,10 @@ TEST(AchievedConfig, Switches) {
   EXPECT_FALSE(config.background_setup);
   EXPECT_TRUE(config.park_deinitializes);
   EXPECT_TRUE(warnings.empty());
-  FakeEnv bad{{{"OCCTRACE_ACHIEVED_BACKGROUND_SETUP", "yes"}}};
+  FakeEnv bad{{{"OCCTRACE_ACHIEVED_BACKGROUND_SETUP", "maybe"}}};
   EXPECT_TRUE(ParseAchievedConfig(bad.lookup(), &warnings).background_setup);
   ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_EQ(warnings[0], "OCCTRACE_ACHIEVED_BACKGROUND_SETUP='yes' is not 0 or 1; using 1");
+  EXPECT_EQ(warnings[0], "OCCTRACE_ACHIEVED_BACKGROUND_SETUP='maybe' is not 0 or 1; using 1");
 }
 
 TEST(AchievedConfig, MetricSet) {

@@ -7,7 +7,7 @@
 # puts them there) and writes to $OUT (default ./gpu-out): env.txt (GPU, driver, CUDA, torch,
 # where libcupti lives), checks.log/.json (PASS/FAIL table), bench.log/.json, the example trace
 # train_small_h100.sql and logs.tgz (every run's stdout/stderr). Knobs: GPU_CASES (default all),
-# BENCH_ROUNDS (6), BENCH_STEPS (300), BENCH_LAUNCHES (100000), SKIP_BENCH=1, ACHIEVED_SAMPLE=1,
+# BENCH_ROUNDS (6), BENCH_STEPS (2000), BENCH_LAUNCHES (100000), SKIP_BENCH=1, ACHIEVED_SAMPLE=1,
 # BENCH_NO_TORCHPROF=1, BENCH_CPU (CPU list for taskset), SKIP_EXAMPLE=1, SKIP_CHECKS=1.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -63,7 +63,7 @@ if [[ "${SKIP_BENCH:-0}" != 1 ]]; then
   echo "== benchmarks"
   "$py" "$root/bench/injector/gpu_bench.py" --lib "$bin/libocctrace.so" \
     --launch-overhead "$bin/launch_overhead" --train "$here/workloads/train_small.py" \
-    --rounds "${BENCH_ROUNDS:-6}" --steps "${BENCH_STEPS:-300}" --launches "${BENCH_LAUNCHES:-100000}" \
+    --rounds "${BENCH_ROUNDS:-6}" --steps "${BENCH_STEPS:-2000}" --launches "${BENCH_LAUNCHES:-100000}" \
     ${ACHIEVED_SAMPLE:+--achieved-sample} ${BENCH_NO_TORCHPROF:+--no-torchprof} ${BENCH_SKIP_LAUNCH:+--skip-launch} \
     $([[ -f "$bin/libbare_cupti_injection.so" ]] && echo --bare-cupti "$bin/libbare_cupti_injection.so") \
     --json "$out/bench.json" 2>&1 | tee "$out/bench.log"

@@ -607,8 +607,10 @@ TEST(TraceSessionTest, EnvironmentSettings) {
   EXPECT_EQ(defaults.flush_period_ms, 250);
   EXPECT_EQ(defaults.buffer_bytes, size_t{4} << 20);
   EXPECT_FALSE(defaults.quiet);
-  EXPECT_NE(err.find("occtrace: ignoring OCCTRACE_FLUSH_MS=fast"), std::string::npos) << err;
-  EXPECT_NE(err.find("occtrace: ignoring OCCTRACE_BUFFER_MB=100000"), std::string::npos) << err;
+  EXPECT_NE(err.find("occtrace: OCCTRACE_FLUSH_MS='fast' is not an integer in [10, 60000]; using 250"),
+            std::string::npos) << err;
+  EXPECT_NE(err.find("occtrace: OCCTRACE_BUFFER_MB='100000' is not an integer in [1, 256]; using 4"),
+            std::string::npos) << err;
   unsetenv("OCCTRACE_FLUSH_MS");
   unsetenv("OCCTRACE_BUFFER_MB");
   unsetenv("OCCTRACE_QUIET");

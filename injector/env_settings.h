@@ -1,0 +1,38 @@
+// Settings from environment variables (OCCTRACE_*), parsed one way everywhere.
+//
+// A bad value never stops the traced program and never silently changes behaviour: the
+// setting keeps its default and one warning names the variable, the value and what was
+// expected ("OCCTRACE_FLUSH_MS='fast' is not an integer in [10, 60000]; using 250"). Callers
+// print the warnings with LogLine, which adds the "occtrace: " prefix.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace occ::inj {
+
+// Returns the value of an environment variable, or nullopt when unset. Tests pass a map.
+using EnvLookup = std::function<std::optional<std::string>(const char* name)>;
+
+// getenv().
+EnvLookup ProcessEnvironment();
+
+// Without leading and trailing blanks (spaces, tabs).
+std::string_view TrimBlanks(std::string_view text);
+
+// On/off settings: 1, true, yes, on / 0, false, no, off (any case). Unset or blank: fallback.
+bool SwitchSetting(const EnvLookup& env, const char* name, bool fallback,
+                   std::vector<std::string>* warnings);
+
+// An optional on/off setting: nullopt when unset, blank or malformed (then with a warning).
+std::optional<bool> OptionalSwitchSetting(const EnvLookup& env, const char* name,
+                                          std::vector<std::string>* warnings);
+
+// A decimal integer in [min, max]. Unset or blank: fallback.
+long IntegerSetting(const EnvLookup& env, const char* name, long fallback, long min, long max,
+                    std::vector<std::string>* warnings);
+
+}  // namespace occ::inj

@@ -1,0 +1,98 @@
+// The one parser of OCCTRACE_* environment settings: what it accepts, and that a bad value
+// keeps the default with a warning that names variable, value and default.
+#include "injector/env_settings.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "injector/trace_session.h"
+
+namespace occ::inj {
+namespace {
+
+EnvLookup MapEnv(std::map<std::string, std::string> values) {
+  return [values = std::move(values)](const char* name) -> std::optional<std::string> {
+    auto it = values.find(name);
+    if (it == values.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+TEST(EnvSettings, SwitchWords) {
+  std::vector<std::string> warnings;
+  for (const char* on : {"1", "true", "YES", " On "}) {
+    EXPECT_TRUE(SwitchSetting(MapEnv({{"X", on}}), "X", false, &warnings)) << on;
+  }
+  for (const char* off : {"0", "False", "no", "\toff"}) {
+    EXPECT_FALSE(SwitchSetting(MapEnv({{"X", off}}), "X", true, &warnings)) << off;
+  }
+  EXPECT_TRUE(warnings.empty());
+  // Unset or blank: the fallback, silently.
+  EXPECT_TRUE(SwitchSetting(MapEnv({}), "X", true, &warnings));
+  EXPECT_FALSE(SwitchSetting(MapEnv({{"X", "  "}}), "X", false, &warnings));
+  EXPECT_TRUE(warnings.empty());
+}
+
+TEST(EnvSettings, BadSwitchKeepsFallbackAndSaysSo) {
+  std::vector<std::string> warnings;
+  EXPECT_TRUE(SwitchSetting(MapEnv({{"OCCTRACE_X", "2"}}), "OCCTRACE_X", true, &warnings));
+  EXPECT_FALSE(SwitchSetting(MapEnv({{"OCCTRACE_Y", "enable"}}), "OCCTRACE_Y", false, &warnings));
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_EQ(warnings[0], "OCCTRACE_X='2' is not 0 or 1; using 1");
+  EXPECT_EQ(warnings[1], "OCCTRACE_Y='enable' is not 0 or 1; using 0");
+}
+
+TEST(EnvSettings, OptionalSwitch) {
+  std::vector<std::string> warnings;
+  EXPECT_EQ(OptionalSwitchSetting(MapEnv({}), "X", &warnings), std::nullopt);
+  EXPECT_EQ(OptionalSwitchSetting(MapEnv({{"X", "1"}}), "X", &warnings), std::optional<bool>(true));
+  EXPECT_EQ(OptionalSwitchSetting(MapEnv({{"X", "off"}}), "X", &warnings), std::optional<bool>(false));
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_EQ(OptionalSwitchSetting(MapEnv({{"X", "pinned"}}), "X", &warnings), std::nullopt);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0], "X='pinned' is not 0 or 1; ignored");
+}
+
+TEST(EnvSettings, IntegerRange) {
+  std::vector<std::string> warnings;
+  EXPECT_EQ(IntegerSetting(MapEnv({{"N", " 42 "}}), "N", 7, 1, 100, &warnings), 42);
+  EXPECT_EQ(IntegerSetting(MapEnv({}), "N", 7, 1, 100, &warnings), 7);
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_EQ(IntegerSetting(MapEnv({{"N", "101"}}), "N", 7, 1, 100, &warnings), 7);
+  EXPECT_EQ(IntegerSetting(MapEnv({{"N", "4k"}}), "N", 7, 1, 100, &warnings), 7);
+  EXPECT_EQ(IntegerSetting(MapEnv({{"N", "99999999999999999999999"}}), "N", 7, 1, 100, &warnings), 7);
+  ASSERT_EQ(warnings.size(), 3u);
+  EXPECT_EQ(warnings[0], "N='101' is not an integer in [1, 100]; using 7");
+  EXPECT_EQ(warnings[1], "N='4k' is not an integer in [1, 100]; using 7");
+}
+
+TEST(EnvSettings, SessionOptionsFromEnvironment) {
+  std::vector<std::string> warnings;
+  SessionOptions options;
+  ApplyEnvironment(MapEnv({{"OCCTRACE_QUIET", "yes"},
+                           {"OCCTRACE_ZERO_BUFFERS", "0"},
+                           {"OCCTRACE_CUPTI_HOST_PINNED", "1"},
+                           {"OCCTRACE_CUPTI_PER_THREAD_BUFFERS", "0"},
+                           {"OCCTRACE_MAX_BUFFERS", "8"}}),
+                   &options, &warnings);
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_TRUE(options.quiet);
+  EXPECT_FALSE(options.zeroed_buffers);
+  EXPECT_EQ(options.cupti_host_pinned, std::optional<bool>(true));
+  EXPECT_EQ(options.cupti_per_thread_buffers, std::optional<bool>(false));
+  EXPECT_EQ(options.max_buffers, 8u);
+
+  SessionOptions defaults;
+  ApplyEnvironment(MapEnv({}), &defaults, &warnings);
+  EXPECT_FALSE(defaults.quiet);
+  EXPECT_TRUE(defaults.zeroed_buffers);
+  EXPECT_FALSE(defaults.cupti_host_pinned.has_value());
+  EXPECT_FALSE(defaults.cupti_per_thread_buffers.has_value());
+  EXPECT_TRUE(warnings.empty());
+}
+
+}  // namespace
+}  // namespace occ::inj
