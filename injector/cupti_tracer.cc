@@ -257,6 +257,9 @@ bool EnableTracing(Tracer* tracer) {
   OCC_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONTEXT));
   // CONCURRENT_KERNEL, never KERNEL: the latter serializes every kernel of the program.
   OCC_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+  if (options.cupti_flush_period_ms > 0) {
+    OCC_CUPTI_LOG(cuptiActivityFlushPeriod(static_cast<uint32_t>(options.cupti_flush_period_ms)));
+  }
   return true;
 }
 

@@ -163,6 +163,8 @@ void ApplyEnvironment(const EnvLookup& env, SessionOptions* options, std::vector
       "OCCTRACE_CUPTI_DEVICE_BUFFER_MB", static_cast<long>(options->cupti_device_buffer_bytes >> 20), 0, 1024)) << 20;
   options->cupti_device_buffers = static_cast<size_t>(
       integer("OCCTRACE_CUPTI_DEVICE_BUFFERS", static_cast<long>(options->cupti_device_buffers), 0, 200));
+  options->cupti_flush_period_ms =
+      static_cast<int>(integer("OCCTRACE_CUPTI_FLUSH_PERIOD_MS", options->cupti_flush_period_ms, 0, 60000));
   if (std::optional<bool> pinned = OptionalSwitchSetting(env, "OCCTRACE_CUPTI_HOST_PINNED", warnings)) {
     options->cupti_host_pinned = pinned;
   }

@@ -90,6 +90,10 @@ struct SessionOptions {
   // CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER (OCCTRACE_CUPTI_PER_THREAD_BUFFERS); unset =
   // CUPTI's default (per-thread) unless the achieved profiler runs, which needs shared buffers.
   std::optional<bool> cupti_per_thread_buffers;
+  // cuptiActivityFlushPeriod (OCCTRACE_CUPTI_FLUSH_PERIOD_MS): CUPTI's worker thread wakes on
+  // this period instead of its own heuristics; 0 = CUPTI's heuristics. It returns only full
+  // buffers, so occtrace's own periodic flush (flush_period_ms) stays.
+  int cupti_flush_period_ms = 0;
 };
 
 struct SessionHooks {

@@ -10,6 +10,8 @@
 //   BARE_CUPTI_SUBSCRIBE=1   kernel records and a subscriber with no callback enabled
 //   BARE_CUPTI_HOST_PINNED=1 CUPTI's device-side buffers in pinned host memory
 //   BARE_CUPTI_PER_THREAD=0  one shared activity buffer instead of per-thread ones
+//   BARE_CUPTI_FLUSH_PERIOD_MS=N  cuptiActivityFlushPeriod(N): the worker thread on a fixed period
+//                            instead of CUPTI's wake-up heuristics
 #include <cupti.h>
 
 #include <cstdint>
@@ -69,6 +71,11 @@ bool Setup() {
     return Fail("cuptiActivityRegisterCallbacks");
   }
   if (cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS) return Fail("cuptiActivityEnable");
+  if (const char* period = std::getenv("BARE_CUPTI_FLUSH_PERIOD_MS")) {
+    if (cuptiActivityFlushPeriod(static_cast<uint32_t>(std::strtoul(period, nullptr, 10))) != CUPTI_SUCCESS) {
+      return Fail("cuptiActivityFlushPeriod");
+    }
+  }
   std::atexit(FlushAtExit);
   return true;
 }

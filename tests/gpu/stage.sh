@@ -35,5 +35,5 @@ done | sort -u | grep -E 'libprotobuf|libabsl|libCLI11|libfmt' | while read -r s
 done || true
 cp "$src"/tests/gpu/*.py "$src"/tests/gpu/run.sh "$dest/tests/gpu/"
 cp "$src"/tests/gpu/workloads/*.py "$dest/tests/gpu/workloads/"
-cp "$src"/bench/injector/{gpu_bench.py,achieved_cost.py,cpu_probe.sh} "$dest/bench/injector/"
+cp "$src"/bench/injector/{gpu_bench.py,achieved_cost.py,cpu_probe.sh,launch_modes.sh,cupti_cost_breakdown.sh} "$dest/bench/injector/"
 du -sh "$dest"

@@ -76,7 +76,8 @@ TEST(EnvSettings, SessionOptionsFromEnvironment) {
                            {"OCCTRACE_ZERO_BUFFERS", "0"},
                            {"OCCTRACE_CUPTI_HOST_PINNED", "1"},
                            {"OCCTRACE_CUPTI_PER_THREAD_BUFFERS", "0"},
-                           {"OCCTRACE_MAX_BUFFERS", "8"}}),
+                           {"OCCTRACE_MAX_BUFFERS", "8"},
+                           {"OCCTRACE_CUPTI_FLUSH_PERIOD_MS", "250"}}),
                    &options, &warnings);
   EXPECT_TRUE(warnings.empty());
   EXPECT_TRUE(options.quiet);
@@ -84,6 +85,7 @@ TEST(EnvSettings, SessionOptionsFromEnvironment) {
   EXPECT_EQ(options.cupti_host_pinned, std::optional<bool>(true));
   EXPECT_EQ(options.cupti_per_thread_buffers, std::optional<bool>(false));
   EXPECT_EQ(options.max_buffers, 8u);
+  EXPECT_EQ(options.cupti_flush_period_ms, 250);
 
   SessionOptions defaults;
   ApplyEnvironment(MapEnv({}), &defaults, &warnings);

@@ -6,7 +6,7 @@ CARRY=${CARRY:-.carry-ach}
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 # $OUT returns at most 8 files: work in W, copy the few that matter at the end.
 W=/tmp/achwork; rm -rf "$W"; mkdir -p "$W"
-trap 'cp "$W"/{features.txt,accuracy.txt,acc_occtrace.csv,acc_ncu.csv,acc_ncu_diag.csv,cost_300.txt,cost_2000.txt,cost_runs_300.log} "$OUT"/ 2>/dev/null' EXIT
+trap 'cp "$W"/{features.txt,accuracy.txt,acc_occtrace.csv,acc_ncu.csv,acc_ncu_diag.csv,cost_300.txt,cost_2000.txt} "$OUT"/ 2>/dev/null' EXIT
 export PYTHONUNBUFFERED=1
 cupti_dir=$(dirname "$(find /usr/local/cuda*/ -name 'libcupti.so.13' 2>/dev/null | head -1)")
 export LD_LIBRARY_PATH=${cupti_dir}:${LD_LIBRARY_PATH:-}
@@ -36,7 +36,8 @@ timeout 200 ncu --clock-control none --csv --print-kernel-base mangled --metrics
 grep -v "^launch " "$W/acc_launches1.txt" | head -20 >> "$W/accuracy.txt"
 [ "${SKIP_COST:-0}" = 1 ] && exit 0
 echo "== cost"
-COST_TAG=_300 COST_SKIP_ALL=${COST_SKIP_ALL:-0} timeout 250 python3 "$CARRY/cost_train_small.py" "$H" \
-  tests/gpu/workloads/train_small.py "$W" "${ROUNDS:-3}" 2>&1 | tail -20
-COST_TAG=_2000 COST_STEPS=2000 COST_SKIP_ALL=1 timeout 150 python3 "$CARRY/cost_train_small.py" "$H" \
-  tests/gpu/workloads/train_small.py "$W" 2 2>&1 | tail -20
+timeout 250 python3 bench/injector/achieved_cost.py "$H" tests/gpu/workloads/train_small.py \
+  --rounds "${ROUNDS:-3}" --variants sample,every,every-deinit --out "$W/cost_300.txt" \
+  ${COST_SKIP_ALL:+--skip-all} 2>&1 | tail -20
+timeout 150 python3 bench/injector/achieved_cost.py "$H" tests/gpu/workloads/train_small.py \
+  --rounds 2 --steps 2000 --variants sample,every,every-deinit --skip-all --out "$W/cost_2000.txt" 2>&1 | tail -20
