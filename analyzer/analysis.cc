@@ -498,25 +498,35 @@ void FillDevice(const TraceDevice& d, occtrace::Device* out) {
 // CUPTI reports sharedMemoryExecuted = 0 (and no timestamps) for launches the range profiler
 // replayed, so each measured launch would form a group of its own beside its siblings, leaving
 // them "not measured". A group with an unreported carveout is folded into the group that has the
-// same configuration with a reported one (the one with most launches), if there is one.
+// same configuration with a reported one (the one with most launches), if there is one. CUDA 13's
+// records of replayed launches can lack the requested carveout percentage too (NULL, read as -1:
+// H100, 2026-11-22), so such a group matches its siblings whatever they requested.
 void FoldProfiledLaunches(std::map<std::string, Group>* groups, std::vector<std::string>* order) {
-  std::map<std::string, std::string> reported;  // key without carveout -> key of the main group
+  auto loose_key = [](const std::string& key, ConfigStats stats, bool any_requested_carveout) {
+    if (any_requested_carveout) stats.carveout_pct = -1;
+    return key.substr(0, key.find('#')) + "#" + ConfigKey(stats, false);
+  };
+  // key without the executed carveout (and, in the second map, without the requested one) ->
+  // key of the group with the most launches among those that reported their carveout
+  std::map<std::string, std::string> reported, reported_any_request;
   for (const auto& key : *order) {
     const Group& g = groups->at(key);
     if (g.stats.smem_executed == 0) continue;
-    std::string loose = key.substr(0, key.find('#')) + "#" + ConfigKey(g.stats, false);
-    auto it = reported.find(loose);
-    if (it == reported.end() || groups->at(it->second).stats.launches < g.stats.launches) {
-      reported[loose] = key;
+    for (bool any_request : {false, true}) {
+      auto& index = any_request ? reported_any_request : reported;
+      std::string loose = loose_key(key, g.stats, any_request);
+      auto it = index.find(loose);
+      if (it == index.end() || groups->at(it->second).stats.launches < g.stats.launches) index[loose] = key;
     }
   }
   std::vector<std::string> kept;
   for (const auto& key : *order) {
     Group& g = groups->at(key);
     if (g.stats.smem_executed == 0) {
-      std::string loose = key.substr(0, key.find('#')) + "#" + ConfigKey(g.stats, false);
-      auto it = reported.find(loose);
-      if (it != reported.end()) {
+      const bool request_unreported = g.stats.carveout_pct < 0;
+      const auto& index = request_unreported ? reported_any_request : reported;
+      auto it = index.find(loose_key(key, g.stats, request_unreported));
+      if (it != index.end()) {
         Group& into = groups->at(it->second);
         into.files.insert(g.files.begin(), g.files.end());
         into.device_ids.insert(g.device_ids.begin(), g.device_ids.end());

@@ -570,6 +570,35 @@ INSERT INTO OCC_ACHIEVED VALUES (950, 1, 'measured', 47.5, 30.4, 1000, 25000, 's
   EXPECT_EQ(groups, 1);
 }
 
+// CUDA 13 on the H100 (examples/train_small_h100.sql, cuDNN's sm80_xmma_fprop kernel): the
+// replayed launch's record lacks the requested carveout as well (NULL), while its 29 siblings
+// requested 100 %. It still belongs to them. A launch that did request a different carveout
+// does not.
+TEST(ProfiledLaunches, FoldWhenTheRequestedCarveoutIsUnreportedToo) {
+  const occtrace::Report report = ReportWithExtraRows(R"sql(
+INSERT INTO StringIds VALUES (210, 'conv(float*)'), (211, 'conv'), (212, '_Z4convPf');
+INSERT INTO OCC_KERNEL_CONFIG VALUES
+  (210, 0, 1, NULL, 210, 211, 212, 0, 0, 168, 1, 512, 1, 128, 1, 1, 0, 122880, 0, 0, 233472, 1, 100, 0, 0, 1, 1, 1, 0, 0, 0, 0),
+  (211, 0, 1, NULL, 210, 211, 212, 0, 0, 168, 1, 512, 1, 128, 1, 1, 0, 122880, 0, 0, 0, 1, NULL, 0, 0, 1, 1, 1, 0, 0, 0, 0),
+  (212, 0, 1, NULL, 210, 211, 212, 0, 0, 168, 1, 512, 1, 128, 1, 1, 0, 122880, 0, 0, 0, 1, 50, 0, 0, 1, 1, 1, 0, 0, 0, 0);
+INSERT INTO OCC_LAUNCH VALUES (0, 0, 211, 7, 970), (4000000, 30000, 210, 7, 971),
+  (4100000, 30000, 210, 7, 972), (4200000, 30000, 212, 7, 973);
+INSERT INTO OCC_ACHIEVED VALUES (970, 1, 'measured', 6.2, 4.0, 1000, 31000, 'sample', 0);
+)sql");
+  std::vector<const occtrace::KernelGroup*> conv;
+  for (const auto& g : report.groups()) {
+    if (g.name() == "conv(float*)") conv.push_back(&g);
+  }
+  ASSERT_EQ(conv.size(), 2u);  // the 100 % family (with its measured launch) and the 50 % launch
+  const occtrace::KernelGroup* main_group = conv[0]->launches() == 3 ? conv[0] : conv[1];
+  const occtrace::KernelGroup* other = main_group == conv[0] ? conv[1] : conv[0];
+  EXPECT_EQ(main_group->launches(), 3);
+  EXPECT_EQ(main_group->shared_mem_executed(), 233472);
+  EXPECT_EQ(main_group->achieved().samples(), 1);
+  EXPECT_EQ(other->launches(), 1);
+  EXPECT_EQ(other->achieved().samples(), 0);
+}
+
 }  // namespace
 }  // namespace occ
 
