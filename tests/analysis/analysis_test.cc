@@ -599,6 +599,39 @@ INSERT INTO OCC_ACHIEVED VALUES (970, 1, 'measured', 6.2, 4.0, 1000, 31000, 'sam
   EXPECT_EQ(other->achieved().samples(), 0);
 }
 
+// The H100 example again (multi_tensor_apply_kernel): the profiled first launch reported a 32 KiB
+// carveout, its 59 siblings 16 KiB, and the program traced without the profiler never showed two
+// carveouts for it. The measured launch belongs to its siblings. When every launch was profiled
+// (`all` mode) nothing tells which carveout is the program's, so groups stay apart.
+TEST(ProfiledLaunches, FoldWhenTheReplayReportedAnotherCarveout) {
+  const std::string configs = R"sql(
+INSERT INTO StringIds VALUES (220, 'mta(float*)'), (221, 'mta'), (222, '_Z3mtaPf');
+INSERT INTO OCC_KERNEL_CONFIG VALUES
+  (220, 0, 1, NULL, 220, 221, 222, 0, 0, 27, 19, 1, 1, 512, 1, 1, 0, 0, 0, 0, 32768, 0, NULL, 0, 0, 1, 1, 1, 0, 0, 0, 0),
+  (221, 0, 1, NULL, 220, 221, 222, 0, 0, 27, 19, 1, 1, 512, 1, 1, 0, 0, 0, 0, 16384, 0, NULL, 0, 0, 1, 1, 1, 0, 0, 0, 0);
+INSERT INTO OCC_LAUNCH VALUES (1000, 0, 220, 7, 980), (4000000, 15000, 221, 7, 981),
+  (4100000, 15000, 221, 7, 982);
+INSERT INTO OCC_ACHIEVED VALUES (980, 1, 'measured', 20.7, 13.2, 1000, 16000, 'sample', 0);
+)sql";
+  std::vector<const occtrace::KernelGroup*> sampled;
+  const occtrace::Report sample_report = ReportWithExtraRows(configs);
+  for (const auto& g : sample_report.groups()) {
+    if (g.name() == "mta(float*)") sampled.push_back(&g);
+  }
+  ASSERT_EQ(sampled.size(), 1u);
+  EXPECT_EQ(sampled[0]->launches(), 3);
+  EXPECT_EQ(sampled[0]->shared_mem_executed(), 16384);
+  EXPECT_EQ(sampled[0]->achieved().samples(), 1);
+
+  const occtrace::Report all_report = ReportWithExtraRows(configs + R"sql(
+INSERT INTO OCC_ACHIEVED VALUES (981, 1, 'measured', 21.0, 13.4, 1000, 15000, 'all', 0),
+  (982, 1, 'measured', 21.2, 13.5, 1000, 15000, 'all', 0);
+)sql");
+  int groups = 0;
+  for (const auto& g : all_report.groups()) groups += g.name() == "mta(float*)";
+  EXPECT_EQ(groups, 2);
+}
+
 }  // namespace
 }  // namespace occ
 
