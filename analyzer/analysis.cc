@@ -840,9 +840,20 @@ StatusOr<occtrace::Report> BuildReport(const ReportOptions& options) {
   for (auto& g : unjudged) *report.add_unjudged() = std::move(g);
 
   if (!a.judged.empty()) {
-    report.add_notes("barrier count per kernel is not recorded: 1 named barrier assumed; kernels "
-                     "using 3 or more (sm_90/100/103) or 2 or more (sm_110/12x) may fit fewer "
-                     "blocks per SM");
+    // Traces with cubin facts (OCC_FUNCTION) know each kernel's named barriers; Nsight Systems
+    // exports and traces of older occtrace versions do not.
+    size_t barriers_unknown = 0;
+    for (const auto& [device, stats] : a.group_inputs) barriers_unknown += stats.barrier_count < 0;
+    if (barriers_unknown > 0) {
+      report.add_notes(
+          "barrier count not recorded for " +
+          (barriers_unknown == a.group_inputs.size()
+               ? std::string("any configuration")
+               : std::to_string(barriers_unknown) + " of " + std::to_string(a.group_inputs.size()) +
+                     " configurations") +
+          ": 1 named barrier assumed; kernels using 3 or more (sm_90/100/103) or 2 or more "
+          "(sm_110/12x) may fit fewer blocks per SM");
+    }
     report.add_notes("GPU-time shares are of all " + std::to_string(a.run_launches) +
                      " launches in the input" + (a.files.size() > 1 ? "s" : "") + "; registers "
                      "as reported by the driver");
