@@ -257,7 +257,8 @@ void ExplainGap(const ConfigStats& c, const OccupancyResult& r, const Waves& w, 
                       static_cast<double>(w.full_waves + 1);
     if (w.tail_pct >= kTailReportPct || estimate < theo - 1) {
       achieved->add_gap_explanations(
-          "tail effect: " + std::to_string(w.full_waves) + " full waves and a partial wave of " +
+          "tail effect: " + std::to_string(w.full_waves) + (w.full_waves == 1 ? " full wave" : " full waves") +
+          " and a partial wave of " +
           std::to_string(w.tail_blocks) + " blocks; during the tail SMs hold fewer blocks "
           "(wave-capped estimate " + Fixed(estimate) + "%)" +
           // Which SMs receive the tail blocks changes from launch to launch, and with it the
