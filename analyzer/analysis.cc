@@ -540,8 +540,8 @@ void FoldProfiledLaunches(std::map<std::string, Group>* groups, std::vector<std:
       const bool request_unreported = g.stats.carveout_pct < 0;
       const auto& index = request_unreported ? reported_any_request : reported;
       auto it = index.find(loose_key(key, g.stats, request_unreported));
-      // (A target is never folded itself: it either has launches the profiler did not touch,
-      // or it is the best of its bucket and so has nowhere to go; the count() is belt and braces.)
+      // count(): an entry of one map may name a group already folded through the other (a
+      // profiled-only group with a requested carveout); the group then simply stays apart.
       if (it != index.end() && it->second != key && groups->count(it->second) > 0 &&
           (unreported || !only_profiled(groups->at(it->second).stats))) {
         Group& into = groups->at(it->second);
