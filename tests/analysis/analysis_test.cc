@@ -505,6 +505,15 @@ occtrace::Report ReportWithExtraRows(const std::string& extra_inserts) {
   return report.ok() ? *report : occtrace::Report();
 }
 
+// Every group of the kernel `name` (a kernel whose launches differ in configuration has several).
+std::vector<const occtrace::KernelGroup*> GroupsNamed(const occtrace::Report& report, const std::string& name) {
+  std::vector<const occtrace::KernelGroup*> out;
+  for (const auto& g : report.groups()) {
+    if (g.name() == name) out.push_back(&g);
+  }
+  return out;
+}
+
 // Nsight Compute on an H100 (occupancy-model.md §5.3): B=256, 0 B user shared memory, kernels
 // using 8 and 16 named barriers show Block Limit Barriers 8 and 4, executed carveout 8 KiB, and
 // the 16-barrier kernel a theoretical occupancy of 50 %. CUPTI records carry no barrier count;
@@ -563,17 +572,13 @@ INSERT INTO OCC_LAUNCH VALUES (0, 0, 201, 7, 950), (4000000, 20000, 200, 7, 951)
   (4100000, 30000, 200, 7, 952);
 INSERT INTO OCC_ACHIEVED VALUES (950, 1, 'measured', 47.5, 30.4, 1000, 25000, 'sample', 0);
 )sql");
-  int groups = 0;
-  for (const auto& g : report.groups()) {
-    if (g.name() != "axpy(float*)") continue;
-    ++groups;
-    EXPECT_EQ(g.launches(), 3);
-    EXPECT_EQ(g.total_ns(), 20000 + 30000 + 25000);  // the profiled launch timed by gpuTimeNs
-    EXPECT_EQ(g.shared_mem_executed(), 8192);
-    EXPECT_EQ(g.achieved().samples(), 1);
-    EXPECT_DOUBLE_EQ(g.achieved().mean_pct(), 47.5);
-  }
-  EXPECT_EQ(groups, 1);
+  const auto axpy = GroupsNamed(report, "axpy(float*)");
+  ASSERT_EQ(axpy.size(), 1u);
+  EXPECT_EQ(axpy[0]->launches(), 3);
+  EXPECT_EQ(axpy[0]->total_ns(), 20000 + 30000 + 25000);  // the profiled launch timed by gpuTimeNs
+  EXPECT_EQ(axpy[0]->shared_mem_executed(), 8192);
+  EXPECT_EQ(axpy[0]->achieved().samples(), 1);
+  EXPECT_DOUBLE_EQ(axpy[0]->achieved().mean_pct(), 47.5);
 }
 
 // CUDA 13 on the H100 (examples/train_small_h100.sql, cuDNN's sm80_xmma_fprop kernel): the
@@ -591,10 +596,7 @@ INSERT INTO OCC_LAUNCH VALUES (0, 0, 211, 7, 970), (4000000, 30000, 210, 7, 971)
   (4100000, 30000, 210, 7, 972), (4200000, 30000, 212, 7, 973);
 INSERT INTO OCC_ACHIEVED VALUES (970, 1, 'measured', 6.2, 4.0, 1000, 31000, 'sample', 0);
 )sql");
-  std::vector<const occtrace::KernelGroup*> conv;
-  for (const auto& g : report.groups()) {
-    if (g.name() == "conv(float*)") conv.push_back(&g);
-  }
+  const auto conv = GroupsNamed(report, "conv(float*)");
   ASSERT_EQ(conv.size(), 2u);  // the 100 % family (with its measured launch) and the 50 % launch
   const occtrace::KernelGroup* main_group = conv[0]->launches() == 3 ? conv[0] : conv[1];
   const occtrace::KernelGroup* other = main_group == conv[0] ? conv[1] : conv[0];
@@ -619,11 +621,8 @@ INSERT INTO OCC_LAUNCH VALUES (1000, 0, 220, 7, 980), (4000000, 15000, 221, 7, 9
   (4100000, 15000, 221, 7, 982);
 INSERT INTO OCC_ACHIEVED VALUES (980, 1, 'measured', 20.7, 13.2, 1000, 16000, 'sample', 0);
 )sql";
-  std::vector<const occtrace::KernelGroup*> sampled;
   const occtrace::Report sample_report = ReportWithExtraRows(configs);
-  for (const auto& g : sample_report.groups()) {
-    if (g.name() == "mta(float*)") sampled.push_back(&g);
-  }
+  const auto sampled = GroupsNamed(sample_report, "mta(float*)");
   ASSERT_EQ(sampled.size(), 1u);
   EXPECT_EQ(sampled[0]->launches(), 3);
   EXPECT_EQ(sampled[0]->shared_mem_executed(), 16384);
@@ -633,9 +632,7 @@ INSERT INTO OCC_ACHIEVED VALUES (980, 1, 'measured', 20.7, 13.2, 1000, 16000, 's
 INSERT INTO OCC_ACHIEVED VALUES (981, 1, 'measured', 21.0, 13.4, 1000, 15000, 'all', 0),
   (982, 1, 'measured', 21.2, 13.5, 1000, 15000, 'all', 0);
 )sql");
-  int groups = 0;
-  for (const auto& g : all_report.groups()) groups += g.name() == "mta(float*)";
-  EXPECT_EQ(groups, 2);
+  EXPECT_EQ(GroupsNamed(all_report, "mta(float*)").size(), 2u);
 }
 
 }  // namespace
