@@ -115,6 +115,7 @@ void Merge(ConfigStats* into, const ConfigStats& from) {
     }
   }
   into->launches += from.launches;
+  into->untimed_launches += from.untimed_launches;
   into->total_ns = SaturatingAdd(into->total_ns, from.total_ns);
   if (from.achieved_samples > 0) {
     if (into->achieved_samples == 0) {
@@ -165,8 +166,10 @@ void FillIdentity(const Group& g, occtrace::KernelGroup* out) {
   out->set_cluster_z(i32(c.cluster[2]));
   out->set_launches(c.launches);
   out->set_total_ns(c.total_ns);
-  out->set_mean_ns(c.launches > 0 ? static_cast<double>(c.total_ns) / static_cast<double>(c.launches)
-                                  : 0);
+  const int64_t timed_launches = c.launches - c.untimed_launches;
+  out->set_mean_ns(timed_launches > 0
+                       ? static_cast<double>(c.total_ns) / static_cast<double>(timed_launches)
+                       : 0);
   out->set_min_ns(c.min_ns);
   out->set_max_ns(c.max_ns);
   out->set_graph_id(c.graph_id);

@@ -593,7 +593,7 @@ StatusOr<TraceScan> TraceReader::ScanOcctrace(const std::string& kernel_regex) {
                                           "FROM OCC_LAUNCH"
                                         : "SELECT configId, start, duration FROM OCC_LAUNCH"));
   TraceScan scan;
-  int64_t unknown_config = 0, negative = 0, absurd = 0, replayed_without_time = 0;
+  int64_t unknown_config = 0, negative = 0, absurd = 0, replayed_without_time = 0, untimed = 0;
   int64_t first_start = std::numeric_limits<int64_t>::max(), last_end = 0;
   // Launch times beyond this are corrupt rows, not kernels (about 11.5 days).
   constexpr int64_t kMaxDurationNs = 1'000'000'000'000'000;
@@ -642,6 +642,14 @@ StatusOr<TraceScan> TraceReader::ScanOcctrace(const std::string& kernel_regex) {
         }
       }
     }
+    if (duration == 0 && start > 0) {
+      // Handed over by a forced flush while running (trace_writer.cc): a launch, no time.
+      ++c.launches;
+      ++c.untimed_launches;
+      ++scan.launches;
+      ++untimed;
+      continue;
+    }
     AddLaunch(&c, duration);
     if (start > 0) {
       first_start = std::min(first_start, start);
@@ -660,6 +668,10 @@ StatusOr<TraceScan> TraceReader::ScanOcctrace(const std::string& kernel_regex) {
   }
   if (absurd > 0) {
     AddWarning(std::to_string(absurd) + " OCC_LAUNCH rows with a duration above 10^15 ns: skipped");
+  }
+  if (untimed > 0) {
+    AddWarning(std::to_string(untimed) + " launches have no duration (their record was flushed while the "
+               "kernel ran): counted as launches, left out of GPU time");
   }
   if (replayed_without_time > 0) {
     AddWarning(std::to_string(replayed_without_time) +

@@ -72,6 +72,10 @@ struct ConfigStats {
   bool matched = true;               // passes --kernel
 
   int64_t launches = 0;
+  // Of `launches`, those without a duration: the tracer's forced flush handed the record back
+  // while the kernel still ran (start set, duration 0). Not in total/min/max; the mean is over
+  // the others.
+  int64_t untimed_launches = 0;
   int64_t total_ns = 0;
   int64_t min_ns = 0;
   int64_t max_ns = 0;

@@ -19,6 +19,7 @@
 #include "injector/output_path.h"
 #include "injector/subscriber_guard.h"
 #include "injector/trace_session.h"
+#include "injector/triton_cache.h"
 
 namespace occ::inj {
 namespace {
@@ -156,7 +157,15 @@ void CUPTIAPI OnCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_Call
         const auto* module =
             static_cast<const CUpti_ModuleResourceData*>(resource->resourceDescriptor);
         if (module != nullptr) {
-          tracer->session->SubmitModule(module->moduleId, module->pCubin, module->cubinSize);
+          // Which shared object held the image: the kernel's owner for occ-report (cuDNN,
+          // cuBLAS, libtorch, the program's extension). An image decompressed or JIT-compiled
+          // into the heap has none. dladdr is cheap next to a module load.
+          std::string library;
+          Dl_info info{};
+          if (module->pCubin != nullptr && dladdr(module->pCubin, &info) != 0 && info.dli_fname != nullptr) {
+            library = info.dli_fname;
+          }
+          tracer->session->SubmitModule(module->moduleId, module->pCubin, module->cubinSize, std::move(library));
         }
       } else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
         // The context's records must leave CUPTI while it still exists (cudaDeviceReset,
@@ -313,6 +322,7 @@ int InitializeTracing() {
   SessionOptions options;
   options.path = output.path;
   ApplyEnvironment(&options);
+  if (EnvSwitch("OCCTRACE_TRITON_METADATA", /*fallback=*/true)) options.triton_cache_roots = TritonCacheIndex::DefaultRoots();
   SessionHooks hooks;
   hooks.flush_activity = [tracer](bool forced) {
     if (!tracer->tracing.load()) return;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cinttypes>
 #include <chrono>
 #include <algorithm>
 #include <cstdio>
@@ -109,6 +110,12 @@ void OnSignal(int signal_number, siginfo_t* info, void* context) {
 
 void ForkChildHook() { TraceSession::OnForkChild(); }
 
+int64_t MonotonicNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
 int64_t RealtimeNs() {
   timespec ts{};
   clock_gettime(CLOCK_REALTIME, &ts);
@@ -171,6 +178,9 @@ void ApplyEnvironment(const EnvLookup& env, SessionOptions* options, std::vector
   if (std::optional<bool> per_thread = OptionalSwitchSetting(env, "OCCTRACE_CUPTI_PER_THREAD_BUFFERS", warnings)) {
     options->cupti_per_thread_buffers = per_thread;
   }
+  options->max_record_age_ms =
+      static_cast<int>(integer("OCCTRACE_MAX_RECORD_AGE_MS", options->max_record_age_ms, 0, 3600000));
+  options->debug_flush = SwitchSetting(env, "OCCTRACE_DEBUG_FLUSH", options->debug_flush, warnings);
   options->quiet = SwitchSetting(env, "OCCTRACE_QUIET", options->quiet, warnings);
 }
 
@@ -197,6 +207,7 @@ std::unique_ptr<TraceSession> TraceSession::Start(const SessionOptions& options,
 
   std::unique_ptr<TraceSession> session(new TraceSession(options, std::move(hooks)));
   if (!session->writer_->Open(options.path)) return nullptr;
+  session->writer_->SetTritonCacheRoots(options.triton_cache_roots);
   const PatternContext process = CurrentProcessContext();
   TraceWriter& w = *session->writer_;
   w.SetMeta("occtrace_version", OCC_VERSION);
@@ -211,6 +222,7 @@ std::unique_ptr<TraceSession> TraceSession::Start(const SessionOptions& options,
   w.SetMeta("setting_cupti_device_buffer_bytes", std::to_string(options.cupti_device_buffer_bytes));
   w.SetMeta("setting_cupti_device_buffers", std::to_string(options.cupti_device_buffers));
   w.SetMeta("setting_max_buffers", std::to_string(options.max_buffers));
+  w.SetMeta("setting_max_record_age_ms", std::to_string(options.max_record_age_ms));
   w.SetMeta("status", "running");
   w.SetMeta("launch_count", "0");
   if (!w.Commit()) return nullptr;
@@ -292,6 +304,7 @@ uint8_t* TraceSession::AcquireBuffer(size_t* size) {
     refused_buffers_.fetch_add(1);
     return nullptr;
   }
+  held_buffers_.Acquired(buffer, MonotonicNs());
   *size = options_.buffer_bytes;
   return buffer;
 }
@@ -308,6 +321,7 @@ void TraceSession::CompleteBuffer(uint8_t* buffer, size_t valid_size, size_t cup
   if (cupti_dropped > 0) dropped_records_.fetch_add(cupti_dropped);
   {
     std::lock_guard lock(mutex_);
+    held_buffers_.Completed(buffer);
     if (phase_ != Phase::kDrain && phase_ != Phase::kDone) {
       queue_.push_back(BufferItem{buffer, valid_size});
       buffer = nullptr;
@@ -335,7 +349,7 @@ void TraceSession::Push(Item item) {
 
 void TraceSession::SubmitDeviceExtras(DeviceExtras extras) { Push(std::move(extras)); }
 void TraceSession::SubmitAchieved(AchievedSample sample) { Push(std::move(sample)); }
-void TraceSession::SubmitModule(uint32_t module_id, const void* image, size_t size) {
+void TraceSession::SubmitModule(uint32_t module_id, const void* image, size_t size, std::string library) {
   if (InForkedChild() || image == nullptr || size == 0 || !active()) return;
   size_t queued = queued_module_bytes_.load();
   do {
@@ -345,7 +359,7 @@ void TraceSession::SubmitModule(uint32_t module_id, const void* image, size_t si
     }
   } while (!queued_module_bytes_.compare_exchange_weak(queued, queued + size));
   const auto* bytes = static_cast<const uint8_t*>(image);
-  Push(ModuleItem{module_id, std::vector<uint8_t>(bytes, bytes + size)});
+  Push(ModuleItem{module_id, std::vector<uint8_t>(bytes, bytes + size), std::move(library)});
 }
 
 void TraceSession::SetMeta(std::string name, std::string value) {
@@ -356,7 +370,7 @@ void TraceSession::FlushActivity(FlushKind kind) {
   if (InForkedChild() || getpid() != owner_pid_ || !hooks_.flush_activity) return;
   const bool forced = kind != FlushKind::kPeriodic;
   std::unique_lock lock(flush_mutex_, std::defer_lock);
-  if (kind == FlushKind::kPeriodic) {
+  if (kind == FlushKind::kPeriodic || kind == FlushKind::kStale) {
     if (!lock.try_lock()) return;
   } else if (!lock.try_lock_for(std::chrono::milliseconds(options_.flush_lock_wait_ms))) {
     // The flush in progress did not end: flush anyway rather than risk a deadlock (see the
@@ -387,7 +401,7 @@ void TraceSession::ProcessItems(std::deque<Item>* items) {
     } else if (auto* meta = std::get_if<MetaItem>(&item)) {
       writer_->SetMeta(meta->name, meta->value);
     } else if (auto* module = std::get_if<ModuleItem>(&item)) {
-      writer_->AddModule(module->module_id, module->image);
+      writer_->AddModule(module->module_id, module->image, module->library);
       queued_module_bytes_.fetch_sub(module->image.size());
       module->image = std::vector<uint8_t>();
     }
@@ -410,6 +424,8 @@ void TraceSession::CloseWriter(const std::string& status) {
     rows.emplace_back("achieved_count", std::to_string(stats.achieved));
     rows.emplace_back("dropped_records", std::to_string(dropped_records_.load() + stats.records_lost));
     rows.emplace_back("records_lost_write_error", std::to_string(stats.records_lost));
+    rows.emplace_back("incomplete_kernel_records", std::to_string(stats.incomplete_kernels));
+    rows.emplace_back("stale_forced_flushes", std::to_string(stale_forced_flushes_));
     rows.emplace_back("achieved_lost_write_error", std::to_string(stats.achieved_lost));
     rows.emplace_back("refused_buffer_requests", std::to_string(refused_buffers_.load()));
     rows.emplace_back("unserialized_flushes", std::to_string(unserialized_flushes_.load()));
@@ -550,20 +566,50 @@ void TraceSession::WriterLoop() {
     const bool commit_requested = g_commit_request.exchange(0) != 0;
     if (Clock::now() >= next_commit || commit_requested) {
       // Also after a write error: buffers must keep coming back to be counted and recycled.
-      if (phase == Phase::kRunning && hooks_.flush_activity) {
-        // Completed buffers only (no forced flush: that would cut buffers CUPTI still fills).
-        FlushActivity(FlushKind::kPeriodic);
-        {
-          std::lock_guard lock(mutex_);
-          items.swap(queue_);
-        }
-        ProcessItems(&items);
-      }
+      if (phase == Phase::kRunning && hooks_.flush_activity) FlushOnWriter();
       writer_->SetMeta("launch_count", std::to_string(writer_->stats().launches));
       writer_->Commit();
       if (writer_->failed()) active_.store(false);
       next_commit = Clock::now() + period;
     }
+  }
+}
+
+void TraceSession::FlushOnWriter() {
+  std::deque<Item> items;
+  auto drain = [&] {
+    {
+      std::lock_guard lock(mutex_);
+      items.swap(queue_);
+    }
+    ProcessItems(&items);
+  };
+  const int64_t began = MonotonicNs();
+  FlushActivity(FlushKind::kPeriodic);
+  drain();
+  const int64_t plain_done = MonotonicNs();
+  int64_t oldest_age_ns = 0;
+  size_t held = 0;
+  {
+    std::lock_guard lock(mutex_);
+    oldest_age_ns = held_buffers_.OldestAgeNs(plain_done);
+    held = held_buffers_.count();
+  }
+  const bool stale = options_.max_record_age_ms > 0 &&
+                     oldest_age_ns >= int64_t{options_.max_record_age_ms} * 1'000'000;
+  if (stale) {
+    FlushActivity(FlushKind::kStale);
+    drain();
+    ++stale_forced_flushes_;
+    writer_->SetMeta("stale_forced_flushes", std::to_string(stale_forced_flushes_));
+  }
+  if (options_.debug_flush) {
+    const int64_t done = MonotonicNs();
+    LogLine("flush t=%.3f plain=%.2fms held=%zu oldest=%.0fms forced=%s%s launches=%" PRIu64,
+            static_cast<double>(began) / 1e9, static_cast<double>(plain_done - began) / 1e6, held,
+            static_cast<double>(oldest_age_ns) / 1e6, stale ? "yes " : "no",
+            stale ? (std::to_string(static_cast<double>(done - plain_done) / 1e6) + "ms").c_str() : "",
+            writer_->stats().launches);
   }
 }
 

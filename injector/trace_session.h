@@ -9,8 +9,10 @@
 //    exhausted AcquireBuffer returns nullptr (safe from CUPTI API v27, CUDA 12.9) and CUPTI
 //    counts the dropped records. The queue is therefore bounded by the pool.
 //  - The writer thread owns the TraceWriter (SQLite). It wakes on an eventfd (queue pushes,
-//    signals) or every flush period, calls the flush hook (cuptiActivityFlushAll(0)) and
-//    commits, so SIGKILL / os._exit lose at most one period.
+//    signals) or every flush period, calls the flush hook (cuptiActivityFlushAll(0)), forces a
+//    flush when CUPTI has held a buffer longer than max_record_age_ms (held_buffers.h says
+//    why the plain flush is not enough), and commits, so SIGKILL / os._exit lose at most
+//    max_record_age_ms + one period of records.
 //  - mutex_ guards the queue, pool and phase. It is never held while calling a hook (CUPTI),
 //    since CUPTI calls back into CompleteBuffer from inside cuptiActivityFlushAll.
 //  - flush_mutex_ serializes every cuptiActivityFlushAll occtrace makes (FlushActivity: the
@@ -60,6 +62,7 @@
 
 #include "injector/achieved.h"
 #include "injector/env_settings.h"
+#include "injector/held_buffers.h"
 #include "injector/trace_writer.h"
 
 namespace occ::inj {
@@ -94,6 +97,15 @@ struct SessionOptions {
   // this period instead of its own heuristics; 0 = CUPTI's heuristics. It returns only full
   // buffers, so occtrace's own periodic flush (flush_period_ms) stays.
   int cupti_flush_period_ms = 0;
+  // OCCTRACE_MAX_RECORD_AGE_MS: longest a buffer may stay with CUPTI before the writer forces a
+  // flush (held_buffers.h). A forced flush hands back kernels still running without their end
+  // time (stored with duration 0, counted in OCC_META incomplete_kernel_records); 0 = never
+  // force (records then wait for CUPTI to complete their buffer, possibly until exit).
+  int max_record_age_ms = 500;
+  // Where Triton's compile metadata is looked for (triton_cache.h); empty = none.
+  std::vector<std::string> triton_cache_roots;
+  // OCCTRACE_DEBUG_FLUSH: one stderr line per writer tick (flush kinds, durations, buffers).
+  bool debug_flush = false;
 };
 
 struct SessionHooks {
@@ -128,11 +140,13 @@ class TraceSession {
   // CUPTI_CBID_RESOURCE_MODULE_LOADED: copies the image (the app thread only copies; the
   // writer parses it). Images beyond max_queued_module_bytes waiting at once are skipped and
   // counted (OCC_META cubin_modules_dropped), so a burst of large modules cannot grow memory.
-  void SubmitModule(uint32_t module_id, const void* image, size_t size);
+  // `library`: the shared object the image was mapped from (dladdr), empty when unknown.
+  void SubmitModule(uint32_t module_id, const void* image, size_t size, std::string library = {});
   void SetMeta(std::string name, std::string value);
 
   enum class FlushKind {
     kPeriodic,        // writer thread, FlushAll(0); skipped while another flush runs
+    kStale,           // writer thread, forced: a buffer was held past max_record_age_ms
     kContextDestroy,  // CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, forced, any app thread
     kFinal,           // Finish / signal path, forced
   };
@@ -171,6 +185,7 @@ class TraceSession {
   struct ModuleItem {
     uint32_t module_id;
     std::vector<uint8_t> image;
+    std::string library;
   };
   using Item = std::variant<BufferItem, DeviceExtras, AchievedSample, MetaItem, ModuleItem>;
   enum class Phase { kRunning, kFinalFlush, kDrain, kDone };
@@ -183,6 +198,9 @@ class TraceSession {
   void ReleaseBuffer(uint8_t* buffer);
   void CloseWriter(const std::string& status);
   void HandleSignalOnWriter(int signal_number);
+  // The writer's periodic step: plain flush, forced flush when a buffer is stale, then the
+  // queue into the writer. Writer thread only.
+  void FlushOnWriter();
   bool OnWriterThread() const { return std::this_thread::get_id() == writer_thread_id_; }
 
   SessionOptions options_;
@@ -203,6 +221,7 @@ class TraceSession {
   std::deque<Item> queue_;
   std::vector<uint8_t*> free_buffers_;
   size_t allocated_buffers_ = 0;
+  HeldBuffers held_buffers_;  // guarded by mutex_
 
   std::unique_ptr<std::thread> writer_thread_;
   std::thread::id writer_thread_id_;
@@ -212,6 +231,7 @@ class TraceSession {
   std::atomic<uint64_t> refused_buffers_{0};
   std::atomic<size_t> queued_module_bytes_{0};
   std::atomic<uint64_t> dropped_modules_{0};
+  uint64_t stale_forced_flushes_ = 0;  // writer thread only
   WriterStats final_stats_;
   std::string close_status_;
 };

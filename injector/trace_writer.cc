@@ -1,5 +1,7 @@
 #include "injector/trace_writer.h"
 
+#include <time.h>
+
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -136,7 +138,17 @@ bool TraceWriter::PrepareStatements() {
              db,
              "INSERT OR REPLACE INTO OCC_FUNCTION(moduleId,mangledName,localMemoryPerThread,"
              "minStackSize,maxStackSize,barrierCount,registersPerThread,maxThreadsPerBlock)"
-             " VALUES(?,?,?,?,?,?,?,?)");
+             " VALUES(?,?,?,?,?,?,?,?)") &&
+         upsert_module_.Prepare(db, "INSERT OR REPLACE INTO OCC_MODULE(moduleId,library) VALUES(?,?)") &&
+         // SQLite's JSON functions read Triton's metadata; json_valid keeps a malformed file
+         // from failing the statement (which would turn the writer off).
+         upsert_triton_.Prepare(
+             db,
+             "INSERT OR REPLACE INTO OCC_TRITON_KERNEL(mangledName,numWarps,numStages,numCtas,"
+             "sharedBytes,cacheFile) SELECT ?1, json_extract(j,'$.num_warps'),"
+             " json_extract(j,'$.num_stages'), json_extract(j,'$.num_ctas'),"
+             " json_extract(j,'$.shared'), ?3 FROM (SELECT CASE WHEN json_valid(?2) THEN ?2"
+             " ELSE '{}' END AS j)");
 }
 
 void TraceWriter::AddBuffer(uint8_t* buffer, size_t valid_size) {
@@ -257,8 +269,12 @@ void TraceWriter::AddKernel(const ActivityKernel& kernel) {
   const int64_t config_id = InternConfig(key);
   if (failed_) return;  // counted as lost by Fail()
   // start = end = 0: the range profiler replayed this launch and CUPTI has no timestamps.
-  const int64_t duration =
-      kernel.end >= kernel.start ? static_cast<int64_t>(kernel.end - kernel.start) : 0;
+  // start set but no end (end 0 or before start): a forced flush handed the record back while
+  // the kernel still ran, and CUPTI never sends it again. Both keep the launch with duration 0;
+  // the reader tells them apart by start.
+  const bool has_end = kernel.end >= kernel.start && (kernel.end != 0 || kernel.start == 0);
+  if (!has_end) ++stats_.incomplete_kernels;
+  const int64_t duration = has_end ? static_cast<int64_t>(kernel.end - kernel.start) : 0;
   pending_launches_.push_back(LaunchRow{static_cast<int64_t>(kernel.start), duration, config_id,
                                         kernel.streamId, kernel.correlationId});
   ++stats_.launches;
@@ -421,8 +437,26 @@ void TraceWriter::AddAchieved(const AchievedSample& sample) {
   if (!s.Run()) Fail();
 }
 
-void TraceWriter::AddModule(uint32_t module_id, const std::vector<uint8_t>& image) {
+void TraceWriter::SetTritonCacheRoots(std::vector<std::string> roots) {
+  if (roots.empty()) {
+    triton_cache_.reset();
+  } else {
+    triton_cache_.emplace(std::move(roots));
+  }
+}
+
+void TraceWriter::AddModule(uint32_t module_id, const std::vector<uint8_t>& image, const std::string& library) {
   if (failed_) return;
+  upsert_module_.Bind(1, module_id);
+  if (library.empty()) {
+    upsert_module_.BindNull(2);
+  } else {
+    upsert_module_.BindText(2, library);
+  }
+  if (!upsert_module_.Run()) {
+    Fail();
+    return;
+  }
   CubinParseResult parsed = ParseCubin(image.data(), image.size());
   if (!parsed.ok) {
     // Not every module image is a plain cubin (PTX JIT output is, but a compressed or foreign
@@ -453,7 +487,31 @@ void TraceWriter::AddModule(uint32_t module_id, const std::vector<uint8_t>& imag
       return;
     }
     ++stats_.functions;
+    AddTritonMetadata(name_id, function.mangled_name);
+    if (failed_) return;
   }
+}
+
+void TraceWriter::AddTritonMetadata(int64_t name_id, const std::string& name) {
+  if (!triton_cache_ || !TritonCacheIndex::MayBeTritonName(name)) return;
+  auto [entry, first_time] = triton_looked_up_.try_emplace(name_id, false);
+  if (!first_time && entry->second) return;
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  const std::optional<std::string> json_path =
+      triton_cache_->Find(name, int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec);
+  if (!json_path) return;
+  const std::optional<std::string> json = ReadSmallFile(*json_path);
+  if (!json) return;
+  upsert_triton_.Bind(1, name_id);
+  upsert_triton_.BindText(2, *json);
+  upsert_triton_.BindText(3, *json_path);
+  if (!upsert_triton_.Run()) {
+    Fail();
+    return;
+  }
+  entry->second = true;
+  ++stats_.triton_kernels;
 }
 
 void TraceWriter::SetMeta(std::string_view name, std::string_view value) {
@@ -491,7 +549,7 @@ bool TraceWriter::Close() {
   for (SqliteStatement* s : {&insert_string_, &insert_config_, &insert_launch_,
                              &insert_launch_batch_, &upsert_meta_, &insert_achieved_, &upsert_gpu_,
                              &delete_cuda_device_, &insert_cuda_device_, &upsert_occ_device_,
-                             &upsert_context_, &upsert_function_}) {
+                             &upsert_context_, &upsert_function_, &upsert_module_, &upsert_triton_}) {
     *s = SqliteStatement();
   }
   db_.Close();

@@ -22,6 +22,7 @@
 #include "injector/activity_records.h"
 #include "injector/cubin_parser.h"
 #include "injector/sqlite_db.h"
+#include "injector/triton_cache.h"
 
 namespace occ::inj {
 
@@ -50,9 +51,13 @@ struct WriterStats {
   uint64_t records_lost = 0;
   uint64_t achieved_lost = 0;
   uint64_t other_records = 0;  // records of kinds occtrace does not store
+  // Kernel records handed back by a forced flush before the kernel ended (start, no end):
+  // stored with duration 0.
+  uint64_t incomplete_kernels = 0;
   uint64_t modules_parsed = 0;   // cubins read into OCC_FUNCTION
   uint64_t modules_skipped = 0;  // images that are not a readable cubin (warned about)
   uint64_t functions = 0;        // OCC_FUNCTION rows
+  uint64_t triton_kernels = 0;   // OCC_TRITON_KERNEL rows
 };
 
 class TraceWriter {
@@ -76,7 +81,11 @@ class TraceWriter {
   void AddAchieved(const AchievedSample& sample);
   // A module's image (CUPTI_CBID_RESOURCE_MODULE_LOADED): one OCC_FUNCTION row per function.
   // Non-cubin or malformed images are skipped with a warning (the first few) and counted.
-  void AddModule(uint32_t module_id, const std::vector<uint8_t>& image);
+  // `library` (may be empty): the shared object it was mapped from, for OCC_MODULE. Kernels
+  // whose name can be Triton's get their compile metadata from Triton's cache when found
+  // there (OCC_TRITON_KERNEL).
+  void AddModule(uint32_t module_id, const std::vector<uint8_t>& image, const std::string& library = {});
+  void SetTritonCacheRoots(std::vector<std::string> roots);
   void SetMeta(std::string_view name, std::string_view value);
 
   // Makes everything added so far durable and visible to readers (WAL commit).
@@ -121,6 +130,7 @@ class TraceWriter {
   int64_t InternKernelName(const char* mangled);
   int64_t InternConfig(const KernelConfigKey& key);
   void FlushLaunches();
+  void AddTritonMetadata(int64_t name_id, const std::string& name);
   void WriteDevice(uint32_t device_id);
 
   SqliteDb db_;
@@ -135,7 +145,7 @@ class TraceWriter {
 
   SqliteStatement insert_string_, insert_config_, insert_launch_, insert_launch_batch_,
       upsert_meta_, insert_achieved_, upsert_gpu_, delete_cuda_device_, insert_cuda_device_,
-      upsert_occ_device_, upsert_context_, upsert_function_;
+      upsert_occ_device_, upsert_context_, upsert_function_, upsert_module_, upsert_triton_;
 
   std::unordered_map<std::string, int64_t> string_ids_;
   std::unordered_map<const char*, NameEntry> names_by_pointer_;
@@ -148,6 +158,8 @@ class TraceWriter {
   std::unordered_map<uint32_t, bool> green_contexts_;  // contextId -> isGreenContext
   std::map<uint32_t, DeviceState> devices_;
   std::vector<LaunchRow> pending_launches_;
+  std::optional<TritonCacheIndex> triton_cache_;
+  std::unordered_map<int64_t, bool> triton_looked_up_;  // name id -> found
 };
 
 // OCC_META.schema_version of schema/trace_schema.sql (its header comment says the same).

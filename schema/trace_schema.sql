@@ -148,6 +148,24 @@ CREATE TABLE IF NOT EXISTS OCC_FUNCTION (
   PRIMARY KEY (moduleId, mangledName)
 );
 
+-- occtrace: where each loaded module came from (CUPTI_CBID_RESOURCE_MODULE_LOADED).
+CREATE TABLE IF NOT EXISTS OCC_MODULE (
+  moduleId INTEGER PRIMARY KEY,  -- CUpti_ModuleResourceData.moduleId (= OCC_FUNCTION.moduleId)
+  library  TEXT                  -- shared object whose mapped image held the module (dladdr);
+                                 -- NULL: loaded from memory (JIT, Triton, a compressed fatbin)
+);
+
+-- occtrace: Triton's compile metadata, from the JSON Triton writes beside each compiled kernel
+-- in its cache (Triton and TorchInductor kernels). NULL: the JSON lacks the field.
+CREATE TABLE IF NOT EXISTS OCC_TRITON_KERNEL (
+  mangledName INTEGER PRIMARY KEY,  -- StringIds.id of the kernel name (Triton names are unmangled)
+  numWarps    INTEGER,
+  numStages   INTEGER,
+  numCtas     INTEGER,
+  sharedBytes INTEGER,
+  cacheFile   TEXT                  -- the JSON it came from
+);
+
 -- One row per kernel launch: only what differs between launches of one configuration.
 CREATE TABLE IF NOT EXISTS OCC_LAUNCH (
   start         INTEGER NOT NULL,  -- ns (CUPTI timestamp); 0 when the profiler replayed it

@@ -8,6 +8,10 @@
    and with --achieved-sample also OCCTRACE_ACHIEVED=sample. Target: traced/untraced >= 0.80.
 2. train_small.py ms/step: untraced, traced, torch.profiler with CUDA activity only (the baseline
    to beat) and optionally traced with OCCTRACE_ACHIEVED=sample. Target: traced/untraced <= 1.03.
+3. With --resnet resnet50_step.py: the same variants on a real model's training step (ResNet-50,
+   bf16, channels_last, batch 64). --warmup-s T makes both workloads warm up until T s after
+   start, so the timed steps are the steady state of sample mode (every signature measured and
+   the profiler parked); each sample-mode run reports how many signatures it measured.
 
 Runs are interleaved (the variant order rotates every round) because the machine drifts between
 runs; each figure is the median over rounds and each ratio the median of the per-round ratios
@@ -18,6 +22,7 @@ import argparse
 import json
 import os
 import re
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -30,6 +35,7 @@ OCC_VARS = ("CUDA_INJECTION64_PATH", "LD_PRELOAD", "OCCTRACE_OUTPUT", "OCCTRACE_
 
 BARE_CUPTI_LIB = None  # --bare-cupti: CUPTI's own floor (bench/injector/bare_cupti_injection.cc)
 CUSTOM = {}  # --variant NAME=BASE:K=V,...: name -> (base variant, extra environment)
+SAMPLING = {}  # variant -> per-run sampling facts of sample-mode traces
 
 
 def parse_variant(text):
@@ -85,6 +91,20 @@ def run_once(cmd, variant, lib, tmp, extra, pattern):
         raise RuntimeError(f"{variant}: {' '.join(cmd)} failed (exit {p.returncode}): "
                            f"{(p.stderr.strip().splitlines() or [''])[-1]}")
     size = os.path.getsize(db) if os.path.exists(db) else 0
+    if os.path.exists(db) and size > 0:
+        try:
+            con = sqlite3.connect(db)
+            meta = dict(con.execute("SELECT name, value FROM OCC_META WHERE name LIKE 'achieved_%' "
+                                    "OR name IN ('launch_count','stale_forced_flushes','incomplete_kernel_records')"))
+            con.close()
+            if meta.get("achieved_mode") == "sample":
+                SAMPLING.setdefault(variant, []).append(
+                    {k: meta.get(k) for k in ("achieved_signatures_measured", "achieved_signatures_seen",
+                                              "achieved_skipped_for_budget", "achieved_profiling_ns",
+                                              "achieved_parks", "achieved_unparks", "launch_count",
+                                              "stale_forced_flushes", "incomplete_kernel_records")})
+        except sqlite3.Error:
+            pass
     return float(m.group(1)), size
 
 
@@ -135,6 +155,12 @@ def main():
     ap.add_argument("--variant", action="append", default=[], type=parse_variant,
                     help="extra variant NAME=BASE[:K=V,...], e.g. pinned=bare-cupti:BARE_CUPTI_HOST_PINNED=1; "
                          "runs in both parts, interleaved with the others")
+    ap.add_argument("--resnet", help="path of tests/gpu/workloads/resnet50_step.py: adds the real-model part")
+    ap.add_argument("--resnet-steps", type=int, default=150)
+    ap.add_argument("--resnet-rounds", type=int, help="rounds of the ResNet-50 part (default --rounds)")
+    ap.add_argument("--warmup-s", type=float, default=0.0,
+                    help="warm up until this many seconds after start (steady state of sample mode)")
+    ap.add_argument("--skip-train-small", action="store_true", help="leave out the train_small.py part")
     ap.add_argument("--json")
     args = ap.parse_args()
     lib = os.path.abspath(args.lib)
@@ -174,17 +200,37 @@ def main():
         if not args.skip_train:
             variants = (["untraced"] + bare + ["traced"] + ([] if args.no_torchprof else ["torchprof"])
                         + (["traced+sample"] if args.achieved_sample else []) + custom)
-            rounds = args.train_rounds or args.rounds
-            print(f"== train_small.py: STEPS={args.steps}, {rounds} interleaved runs per variant "
-                  f"(torchprof = torch.profiler CUDA activity only)", flush=True)
-            vals, sizes = interleaved("train", [args.python, args.train], variants, rounds, lib,
-                                      {"STEPS": str(args.steps)}, r"ms/step ([0-9.]+)", tmp)
-            s = summarize(vals, "untraced", higher_is_better=False)
-            results["train_small"] = s
-            for v in variants:
-                print(f"  {v:14} {s[v]['median']:.3f} ms/step (min {s[v]['min']:.3f}, max {s[v]['max']:.3f})"
-                      f"  step time vs untraced {s[v]['ratio_median_of_rounds']:.3f}"
-                      f" (ratio of medians {s[v]['ratio_of_medians']:.3f}, of minima {s[v]['ratio_of_mins']:.3f})")
+            parts = []
+            if not args.skip_train_small:
+                parts.append(("train_small", "train_small.py", args.train, args.steps,
+                              args.train_rounds or args.rounds))
+            if args.resnet:
+                parts.append(("resnet50", "resnet50_step.py", args.resnet, args.resnet_steps,
+                              args.resnet_rounds or args.rounds))
+            for key, title, script, steps, rounds in parts:
+                SAMPLING.clear()
+                print(f"== {title}: STEPS={steps}, WARMUP_S={args.warmup_s:g}, {rounds} interleaved runs per "
+                      f"variant (torchprof = torch.profiler CUDA activity only)", flush=True)
+                vals, sizes = interleaved(key, [args.python, script], variants, rounds, lib,
+                                          {"STEPS": str(steps), "WARMUP_S": str(args.warmup_s)},
+                                          r"ms/step ([0-9.]+)", tmp)
+                s = summarize(vals, "untraced", higher_is_better=False)
+                results[key] = s
+                results[key + "_sampling"] = dict(SAMPLING)
+                for v in variants:
+                    print(f"  {v:14} {s[v]['median']:.3f} ms/step (min {s[v]['min']:.3f}, max {s[v]['max']:.3f})"
+                          f"  step time vs untraced {s[v]['ratio_median_of_rounds']:.3f}"
+                          f" (ratio of medians {s[v]['ratio_of_medians']:.3f}, of minima {s[v]['ratio_of_mins']:.3f})")
+                for v, runs in SAMPLING.items():
+                    print(f"  {v} sampling per run: " + "; ".join(
+                        f"{r['achieved_signatures_measured']}/{r['achieved_signatures_seen']} signatures, "
+                        f"{int(r['achieved_profiling_ns'] or 0) / 1e6:.0f} ms profiling, "
+                        f"skipped for budget {r['achieved_skipped_for_budget']}, parks {r['achieved_parks']}"
+                        for r in runs))
+                if "traced+sample" in s:
+                    off = s["traced"]["ratio_median_of_rounds"]
+                    print(f"  {key}: sample vs off step time {s['traced+sample']['ratio_median_of_rounds'] / off:.3f}"
+                          f" (target <= 1.02)")
 
     print("== summary")
     launch, train = results.get("launch"), results.get("train_small")

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "tests/injector/fake_records.h"
@@ -113,6 +114,116 @@ TEST(TraceSessionTest, PeriodicCommitMakesLaunchesVisibleWhileRunning) {
     EXPECT_EQ(reader.Meta("status"), "running");
     EXPECT_EQ(reader.Text("PRAGMA integrity_check"), "ok");
   }
+  session->Finish();
+  session.reset();
+  RemoveTrace(path);
+}
+
+// CUPTI keeps a buffer whose records are not all complete out of every plain flush
+// (cupti_activity.h): the buffer being filled under a continuous launch load, or one holding a
+// launch the range profiler replayed, whose record never completes. Here CUPTI's stand-in
+// hands its buffer back only to a forced flush. The writer must force one once the buffer is
+// older than max_record_age_ms, so a SIGKILL loses at most that long of launches.
+struct WithheldBufferCupti {
+  TraceSession* session = nullptr;
+  uint8_t* held = nullptr;
+  size_t held_size = 0;
+  std::mutex mutex;
+  std::atomic<int> forced{0};
+
+  // Fills one buffer with `count` launches and keeps it, as CUPTI does with a buffer in use.
+  void FillAndHold(uint32_t count) {
+    size_t size = 0;
+    uint8_t* data = session->AcquireBuffer(&size);
+    ASSERT_NE(data, nullptr);
+    FakeActivityBuffer buffer(data, size);
+    for (uint32_t i = 0; i < count; ++i) ASSERT_TRUE(buffer.Add(MakeKernel(kSquare, i, 1000 + i, 1100 + i)));
+    std::lock_guard lock(mutex);
+    held = data;
+    held_size = buffer.size();
+  }
+  void Flush(bool is_forced) {
+    if (!is_forced) return;  // withheld: an incomplete record
+    ++forced;
+    std::lock_guard lock(mutex);
+    if (held != nullptr) session->CompleteBuffer(std::exchange(held, nullptr), held_size, 0);
+  }
+};
+
+int64_t VisibleLaunchesAfter(const std::string& path, std::chrono::milliseconds wait, int64_t want) {
+  int64_t visible = 0;
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  while (visible < want && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    TraceReader reader(path);
+    visible = reader.Int("SELECT count(*) FROM OCC_LAUNCH");
+  }
+  return visible;
+}
+
+TEST(TraceSessionFlushTest, WithheldBufferIsForcedOutWithinTheRecordAge) {
+  const std::string path = testing::TempPath("withheld");
+  WithheldBufferCupti cupti;
+  SessionHooks hooks;
+  hooks.flush_activity = [&](bool forced) { cupti.Flush(forced); };
+  SessionOptions options = Options(path, 20);
+  options.max_record_age_ms = 100;
+  auto session = TraceSession::Start(options, hooks);
+  ASSERT_NE(session, nullptr);
+  cupti.session = session.get();
+  const auto filled = std::chrono::steady_clock::now();
+  cupti.FillAndHold(200);
+  EXPECT_EQ(VisibleLaunchesAfter(path, std::chrono::seconds(5), 200), 200);
+  const auto took = std::chrono::steady_clock::now() - filled;
+  // Age 100 ms + a 20 ms period + the commit, with slack for a loaded CI machine.
+  EXPECT_LT(took, std::chrono::milliseconds(1500));
+  EXPECT_GE(cupti.forced.load(), 1);
+  session->Finish();
+  TraceReader reader(path);
+  EXPECT_GE(reader.Int("SELECT value FROM OCC_META WHERE name='stale_forced_flushes'"), 1);
+  EXPECT_EQ(reader.Meta("setting_max_record_age_ms"), "100");
+  session.reset();
+  RemoveTrace(path);
+}
+
+TEST(TraceSessionFlushTest, WithoutARecordAgeAWithheldBufferWaitsForTheEnd) {
+  // The behaviour the record age exists to fix: with it off, nothing is committed while CUPTI
+  // keeps the buffer, and only the final forced flush brings the launches in.
+  const std::string path = testing::TempPath("withheld_off");
+  WithheldBufferCupti cupti;
+  SessionHooks hooks;
+  hooks.flush_activity = [&](bool forced) { cupti.Flush(forced); };
+  SessionOptions options = Options(path, 20);
+  options.max_record_age_ms = 0;
+  auto session = TraceSession::Start(options, hooks);
+  ASSERT_NE(session, nullptr);
+  cupti.session = session.get();
+  cupti.FillAndHold(200);
+  EXPECT_EQ(VisibleLaunchesAfter(path, std::chrono::milliseconds(400), 200), 0);
+  EXPECT_EQ(cupti.forced.load(), 0);
+  session->Finish();
+  EXPECT_EQ(TraceReader(path).Int("SELECT count(*) FROM OCC_LAUNCH"), 200);
+  session.reset();
+  RemoveTrace(path);
+}
+
+TEST(TraceSessionFlushTest, BuffersThatCompleteOnTheirOwnNeedNoForcedFlush) {
+  // A plain flush that returns every buffer (a program that pauses) never triggers a forced
+  // one: forced flushes cut running kernels' records and must stay the exception.
+  const std::string path = testing::TempPath("no_forced");
+  std::atomic<int> forced{0};
+  SessionHooks hooks;
+  hooks.flush_activity = [&](bool is_forced) { forced += is_forced ? 1 : 0; };
+  SessionOptions options = Options(path, 20);
+  options.max_record_age_ms = 100;
+  auto session = TraceSession::Start(options, hooks);
+  ASSERT_NE(session, nullptr);
+  for (int round = 0; round < 5; ++round) {
+    FeedLaunches(*session, static_cast<uint32_t>(round) * 100, 100);
+    std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  }
+  EXPECT_EQ(VisibleLaunchesAfter(path, std::chrono::seconds(5), 500), 500);
+  EXPECT_EQ(forced.load(), 0);
   session->Finish();
   session.reset();
   RemoveTrace(path);
@@ -593,7 +704,11 @@ TEST(TraceSessionTest, EnvironmentSettings) {
   setenv("OCCTRACE_FLUSH_MS", "100", 1);
   setenv("OCCTRACE_BUFFER_MB", "8", 1);
   setenv("OCCTRACE_QUIET", "1", 1);
+  setenv("OCCTRACE_MAX_RECORD_AGE_MS", "0", 1);
   ApplyEnvironment(&options);
+  EXPECT_EQ(options.max_record_age_ms, 0);
+  EXPECT_EQ(SessionOptions{}.max_record_age_ms, 500);
+  unsetenv("OCCTRACE_MAX_RECORD_AGE_MS");
   EXPECT_EQ(options.flush_period_ms, 100);
   EXPECT_EQ(options.buffer_bytes, size_t{8} << 20);
   EXPECT_TRUE(options.quiet);

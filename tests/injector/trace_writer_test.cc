@@ -134,6 +134,23 @@ TEST_F(TraceWriterTest, ConfigurationsAndNamesAreInterned) {
   EXPECT_EQ(reader.Int("SELECT sum(\"end\" - start) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE correlationId < 1000"), 5000);
 }
 
+TEST_F(TraceWriterTest, RecordsCutByAForcedFlushKeepTheirLaunchWithoutATime) {
+  // A forced flush hands back a kernel still running with its start and no end (end 0), and
+  // CUPTI never sends it again; a replayed launch has neither (start = end = 0).
+  FakeActivityBuffer buffer;
+  ASSERT_TRUE(buffer.Add(MakeKernel(kSquare, 1, 1000, 1500)));
+  ASSERT_TRUE(buffer.Add(MakeKernel(kSquare, 2, 2000, 0)));
+  ASSERT_TRUE(buffer.Add(MakeKernel(kSquare, 3, 0, 0)));
+  writer_.AddBuffer(buffer.data(), buffer.size());
+  EXPECT_EQ(writer_.stats().launches, 3u);
+  EXPECT_EQ(writer_.stats().incomplete_kernels, 1u);
+  ASSERT_TRUE(writer_.Close());
+  TraceReader reader(path_);
+  EXPECT_EQ(reader.Int("SELECT duration FROM OCC_LAUNCH WHERE correlationId=1"), 500);
+  EXPECT_EQ(reader.Int("SELECT duration FROM OCC_LAUNCH WHERE correlationId=2"), 0);
+  EXPECT_EQ(reader.Int("SELECT start FROM OCC_LAUNCH WHERE correlationId=2"), 2000);
+}
+
 TEST_F(TraceWriterTest, DeviceRowsMergeRecordAndDriverAttributes) {
   DeviceExtras extras;
   extras.device_id = 0;
