@@ -87,6 +87,8 @@ AchievedConfig ParseAchievedConfig(const EnvLookup& env, std::vector<std::string
                           "' is not a number of seconds > 0; using 0.2");
     }
   }
+  config.burst_ns = IntegerSetting(env, "OCCTRACE_SAMPLE_BURST_MS", config.burst_ns / 1'000'000, 0, 600'000,
+                                   warnings) * 1'000'000;
   config.park_deinitializes =
       SwitchSetting(env, "OCCTRACE_ACHIEVED_PARK_DEINIT", config.park_deinitializes, warnings);
   config.background_setup =
@@ -150,9 +152,12 @@ AchievedPolicy::AchievedPolicy(AchievedConfig config, NanoClock clock, int64_t s
 
 bool AchievedPolicy::BudgetAllowsLocked(int64_t now_ns) {
   const double elapsed = static_cast<double>(now_ns - start_ns_);
-  const bool allows = static_cast<double>(profiling_ns_) <= config_.budget_fraction * elapsed;
+  // Paused: resume only when a whole burst fits (AchievedConfig::burst_ns).
+  const double reserve = paused_ ? static_cast<double>(config_.burst_ns) : 0.0;
+  const bool allows = static_cast<double>(profiling_ns_) + reserve <= config_.budget_fraction * elapsed;
   if (!allows && !paused_) ++budget_pauses_;
   paused_ = !allows;
+  budget_paused_.store(paused_, std::memory_order_relaxed);
   return allows;
 }
 
@@ -188,8 +193,7 @@ AchievedPolicy::Decision AchievedPolicy::Decide(const LaunchSignature& signature
     if (state.reserved >= config_.samples_per_signature) return {};  // in flight elsewhere
     const int64_t now = clock_();
     if (!BudgetAllowsLocked(now)) {
-      ++skipped_for_budget_;
-      last_busy_ns_.store(now, std::memory_order_relaxed);
+      ++skipped_for_budget_;  // not activity: the profiler parks until the next burst
       return {};
     }
     last_busy_ns_.store(now, std::memory_order_relaxed);

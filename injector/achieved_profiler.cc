@@ -266,6 +266,7 @@ class RangeAchievedProfiler final : public AchievedProfiler {
     meta.emplace_back("achieved_background_setup", config.background_setup ? "1" : "0");
     meta.emplace_back("achieved_background_setup_ns", std::to_string(background_setup_ns_.load()));
     meta.emplace_back("achieved_budget_pauses", std::to_string(policy_.budget_pauses()));
+    meta.emplace_back("achieved_sample_burst_ms", std::to_string(config.burst_ns / 1'000'000));
     meta.emplace_back("achieved_idle_park_s",
                       std::to_string(static_cast<double>(config.idle_park_ns) / 1e9));
     meta.emplace_back("achieved_parks", std::to_string(parks_.load()));
@@ -338,7 +339,7 @@ class RangeAchievedProfiler final : public AchievedProfiler {
         decided = true;
         if (!decision.measure) {
           if (policy_.config().mode == AchievedMode::kSample &&
-              policy_.IdleNs() >= policy_.config().idle_park_ns) {
+              (policy_.BudgetPaused() || policy_.IdleNs() >= policy_.config().idle_park_ns)) {
             Park(state);
             return;
           }

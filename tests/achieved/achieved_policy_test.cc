@@ -159,8 +159,10 @@ TEST(AchievedPolicy, ReleasedSampleIsOfferedAgain) {
 
 TEST(AchievedPolicy, BudgetPausesAndResumes) {
   ManualClock clock;
-  // Budget 5 %: after 100 ms of wall time, 5 ms of profiling are allowed.
-  AchievedPolicy policy({AchievedMode::kSample, 1, 0.05, 500 * kMs}, clock.fn(), 0);
+  // Budget 5 %: after 100 ms of wall time, 5 ms of profiling are allowed. No burst reserve.
+  AchievedConfig config{AchievedMode::kSample, 1, 0.05, 500 * kMs};
+  config.burst_ns = 0;
+  AchievedPolicy policy(config, clock.fn(), 0);
   clock.now = 100 * kMs;
   ASSERT_TRUE(policy.Decide(Sig(1)).measure);
   policy.Finish(Sig(1), 4 * kMs, true);   // 4 <= 5: still allowed
@@ -263,7 +265,30 @@ TEST(AchievedConfig, MetricSet) {
   EXPECT_EQ(warnings.size(), 1u);
 }
 
-TEST(AchievedPolicy, IdleCountsFromLastSampleOrBudgetSkip) {
+TEST(AchievedPolicy, AfterAPauseSamplingResumesOnlyForAWholeBurst) {
+  ManualClock clock;
+  // Budget 10 %, bursts of 20 ms: once spent, sampling waits until 20 ms of budget are free,
+  // so the profiler is re-enabled for several measurements rather than one at a time.
+  AchievedConfig config{AchievedMode::kSample, 1, 0.10, 500 * kMs};
+  config.burst_ns = 20 * kMs;
+  AchievedPolicy policy(config, clock.fn(), 0);
+  clock.now = 100 * kMs;                  // 10 ms allowed
+  ASSERT_TRUE(policy.Decide(Sig(1)).measure);
+  policy.Finish(Sig(1), 11 * kMs, true);  // spent
+  EXPECT_FALSE(policy.Decide(Sig(2)).measure);
+  EXPECT_TRUE(policy.BudgetPaused());
+  clock.now = 200 * kMs;                  // 20 ms allowed, 11 used: 9 free < 20
+  EXPECT_FALSE(policy.Decide(Sig(2)).measure);
+  EXPECT_TRUE(policy.BudgetPaused());
+  clock.now = 310 * kMs;                  // 31 allowed, 11 used: 20 free = a burst
+  EXPECT_TRUE(policy.Decide(Sig(2)).measure);
+  EXPECT_FALSE(policy.BudgetPaused());
+  policy.Finish(Sig(2), 5 * kMs, true);
+  EXPECT_TRUE(policy.Decide(Sig(3)).measure) << "within the burst: no reserve while running";
+  EXPECT_EQ(policy.budget_pauses(), 1);
+}
+
+TEST(AchievedPolicy, IdleCountsFromTheLastSampleNotFromBudgetSkips) {
   ManualClock clock;
   AchievedPolicy policy({AchievedMode::kSample, 1, 0.05, 500 * kMs}, clock.fn(), 0);
   clock.now = 1000 * kMs;
@@ -277,10 +302,11 @@ TEST(AchievedPolicy, IdleCountsFromLastSampleOrBudgetSkip) {
   ASSERT_TRUE(policy.Decide(Sig(2)).measure);
   policy.Finish(Sig(2), 100 * kMs, true);
   clock.now = 1400 * kMs;
-  EXPECT_FALSE(policy.Decide(Sig(3)).measure);  // skipped for budget: work is pending
+  EXPECT_FALSE(policy.Decide(Sig(3)).measure);  // skipped for budget: the profiler should park
+  EXPECT_TRUE(policy.BudgetPaused());
   clock.now = 1450 * kMs;
   EXPECT_FALSE(policy.Decide(Sig(1)).measure);
-  EXPECT_EQ(policy.IdleNs(), 50 * kMs);
+  EXPECT_EQ(policy.IdleNs(), 150 * kMs) << "budget skips are not activity";
 }
 
 TEST(AchievedPolicy, ThreadCacheAnswersExhaustedSignaturesWithTheSameDecisions) {
