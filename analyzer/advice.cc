@@ -52,10 +52,19 @@ std::string HeldFixed(const LaunchParams& l) {
          " of shared memory per block unchanged";
 }
 
+// A changed launch for what-if advice: the executed carveout belongs to the launch as it ran
+// (the driver picks the carveout per launch from its needs and preference), so a different
+// configuration is modelled with the carveout the driver would pick, i.e. from the preference.
+LaunchParams WhatIf(const LaunchParams& l) {
+  LaunchParams t = l;
+  t.executed_smem_config = 0;
+  return t;
+}
+
 // The largest user shared memory (static + dynamic) per block, and the launch that uses `user`
 // bytes of it with the launch's static part kept where possible.
 LaunchParams WithUserSmem(const DeviceProps& d, const LaunchParams& l, int user) {
-  LaunchParams t = l;
+  LaunchParams t = WhatIf(l);
   t.static_smem = std::min(l.static_smem, user);
   t.dynamic_smem = user - t.static_smem;
   if (t.shmem_limit_config == ShmemLimitConfig::kOptIn) {
@@ -82,7 +91,7 @@ StatusOr<Curve> BlockSizeCurve(const DeviceProps& d, const LaunchParams& l) {
   c.x_label = "threads per block";
   c.assumptions = HeldFixed(l);
   const int limit = BlockSizeLimit(d, l);
-  LaunchParams t = l;
+  LaunchParams t = WhatIf(l);
   for (int b = d.warp_size; b <= limit; b += d.warp_size) {
     t.block_threads = b;
     OCC_ASSIGN_OR_RETURN(const OccupancyResult r, At(d, t));
@@ -105,7 +114,7 @@ StatusOr<Curve> RegisterCurve(const DeviceProps& d, const LaunchParams& l) {
   c.assumptions = std::to_string(l.block_threads) + " threads per block and " +
                   FormatBytes(static_cast<i64>(l.static_smem) + l.dynamic_smem) +
                   " of shared memory per block unchanged";
-  LaunchParams t = l;
+  LaunchParams t = WhatIf(l);
   for (int regs = 8; regs <= 256; regs += 8) {
     t.regs_per_thread = std::min(regs, 255);
     OCC_ASSIGN_OR_RETURN(const OccupancyResult r, At(d, t));
@@ -194,10 +203,13 @@ std::string PrimaryLimiter(const OccupancyResult& r) {
   if (r.active_blocks_per_sm == 0) return "cannot_run";
   if (r.active_warps_per_sm >= r.max_warps_per_sm) return "none";
   const uint32_t bits = RealLimiters(r);
+  // Ties: the hardware's fixed caps first. When the blocks-per-SM or warp limit allows no more
+  // blocks than registers or shared memory do, freeing those resources gains nothing (e.g. a
+  // 1-thread kernel in a 32 KiB executed carveout: 32 blocks by shared memory and by the SM).
   const std::pair<uint32_t, const char*> order[] = {
+      {kLimitBlocks, "blocks"},       {kLimitWarps, "warps"},
       {kLimitRegisters, "registers"}, {kLimitSharedMemory, "shared_memory"},
-      {kLimitBarriers, "barriers"},   {kLimitWarps, "warps"},
-      {kLimitBlocks, "blocks"},       {kLimitVirtual, "virtual"}};
+      {kLimitBarriers, "barriers"},   {kLimitVirtual, "virtual"}};
   for (const auto& [bit, name] : order) {
     if ((bits & bit) != 0) return name;
   }
@@ -387,7 +399,7 @@ StatusOr<BlockSizeAdvice> AdviseBlockSize(const DeviceProps& d, const LaunchPara
   advice.current.waves = ComputeWaves(advice.current.grid_blocks, current.active_blocks_per_sm, d.num_sms);
 
   std::vector<BlockSizeCandidate> all;
-  LaunchParams t = l;
+  LaunchParams t = WhatIf(l);
   bool current_listed = false;
   for (int b = d.warp_size; b <= BlockSizeLimit(d, l); b += d.warp_size) {
     // A block larger than all the work (e.g. grid 1 x block 1) only adds idle lanes.
@@ -484,7 +496,7 @@ StatusOr<RegisterAdvice> AdviseRegisterCap(const DeviceProps& d, const LaunchPar
   // Blocks for every register count; occupancy never rises with more registers, so the largest
   // count reaching each block count is the cap to suggest for it.
   std::vector<int> blocks_at(256, 0);
-  LaunchParams t = l;
+  LaunchParams t = WhatIf(l);
   for (int regs = 0; regs <= 255; ++regs) {
     t.regs_per_thread = regs;
     OCC_ASSIGN_OR_RETURN(const OccupancyResult r, At(d, t));
@@ -552,7 +564,7 @@ StatusOr<SharedMemAdvice> AdviseSharedMemory(const DeviceProps& d, const LaunchP
   // Does a carveout preference (rather than the hardware) hold occupancy down?
   if (arch->configurable_carveout &&
       (l.carveout_pct != -1 || l.cache_config != CacheConfig::kPreferNone)) {
-    LaunchParams no_pref = l;
+    LaunchParams no_pref = WhatIf(l);
     no_pref.carveout_pct = -1;
     no_pref.cache_config = CacheConfig::kPreferNone;
     OCC_ASSIGN_OR_RETURN(const OccupancyResult free, At(d, no_pref));
@@ -598,7 +610,7 @@ StatusOr<SharedMemAdvice> AdviseSharedMemory(const DeviceProps& d, const LaunchP
   if (a.carveout_preference_caps) {
     Suggestion s;
     s.kind = "shared_memory";
-    LaunchParams no_pref = l;
+    LaunchParams no_pref = WhatIf(l);
     no_pref.carveout_pct = -1;
     no_pref.cache_config = CacheConfig::kPreferNone;
     OCC_ASSIGN_OR_RETURN(const OccupancyResult free, At(d, no_pref));
@@ -671,7 +683,7 @@ StatusOr<LaunchAdvice> AdviseLaunch(const DeviceProps& d, const LaunchParams& l,
   if (out.block_size.suggestion) out.suggestions.push_back(*out.block_size.suggestion);
   if ((RealLimiters(out.occupancy) & kLimitBarriers) != 0 && out.occupancy.active_blocks_per_sm > 0) {
     // Named barriers come from a per-SM pool (sm_90+): fewer per block, more resident blocks.
-    LaunchParams fewer = l;
+    LaunchParams fewer = WhatIf(l);
     for (int n = l.num_block_barriers - 1; n >= 1; --n) {
       fewer.num_block_barriers = n;
       OCC_ASSIGN_OR_RETURN(const OccupancyResult r, ComputeOccupancyUnchecked(d, fewer));

@@ -45,6 +45,10 @@ StatusOr<i64> SmemPreference(const DeviceProps& d, const LaunchParams& l, const 
     // Maxwell and Pascal have dedicated shared memory: the cache config does not matter.
     return static_cast<i64>(d.smem_per_sm);
   }
+  // The carveout the driver configured for the launch, when the trace reports it, is the SM's
+  // shared memory for that launch, whatever was requested: Nsight Compute's "Block Limit Shared
+  // Mem" divides it too. A request (or the cache config) only decides it for a launch not seen.
+  if (l.executed_smem_config > 0) return static_cast<i64>(l.executed_smem_config);
   // The carveout (CUDA 9) takes precedence over the older cache config, which maps onto it.
   int pref = l.carveout_pct;
   if (pref < -1 || pref > 100) {

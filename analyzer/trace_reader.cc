@@ -564,6 +564,11 @@ class ConfigIndex {
   std::unordered_map<int64_t, int32_t> map_;
 };
 
+// Nsight Systems' exporter writes 0, its default, where a launch requested no carveout
+// (NVIDIA's export schema reference: no column is NULL). Only a positive percentage is a
+// request; the executed carveout, when reported, decides occupancy anyway (analysis.cc).
+int64_t NsysCarveoutRequest(int64_t exported_pct) { return exported_pct > 0 ? exported_pct : -1; }
+
 void AddLaunch(ConfigStats* c, int64_t ns) {
   if (c->launches == 0) {
     c->min_ns = ns;
@@ -826,7 +831,9 @@ StatusOr<TraceScan> TraceReader::ScanNsys(const std::string& kernel_regex) {
     c.local_mem_per_thread = value(13, 0);
     c.smem_executed = value(14, 0);
     c.smem_limit_config = value(15, 0);
-    c.carveout_pct = value(16, -1);
+    // Nsight Systems exports write a column's default where the value is missing (every column
+    // is NOT NULL): a 0 % request there is no evidence of a request, so it reads as none.
+    c.carveout_pct = NsysCarveoutRequest(value(16, -1));
     c.cache_config = value(17, 0);
     if (!kernel_regex.empty()) {
       OCC_RETURN_IF_ERROR(match_stmt.Reset());
@@ -947,7 +954,7 @@ Status TraceReader::ForEachLaunch(const std::string& kernel_regex, int64_t limit
     c.local_mem_per_thread = r.Int("localMemoryPerThread").value_or(0);
     c.smem_executed = r.Int("sharedMemoryExecuted").value_or(0);
     c.smem_limit_config = r.Int("sharedMemoryLimitConfig").value_or(0);
-    c.carveout_pct = r.Int("sharedMemoryRequestedPercentage").value_or(-1);
+    c.carveout_pct = NsysCarveoutRequest(r.Int("sharedMemoryRequestedPercentage").value_or(-1));
     c.cache_config = r.Int("cacheConfig").value_or(0);
     configs->push_back(std::move(c));
     LaunchRow launch;

@@ -301,6 +301,45 @@ VALUES (1000, 401000, 0, 1, 7, 1, 1, 2, 3, 0, 67, 3225, 1, 1, 256, 1, 1, 0, 0, 0
   EXPECT_EQ(bytes_before, testing::ReadFile(path));
 }
 
+// Nsight Systems exports write 0 where a value is missing (NVIDIA's export schema: no column
+// is NULL), so a 0 % carveout request is no request; and whenever the executed carveout is
+// reported it decides occupancy, as in Nsight Compute. Expected values by hand from
+// cuda_occupancy.h's rules on an H100 (64 warps, 32 blocks, 1 KiB reserved per block):
+//  - 128 threads, 16 registers, no smem, executed 32 KiB: warps 2048/128 = 16 blocks, smem
+//    32768/1024 = 32 blocks -> 16 blocks x 4 warps = 64 warps = 100 % (Nsight Compute: 100 %;
+//    read as a 0 % request, an 8 KiB carveout would give 8 blocks = 50 %);
+//  - 256 threads, 16 registers, 40 KiB dynamic smem, executed 100 KiB, 0 exported: smem
+//    102400/(40960+1024) = 2 blocks x 8 warps = 16 warps = 25 % (the executed carveout limits;
+//    at the 228 KiB maximum it would be 5 blocks, 62.5 %).
+TEST(Analysis, NsysExportExecutedCarveoutWinsAndZeroRequestIsNone) {
+  ScratchDir dir;
+  std::string path = dir.Path("carveout.sqlite");
+  MakeDb(path, testing::NsysSchemaSql() + R"sql(
+INSERT INTO StringIds VALUES (1, 'k128()'), (2, 'k128'), (3, 'k40k()'), (4, 'k40k');
+INSERT INTO TARGET_INFO_GPU (id, name, smCount, computeMajor, computeMinor, maxShmemPerBlock,
+  maxShmemPerBlockOptin, maxShmemPerSm, maxRegistersPerSm, maxRegistersPerBlock, threadsPerWarp,
+  maxWarpsPerSm, maxBlocksPerSm, maxThreadsPerBlock)
+  VALUES (0, 'NVIDIA H100 80GB HBM3', 132, 9, 0, 49152, 232448, 233472, 65536, 65536, 32, 64, 32, 1024);
+INSERT INTO TARGET_INFO_CUDA_DEVICE VALUES (0, 0, 100, 'GPU-a', 132);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, "end", deviceId, contextId, streamId,
+  correlationId, demangledName, shortName, cacheConfig, registersPerThread, gridX, gridY, gridZ,
+  blockX, blockY, blockZ, staticSharedMemory, dynamicSharedMemory, localMemoryPerThread,
+  localMemoryTotal, sharedMemoryExecuted, sharedMemoryLimitConfig, sharedMemoryRequestedPercentage)
+VALUES (1000, 2000, 0, 1, 7, 1, 1, 2, 0, 16, 1000, 1, 1, 128, 1, 1, 0, 0, 0, 0, 32768, 0, 0),
+       (3000, 4000, 0, 1, 7, 2, 3, 4, 0, 16, 1000, 1, 1, 256, 1, 1, 0, 40960, 0, 0, 102400, 0, 0);
+)sql");
+  ReportOptions options;
+  options.inputs = {path};
+  auto report = BuildReport(options);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  const auto* k128 = Find(*report, "k128()");
+  ASSERT_NE(k128, nullptr);
+  EXPECT_DOUBLE_EQ(k128->occupancy().theoretical_occupancy_pct(), 100.0);
+  const auto* k40k = Find(*report, "k40k()");
+  ASSERT_NE(k40k, nullptr);
+  EXPECT_DOUBLE_EQ(k40k->occupancy().theoretical_occupancy_pct(), 25.0);
+}
+
 TEST(Analysis, NsysExportMissingDeviceFieldsUseTheArchTable) {
   ScratchDir dir;
   std::string path = dir.Path("old.sqlite");

@@ -45,6 +45,22 @@ TEST(OccupancyNcu, Rtx4090Block256Regs16Config16K) {
   EXPECT_NEAR(w.waves_per_sm, 85.33, 0.005);
 }
 
+// The executed carveout, when known, is the SM's shared memory for the launch, whatever was
+// requested (Nsight Compute: 100 % for this launch recorded with a 0 % request and 32 KiB
+// executed). By hand: warps 2048/128 = 16 blocks; smem 32768/1024 = 32; -> 100 %. Without the
+// executed size, the 0 % request alone gives the smallest carveout: 8 KiB / 1 KiB = 8 blocks, 50 %.
+TEST(OccupancyNcu, H100ExecutedCarveoutOverridesTheRequest) {
+  const DeviceProps d = Gpu("H100");
+  LaunchParams l = Launch(128, 16);
+  l.carveout_pct = 0;
+  EXPECT_DOUBLE_EQ(Occ(d, l).theoretical_occupancy_pct, 50.0);
+  l.executed_smem_config = 32 * 1024;
+  const OccupancyResult r = Occ(d, l);
+  EXPECT_DOUBLE_EQ(r.theoretical_occupancy_pct, 100.0);
+  EXPECT_EQ(r.block_limit_shared_mem, 32);
+  EXPECT_EQ(r.block_limit_shared_mem, r.ncu_block_limit_shared_mem);
+}
+
 // ncu, H100: 256 threads, 67 registers -> Block Limit Registers 3, 37.5 %, "6.00 theoretical
 // warps per scheduler" (24 warps / 4 schedulers).
 TEST(OccupancyNcu, H100Block256Regs67) {
@@ -105,13 +121,15 @@ TEST(OccupancyNcu, H100BarriersAndExecutedCarveout) {
 }
 
 // ncu vs header, H100 (§5.2): a kernel allocating only the 1 KB reserve in a 32 KiB executed
-// carveout shows Shared Mem 32; the header divides the 228 KiB maximum: 228.
+// carveout shows Shared Mem 32; with the executed carveout unknown, the header divides the
+// 228 KiB maximum: 228. Known, the executed carveout is the model's too.
 TEST(OccupancyNcu, H100ReserveOnlyKernel) {
   LaunchParams l = Launch(256, 16);
+  EXPECT_EQ(Occ(Gpu("H100"), l).block_limit_shared_mem, 228);
   l.executed_smem_config = 32 * 1024;
   const OccupancyResult r = Occ(Gpu("H100"), l);
   EXPECT_EQ(r.ncu_block_limit_shared_mem, 32);
-  EXPECT_EQ(r.block_limit_shared_mem, 228);
+  EXPECT_EQ(r.block_limit_shared_mem, 32);
 }
 
 // ncu (§5.2): on H100 a kernel compiled to 10 registers shows "Registers Per Thread 16".
