@@ -1,4 +1,5 @@
 #include "analysis.h"
+#include "measured_evidence.h"
 
 #include <algorithm>
 #include <cmath>
@@ -638,6 +639,9 @@ StatusOr<Analysis> Analyze(const ReportOptions& options, const std::vector<std::
       a.unjudged.push_back(std::move(j.group));
     }
   }
+  // Who owns each kernel, and what the trace's own measurements say can be gained.
+  ApplyOwnerAndEvidence(&a.judged, a.run_total_ns);
+  ApplyOwnerAndEvidence(&a.unjudged, a.run_total_ns);
   return a;
 }
 
@@ -838,6 +842,7 @@ StatusOr<occtrace::Report> BuildReport(const ReportOptions& options) {
     }
   }
   report.set_groups_total(static_cast<int32_t>(a.judged.size()));
+  BuildActions(&report, a.run_total_ns);
   std::vector<occtrace::KernelGroup> unjudged = a.unjudged;
   std::stable_sort(unjudged.begin(), unjudged.end(),
                    [](const auto& x, const auto& y) { return x.total_ns() > y.total_ns(); });

@@ -23,7 +23,8 @@ const std::vector<std::string>& Header() {
       "Achieved Measured Launches", "Limiter", "Block Limit Registers", "Block Limit Shared Mem",
       "Block Limit Warps", "Block Limit SM", "Block Limit Barriers", "Allocated Reg/Trd",
       "Waves Per SM", "Tail (%)", "Best Suggestion", "Predicted Theoretical Occupancy (%)",
-      "Recoverable Time Upper Bound (ns)", "Priority", "Not Judged Reason", "Device", "GPU", "CC",
+      "Recoverable Time Upper Bound (ns)", "Priority", "Not Judged Reason", "Origin", "Owner Library",
+      "Tunable", "Measured Gain (ns)", "What To Change", "Device", "GPU", "CC",
       "SMs", "Input", "Tool"};
   return kHeader;
 }
@@ -40,6 +41,14 @@ std::string InputCell(const occtrace::Report& report, const occtrace::KernelGrou
     joined += (joined.empty() ? "" : ";") + file.path();
   }
   return joined;
+}
+
+// The "What to change" entry for this group, if it has one.
+std::string ActionFor(const occtrace::Report& report, const occtrace::KernelGroup& g) {
+  for (const occtrace::Action& a : report.actions()) {
+    if (g.rank() > 0 && a.group_rank() == g.rank()) return a.change();
+  }
+  return "";
 }
 
 std::vector<std::string> Row(const occtrace::Report& report, const occtrace::KernelGroup& g) {
@@ -90,6 +99,11 @@ std::vector<std::string> Row(const occtrace::Report& report, const occtrace::Ker
       if_judged(std::to_string(g.recoverable_ns_upper_bound())),
       if_judged(FormatFixed(g.priority(), 3)),
       g.not_judged_reason(),
+      g.origin(),
+      g.owner_library(),
+      g.origin().empty() ? "" : (g.tunable() ? "yes" : "no"),
+      g.measured_gain_ns() > 0 ? std::to_string(g.measured_gain_ns()) : "",
+      ActionFor(report, g),
       std::to_string(g.device_id()),
       device != nullptr ? device->name() : "",
       device != nullptr ? std::to_string(device->cc_major()) + "." + std::to_string(device->cc_minor())

@@ -293,12 +293,30 @@ void PrintTopTable(const occtrace::Report& report, std::ostream& out) {
   out << "</tbody>\n</table></div>\n</section>\n";
 }
 
+void PrintActions(const occtrace::Report& report, std::ostream& out) {
+  if (report.groups_size() == 0 && report.actions_size() == 0) return;
+  out << "<section id=\"actions\">\n<h2>" << E(kActionsTitle) << "</h2>\n";
+  if (report.actions_size() == 0) {
+    out << "<p>" << E(kNoActions) << "</p>\n</section>\n";
+    return;
+  }
+  out << "<ol>\n";
+  for (const occtrace::Action& a : report.actions()) {
+    out << "<li><a href=\"#k" << a.group_rank() << "\">#" << a.group_rank() << "</a> <code>"
+        << E(ShortenKernelName(a.kernel(), 90)) << "</code> (" << E(a.origin()) << "): " << E(a.change())
+        << "<br>Gain: " << E(ActionGainText(a)) << "; confidence " << E(a.confidence()) << "; evidence: "
+        << E(a.evidence()) << "</li>\n";
+  }
+  out << "</ol>\n</section>\n";
+}
+
 void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g, std::ostream& out) {
   out << "<article class=\"kernel\" id=\"k" << g.rank() << "\">\n<h3>#" << g.rank() << " <code>"
       << E(ShortenKernelName(g.name(), 90)) << "</code></h3>\n";
   out << "<details><summary>Full name</summary><div class=\"full mono\">" << E(g.name())
       << "</div></details>\n";
   std::string meta = LaunchText(g) + " · " + TimeText(g);
+  if (!g.origin().empty()) meta += " · " + OriginText(g);
   if (report.devices_size() > 1 && report.what_if_gpu().empty()) {
     if (const occtrace::Device* device = FindDevice(report, g)) meta += " · " + DeviceTitle(*device);
   }
@@ -437,6 +455,7 @@ void PrintNotes(const occtrace::Report& report, std::ostream& out) {
 
 void HtmlPrinter::DoPrint(const occtrace::Report& report, const PrintOptions&, std::ostream& out) {
   PrintHead(report, out);
+  PrintActions(report, out);
   PrintSummary(report, out);
   PrintRun(report, out);
   PrintLimiters(report, out);

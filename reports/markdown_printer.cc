@@ -99,6 +99,23 @@ void PrintHeader(const occtrace::Report& report, std::ostream& out) {
   out << '\n';
 }
 
+void PrintActions(const occtrace::Report& report, std::ostream& out) {
+  if (report.groups_size() == 0 && report.actions_size() == 0) return;
+  out << "## " << kActionsTitle << "\n\n";
+  if (report.actions_size() == 0) {
+    out << MarkdownText(kNoActions) << "\n\n";
+    return;
+  }
+  int n = 0;
+  for (const occtrace::Action& a : report.actions()) {
+    out << ++n << ". **#" << a.group_rank() << "** " << MarkdownCode(ShortenKernelName(a.kernel(), 72), false)
+        << " (" << MarkdownText(a.origin()) << "): " << MarkdownText(a.change()) << "  \n   Gain: "
+        << MarkdownText(ActionGainText(a)) << "; confidence " << MarkdownText(a.confidence())
+        << "; evidence: " << MarkdownText(a.evidence()) << "\n";
+  }
+  out << "\n";
+}
+
 void PrintTopTable(const occtrace::Report& report, std::ostream& out) {
   out << "## " << TopTitle(report);
   if (!report.sort().empty()) out << " (sorted by " << MarkdownText(report.sort()) << ")";
@@ -131,6 +148,7 @@ void PrintTopTable(const occtrace::Report& report, std::ostream& out) {
 void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g, std::ostream& out) {
   out << "### " << KernelHeading(g) << "\n\n";
   out << "Full name: " << MarkdownCode(g.name(), false) << "\n\n";
+  if (!g.origin().empty()) out << "Owner: " << MarkdownText(OriginText(g)) << ".\n\n";
   out << "Launch: " << MarkdownText(LaunchText(g)) << ".\n\nTime: " << MarkdownText(TimeText(g))
       << ".\n\n";
   if (report.devices_size() > 1 && report.what_if_gpu().empty()) {
@@ -248,6 +266,7 @@ void PrintNotes(const occtrace::Report& report, std::ostream& out) {
 
 void MarkdownPrinter::DoPrint(const occtrace::Report& report, const PrintOptions&, std::ostream& out) {
   PrintHeader(report, out);
+  PrintActions(report, out);
   PrintTopTable(report, out);
   if (report.groups_size() > 0) out << "## Top kernels in detail\n\n";
   for (const occtrace::KernelGroup& g : report.groups()) PrintKernel(report, g, out);

@@ -108,6 +108,18 @@ std::vector<Metric> OccupancyMetrics(const occtrace::KernelGroup& group);
 // the printers do not repeat kRecoverableMeaning.
 bool NotesCoverRecoverable(const occtrace::Report& report);
 
+// Who owns the kernel and whether its launch configuration is the user's: "numba (your code)",
+// "cuDNN (vendor library): not tunable from your code". Empty when the analyzer set no origin.
+std::string OriginText(const occtrace::KernelGroup& group);
+
+// An action's predicted gain: "601 µs (33.1% of GPU time), measured", "up to ... (upper bound)",
+// "not predicted".
+std::string ActionGainText(const occtrace::Action& action);
+
+// The "What to change" section's heading and the line that stands for it when it is empty.
+extern const std::string_view kActionsTitle;
+extern const std::string_view kNoActions;
+
 // Sentences every report prints about its own figures.
 extern const std::string_view kTheoreticalMeaning;
 extern const std::string_view kAchievedMeaning;

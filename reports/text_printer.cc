@@ -208,6 +208,24 @@ void PrintTopTable(const occtrace::Report& report, TextWriter& w) {
               Style::kDim);
 }
 
+void PrintActions(const occtrace::Report& report, TextWriter& w) {
+  if (report.groups_size() == 0 && report.actions_size() == 0) return;
+  w.Section(kActionsTitle);
+  if (report.actions_size() == 0) {
+    w.Field("", std::string(kNoActions));
+    return;
+  }
+  int n = 0;
+  for (const occtrace::Action& a : report.actions()) {
+    w.Field(std::to_string(++n) + ".", "#" + std::to_string(a.group_rank()) + " " +
+                                            SanitizeForDisplay(ShortenKernelName(a.kernel(), w.width() - 20)) +
+                                            " [" + a.origin() + "]");
+    w.Field("", SanitizeForDisplay(a.change()));
+    w.Field("", "Gain: " + ActionGainText(a) + "; confidence " + a.confidence() + "; evidence: " +
+                    SanitizeForDisplay(a.evidence()));
+  }
+}
+
 void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g, TextWriter& w) {
   constexpr int kIndent = 2;
   const int title_room = w.width() - 12;
@@ -227,6 +245,7 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
     launch += "; on " + SanitizeForDisplay(DeviceTitle(*device));
   }
   w.Field("Launch", launch, kIndent);
+  if (!g.origin().empty()) w.Field("Owner", SanitizeForDisplay(OriginText(g)), kIndent);
   w.Field("Time", TimeText(g), kIndent);
   if (!g.judged()) {
     w.Field("Not judged", SanitizeForDisplay(g.not_judged_reason()), kIndent, Style::kWarn);
@@ -364,6 +383,7 @@ void TextPrinter::DoPrint(const occtrace::Report& report, const PrintOptions& op
                           std::ostream& out) {
   TextWriter w(out, options.color, std::max(options.width, kMinWidth));
   PrintHeader(report, w);
+  PrintActions(report, w);
   PrintSummary(report, w);
   PrintTopTable(report, w);
   for (const occtrace::KernelGroup& group : report.groups()) PrintKernel(report, group, w);

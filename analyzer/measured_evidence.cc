@@ -1,0 +1,276 @@
+#include "measured_evidence.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <tuple>
+#include <utility>
+
+#include "kernel_origin.h"
+
+namespace occ {
+namespace {
+
+// A configuration must be this much faster per launch to count as measured evidence: run-to-run
+// spread of one configuration in the recorded traces stays well below it.
+constexpr double kFasterRatio = 0.9;
+// Short-lived blocks: block lifetime below this, over at least kMinWaves waves, with achieved
+// occupancy below kGapRatio of theoretical.
+constexpr double kShortBlockNs = 5000;
+constexpr double kMinWaves = 2.0;
+constexpr double kGapRatio = 0.6;
+
+std::string Micros(double ns) {
+  char text[32];
+  std::snprintf(text, sizeof(text), ns >= 100'000 ? "%.0f µs" : "%.1f µs", ns / 1000.0);
+  return text;
+}
+
+std::string Count(double n) {
+  char text[32];
+  if (n >= 1e6) {
+    std::snprintf(text, sizeof(text), "%.2f M", n / 1e6);
+  } else if (n >= 1e4) {
+    std::snprintf(text, sizeof(text), "%.1f k", n / 1e3);
+  } else {
+    std::snprintf(text, sizeof(text), "%.0f", n);
+  }
+  return text;
+}
+
+int64_t GridBlocks(const occtrace::KernelGroup& g) {
+  return int64_t{std::max(1, g.grid_x())} * std::max(1, g.grid_y()) * std::max(1, g.grid_z());
+}
+int64_t BlockThreads(const occtrace::KernelGroup& g) {
+  return int64_t{std::max(1, g.block_x())} * std::max(1, g.block_y()) * std::max(1, g.block_z());
+}
+
+std::string Dims(int x, int y, int z) {
+  std::string s = std::to_string(x);
+  if (y > 1 || z > 1) s += ", " + std::to_string(y);
+  if (z > 1) s += ", " + std::to_string(z);
+  return y > 1 || z > 1 ? "(" + s + ")" : s;
+}
+
+// The measured configuration written the way its owner sets it.
+std::string ConfigInOwnersWords(KernelOriginKind kind, const occtrace::KernelGroup& g) {
+  const std::string grid = Dims(g.grid_x(), g.grid_y(), g.grid_z());
+  const std::string block = Dims(g.block_x(), g.block_y(), g.block_z());
+  switch (kind) {
+    case KernelOriginKind::kNumba: return "kernel[" + grid + ", " + block + "]";
+    case KernelOriginKind::kCuPy: return "kernel((" + grid + ",), (" + block + ",), args)";
+    case KernelOriginKind::kTriton:
+    case KernelOriginKind::kInductor:
+      return "num_warps=" + std::to_string(BlockThreads(g) / 32) + " (grid " + grid + ")";
+    default: return "<<<" + grid + ", " + block + ">>>";
+  }
+}
+
+bool IsLaunchConfigSuggestion(const occtrace::Suggestion& s) {
+  return s.kind() == "block_size" || s.kind() == "register_cap" || s.kind() == "shared_memory" ||
+         s.kind() == "grid_size" || s.kind() == "cluster" || s.kind() == "barriers";
+}
+
+void MarkNotTunable(const KernelOrigin& origin, occtrace::KernelGroup* g) {
+  auto* suggestions = g->mutable_suggestions();
+  suggestions->erase(std::remove_if(suggestions->begin(), suggestions->end(), IsLaunchConfigSuggestion),
+                     suggestions->end());
+  g->set_headroom_pct(0);
+  g->set_priority(0);
+  g->set_recoverable_ns_upper_bound(0);
+  g->add_issues("not tunable from your code: a " + origin.library +
+                " kernel picks its own launch configuration; what you control is the call — tensor "
+                "shapes and their alignment (multiples of 8/16), dtype, memory layout (e.g. "
+                "channels_last), batch size, or a fused alternative");
+}
+
+// `larger_measured_not_faster`: the trace ran this function with larger blocks on the same work
+// and they were not faster, which contradicts the advice.
+void AddShortBlockAdvice(KernelOriginKind kind, bool larger_measured_not_faster, occtrace::KernelGroup* g) {
+  if (larger_measured_not_faster) return;
+  const auto& a = g->achieved();
+  const double theoretical = g->occupancy().theoretical_occupancy_pct();
+  if (a.samples() <= 0 || theoretical <= 0 || a.mean_pct() >= kGapRatio * theoretical) return;
+  if (g->waves_per_sm() < kMinWaves || g->mean_ns() <= 0) return;
+  const double lifetime_ns = g->mean_ns() / g->waves_per_sm();
+  if (lifetime_ns >= kShortBlockNs) return;
+  occtrace::Suggestion* s = g->add_suggestions();
+  s->set_kind("larger_blocks");
+  char measured[160];
+  std::snprintf(measured, sizeof(measured),
+                "achieved %.1f%% of %.1f%% theoretical (measured) over %.1f waves: each block lives ~%s",
+                a.mean_pct(), theoretical, g->waves_per_sm(), Micros(lifetime_ns).c_str());
+  std::string fix;
+  switch (kind) {
+    case KernelOriginKind::kInductor:
+      fix = "let Inductor pick larger blocks (torch._inductor.config.coordinate_descent_tuning = True, "
+            "or torch.compile(mode=\"max-autotune\")): larger XBLOCK/RBLOCK give each block more work";
+      break;
+    case KernelOriginKind::kTriton:
+      fix = "give each program more work: a larger BLOCK_SIZE constexpr (triton.Config({'BLOCK_SIZE': ...}, "
+            "num_warps=...))";
+      break;
+    default:
+      fix = "give each block more work: larger blocks (" + LaunchKnob(kind) +
+            ") or several elements per thread (a grid-stride loop)";
+  }
+  s->set_text("Blocks are too short-lived for the block scheduler to keep SMs full (" + std::string(measured) +
+              "): " + fix + ". Confidence: medium (the gap's cause is inferred from block lifetime)");
+  s->set_block_size(static_cast<int32_t>(BlockThreads(*g)));
+  s->set_assumptions("same total work; gain not predicted by the occupancy model");
+}
+
+// The occupancy model's suggestions are worded for CUDA C++ (__launch_bounds__, -maxrregcount,
+// <<<grid, block>>>): say what the same change is in the owner's knob, keeping the model's
+// figures after it.
+void PhraseForOwner(KernelOriginKind kind, occtrace::Suggestion* s) {
+  std::string knob;
+  const bool triton = kind == KernelOriginKind::kTriton || kind == KernelOriginKind::kInductor;
+  if (s->kind() == "register_cap") {
+    if (triton) {
+      knob = "cap registers with triton.Config(..., maxnreg=" + std::to_string(s->registers_per_thread()) + ")";
+    } else if (kind == KernelOriginKind::kNumba) {
+      knob = "@cuda.jit(max_registers=" + std::to_string(s->registers_per_thread()) + ")";
+    }
+  } else if (s->kind() == "block_size" && s->block_size() > 0) {
+    if (triton) {
+      knob = "num_warps=" + std::to_string(std::max(1, s->block_size() / 32)) + " (" +
+             std::to_string(s->block_size()) + " threads per program)";
+    } else if (kind == KernelOriginKind::kNumba) {
+      knob = "kernel[grid, " + std::to_string(s->block_size()) + "] (grid scaled to keep the work)";
+    }
+  } else if (s->kind() == "shared_memory" && triton) {
+    knob = "use less shared memory: fewer num_stages or smaller block constexprs";
+  }
+  if (knob.empty()) return;
+  if (kind == KernelOriginKind::kInductor) knob += " — for Inductor kernels through its autotuning configs";
+  s->set_text(knob + ". Model: " + s->text());
+}
+
+}  // namespace
+
+void ApplyOwnerAndEvidence(std::vector<occtrace::KernelGroup>* groups, int64_t run_total_ns) {
+  std::vector<KernelOrigin> origins;
+  origins.reserve(groups->size());
+  for (auto& g : *groups) {
+    KernelOrigin o = ClassifyKernel(g.mangled_name(), g.name());
+    g.set_origin(std::string(OriginName(o.kind)));
+    g.set_owner_library(o.library);
+    g.set_tunable(o.tunable);
+    origins.push_back(std::move(o));
+  }
+  // Same function, same device: its configurations' measured speed on the same work.
+  std::map<std::pair<std::string, int>, std::vector<size_t>> by_function;
+  for (size_t i = 0; i < groups->size(); ++i) {
+    const auto& g = (*groups)[i];
+    if (g.launches() > 0 && g.mean_ns() > 0) by_function[{g.mangled_name(), g.device_id()}].push_back(i);
+  }
+  for (const auto& [key, members] : by_function) {
+    if (members.size() < 2) continue;
+    for (size_t i : members) {
+      auto& g = (*groups)[i];
+      if (!origins[i].tunable) continue;
+      const int64_t threads = GridBlocks(g) * BlockThreads(g);
+      const occtrace::KernelGroup* best = nullptr;
+      for (size_t j : members) {
+        const auto& h = (*groups)[j];
+        if (j == i || GridBlocks(h) * BlockThreads(h) != threads) continue;
+        if (h.mean_ns() < kFasterRatio * g.mean_ns() && (best == nullptr || h.mean_ns() < best->mean_ns())) best = &h;
+      }
+      if (best == nullptr) continue;
+      const int64_t gain = static_cast<int64_t>((g.mean_ns() - best->mean_ns()) * static_cast<double>(g.launches()));
+      g.set_measured_gain_ns(gain);
+      occtrace::Suggestion* s = g.add_suggestions();
+      s->set_kind("measured_config");
+      s->set_block_size(static_cast<int32_t>(BlockThreads(*best)));
+      s->set_predicted_occupancy_pct(best->occupancy().theoretical_occupancy_pct());
+      s->set_text("Launch it as " + ConfigInOwnersWords(origins[i].kind, *best) + ": measured in this trace, block " +
+                  std::to_string(BlockThreads(*best)) + " takes " + Micros(best->mean_ns()) + " for the same " +
+                  Count(static_cast<double>(threads)) + " threads where block " + std::to_string(BlockThreads(g)) +
+                  " takes " + Micros(g.mean_ns()) + " (" + std::to_string(best->launches()) + " and " +
+                  std::to_string(g.launches()) + " launches) — " + Micros(static_cast<double>(gain)) +
+                  " less GPU time over this configuration's launches. Confidence: high (measured)");
+      s->set_assumptions("the same work per launch (equal threads launched)");
+    }
+  }
+  for (size_t i = 0; i < groups->size(); ++i) {
+    auto& g = (*groups)[i];
+    if (!origins[i].tunable) {
+      MarkNotTunable(origins[i], &g);
+      continue;
+    }
+    bool larger_not_faster = false;
+    for (size_t j = 0; j < groups->size(); ++j) {
+      const auto& h = (*groups)[j];
+      if (j != i && h.mangled_name() == g.mangled_name() && h.device_id() == g.device_id() &&
+          GridBlocks(h) * BlockThreads(h) == GridBlocks(g) * BlockThreads(g) &&
+          BlockThreads(h) > BlockThreads(g) && !(h.mean_ns() < kFasterRatio * g.mean_ns())) {
+        larger_not_faster = true;
+      }
+    }
+    for (auto& s : *g.mutable_suggestions()) {
+      if (s.kind() != "measured_config") PhraseForOwner(origins[i].kind, &s);
+    }
+    if (g.judged()) AddShortBlockAdvice(origins[i].kind, larger_not_faster, &g);
+    if (run_total_ns > 0 && g.measured_gain_ns() > 0) {
+      g.set_priority(std::max(g.priority(), 100.0 * static_cast<double>(g.measured_gain_ns()) /
+                                                static_cast<double>(run_total_ns)));
+    }
+  }
+}
+
+void BuildActions(occtrace::Report* report, int64_t run_total_ns, int max_actions) {
+  const auto pct = [&](int64_t ns) {
+    return run_total_ns > 0 ? 100.0 * static_cast<double>(ns) / static_cast<double>(run_total_ns) : 0.0;
+  };
+  // Per group, the suggestion with the strongest evidence: measured, then measured gap, then model.
+  const auto evidence_rank = [](const occtrace::Suggestion& s) {
+    return s.kind() == "measured_config" ? 0 : s.kind() == "larger_blocks" ? 1 : 2;
+  };
+  std::vector<occtrace::Action> actions;
+  for (const auto& g : report->groups()) {
+    if (!g.tunable() || g.suggestions_size() == 0) continue;
+    const occtrace::Suggestion* chosen = &g.suggestions(0);
+    for (const auto& s : g.suggestions()) {
+      if (evidence_rank(s) < evidence_rank(*chosen)) chosen = &s;
+    }
+    occtrace::Action a;
+    a.set_group_rank(g.rank());
+    a.set_kernel(g.short_name().empty() ? g.name() : g.short_name());
+    a.set_origin(g.origin());
+    a.set_change(chosen->text());
+    switch (evidence_rank(*chosen)) {
+      case 0:
+        a.set_evidence("another launch configuration of this function, measured in the trace");
+        a.set_gain_ns(g.measured_gain_ns());
+        a.set_gain_kind("measured");
+        a.set_confidence("high");
+        break;
+      case 1:
+        a.set_evidence("achieved occupancy measured on sampled launches; block lifetime from launch times");
+        a.set_gain_kind("not predicted");
+        a.set_confidence("medium");
+        break;
+      default:
+        a.set_evidence("occupancy model (cuda_occupancy.h); " + chosen->assumptions());
+        a.set_gain_ns(g.recoverable_ns_upper_bound());
+        a.set_gain_kind("upper bound");
+        a.set_confidence(g.achieved().samples() > 0 ? "medium" : "low");
+    }
+    a.set_gain_pct(pct(a.gain_ns()));
+    actions.push_back(std::move(a));
+  }
+  // Measured gains first by size, then the rest by their (upper-bound) gain, in report order.
+  std::stable_sort(actions.begin(), actions.end(), [](const occtrace::Action& x, const occtrace::Action& y) {
+    const bool mx = x.gain_kind() == "measured", my = y.gain_kind() == "measured";
+    if (mx != my) return mx;
+    return x.gain_pct() > y.gain_pct();
+  });
+  for (size_t i = 0; i < actions.size() && static_cast<int>(i) < max_actions; ++i) {
+    *report->add_actions() = std::move(actions[i]);
+  }
+}
+
+}  // namespace occ
