@@ -1,0 +1,121 @@
+// The measured-evidence pass on hand-built kernel groups: only configurations of the same
+// function on the same device that launched the same number of threads are compared, a faster
+// one must be at least 10 % faster per launch, the gain is measured time, and library kernels
+// lose launch-configuration advice. Durations below are chosen for the rule being tested.
+#include "analyzer/measured_evidence.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace occ {
+namespace {
+
+occtrace::KernelGroup Group(const std::string& mangled, int grid, int block, int64_t launches, double mean_ns) {
+  occtrace::KernelGroup g;
+  g.set_mangled_name(mangled);
+  g.set_name(mangled);
+  g.set_grid_x(grid);
+  g.set_grid_y(1);
+  g.set_grid_z(1);
+  g.set_block_x(block);
+  g.set_block_y(1);
+  g.set_block_z(1);
+  g.set_launches(launches);
+  g.set_mean_ns(mean_ns);
+  g.set_total_ns(static_cast<int64_t>(mean_ns * static_cast<double>(launches)));
+  g.set_judged(true);
+  g.mutable_occupancy()->set_theoretical_occupancy_pct(100);
+  return g;
+}
+
+const occtrace::Suggestion* Measured(const occtrace::KernelGroup& g) {
+  for (const auto& s : g.suggestions()) {
+    if (s.kind() == "measured_config") return &s;
+  }
+  return nullptr;
+}
+
+TEST(MeasuredEvidence, SameWorkFasterConfigurationIsRecommendedWithItsMeasuredGain) {
+  const std::string k = "_Z5scalePfif";
+  std::vector<occtrace::KernelGroup> groups = {Group(k, 65536, 64, 20, 40'000),
+                                               Group(k, 16384, 256, 20, 12'000)};
+  ApplyOwnerAndEvidence(&groups, /*run_total_ns=*/1'040'000);
+  const occtrace::Suggestion* s = Measured(groups[0]);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->block_size(), 256);
+  EXPECT_NE(s->text().find("<<<16384, 256>>>"), std::string::npos) << s->text();
+  EXPECT_EQ(groups[0].measured_gain_ns(), 20 * (40'000 - 12'000));
+  // Priority: the measured gain in % of GPU time (560 us of 1.04 ms).
+  EXPECT_NEAR(groups[0].priority(), 100.0 * 560'000 / 1'040'000, 1e-9);
+  EXPECT_EQ(Measured(groups[1]), nullptr) << "the faster one is not told to become slower";
+}
+
+TEST(MeasuredEvidence, DifferentWorkIsNotCompared) {
+  const std::string k = "_Z5scalePfif";
+  // 65536 x 64 = 4.19 M threads against 1024 x 256 = 262 k threads: not the same work.
+  std::vector<occtrace::KernelGroup> groups = {Group(k, 65536, 64, 20, 40'000), Group(k, 1024, 256, 20, 2'000)};
+  ApplyOwnerAndEvidence(&groups, 840'000);
+  EXPECT_EQ(Measured(groups[0]), nullptr);
+  EXPECT_EQ(groups[0].measured_gain_ns(), 0);
+}
+
+TEST(MeasuredEvidence, LessThanTenPercentFasterIsNoise) {
+  const std::string k = "_Z5scalePfif";
+  std::vector<occtrace::KernelGroup> groups = {Group(k, 65536, 64, 20, 10'000), Group(k, 16384, 256, 20, 9'200)};
+  ApplyOwnerAndEvidence(&groups, 384'000);
+  EXPECT_EQ(Measured(groups[0]), nullptr);
+}
+
+TEST(MeasuredEvidence, OtherFunctionsAndDevicesAreNotCompared) {
+  std::vector<occtrace::KernelGroup> groups = {Group("_Z1av", 65536, 64, 20, 40'000),
+                                               Group("_Z1bv", 16384, 256, 20, 12'000),
+                                               Group("_Z1av", 16384, 256, 20, 12'000)};
+  groups[2].set_device_id(1);
+  ApplyOwnerAndEvidence(&groups, 1'280'000);
+  EXPECT_EQ(Measured(groups[0]), nullptr);
+}
+
+TEST(MeasuredEvidence, LibraryKernelsGetNoLaunchConfigurationAdvice) {
+  std::vector<occtrace::KernelGroup> groups = {Group("sm90_xmma_fprop_implicit_gemm_bf16", 264, 384, 10, 90'000),
+                                               Group("sm90_xmma_fprop_implicit_gemm_bf16", 132, 768, 10, 50'000)};
+  auto* s = groups[0].add_suggestions();
+  s->set_kind("register_cap");
+  s->set_text("Cap registers at 128/thread: __launch_bounds__(384, 1)");
+  groups[0].set_priority(5);
+  groups[0].set_recoverable_ns_upper_bound(1000);
+  ApplyOwnerAndEvidence(&groups, 1'400'000);
+  EXPECT_EQ(groups[0].origin(), "vendor");
+  EXPECT_FALSE(groups[0].tunable());
+  EXPECT_EQ(groups[0].suggestions_size(), 0);
+  EXPECT_EQ(groups[0].priority(), 0);
+  EXPECT_EQ(groups[0].recoverable_ns_upper_bound(), 0);
+  EXPECT_EQ(Measured(groups[0]), nullptr) << "not even a measured configuration: the library chooses it";
+}
+
+TEST(MeasuredEvidence, ActionsPutMeasuredGainsFirst) {
+  const std::string k = "_Z5scalePfif";
+  occtrace::Report report;
+  std::vector<occtrace::KernelGroup> groups = {Group(k, 65536, 64, 20, 40'000), Group(k, 16384, 256, 20, 12'000),
+                                               Group("_Z5otherv", 100, 96, 10, 50'000)};
+  auto* model = groups[2].add_suggestions();
+  model->set_kind("block_size");
+  model->set_block_size(128);
+  model->set_text("Try 128 threads per block");
+  groups[2].set_recoverable_ns_upper_bound(100'000);  // larger than nothing, smaller than measured
+  ApplyOwnerAndEvidence(&groups, 1'540'000);
+  for (size_t i = 0; i < groups.size(); ++i) {
+    groups[i].set_rank(static_cast<int32_t>(i + 1));
+    *report.add_groups() = groups[i];
+  }
+  BuildActions(&report, 1'540'000);
+  ASSERT_GE(report.actions_size(), 2);
+  EXPECT_EQ(report.actions(0).group_rank(), 1);
+  EXPECT_EQ(report.actions(0).gain_kind(), "measured");
+  EXPECT_EQ(report.actions(0).confidence(), "high");
+  EXPECT_EQ(report.actions(report.actions_size() - 1).gain_kind(), "upper bound");
+}
+
+}  // namespace
+}  // namespace occ
