@@ -174,6 +174,15 @@ void FillIdentity(const Group& g, occtrace::KernelGroup* out) {
   out->set_min_ns(c.min_ns);
   out->set_max_ns(c.max_ns);
   out->set_graph_id(c.graph_id);
+  // Triton's cache can hold one kernel name compiled several ways (Inductor's autotuner tries
+  // num_warps 2, 4, 8 ... under the same name), and the trace keeps one of them: quote it only
+  // when it is the compilation this configuration ran (num_warps x 32 threads per block).
+  const int64_t block_threads = std::max<int64_t>(1, c.block[0]) * std::max<int64_t>(1, c.block[1]) *
+                                std::max<int64_t>(1, c.block[2]);
+  if (c.triton_num_warps > 0 && c.triton_num_warps * 32 == block_threads) {
+    out->set_triton_num_warps(static_cast<int32_t>(c.triton_num_warps));
+    if (c.triton_num_stages >= 0) out->set_triton_num_stages(static_cast<int32_t>(c.triton_num_stages));
+  }
 }
 
 void FillOccupancy(const OccupancyResult& r, const std::string& sentence,

@@ -125,19 +125,33 @@ void AddShortBlockAdvice(KernelOriginKind kind, bool larger_measured_not_faster,
 // The occupancy model's suggestions are worded for CUDA C++ (__launch_bounds__, -maxrregcount,
 // <<<grid, block>>>): say what the same change is in the owner's knob, keeping the model's
 // figures after it.
-void PhraseForOwner(KernelOriginKind kind, occtrace::Suggestion* s) {
+// Triton's compile settings as a triton.Config's keyword arguments, with `change` replacing or
+// adding one: "num_warps=4, num_stages=3, maxnreg=72". Recorded values are kept where known.
+std::string TritonConfigArgs(const occtrace::KernelGroup& g, const std::string& change_key, int change_value) {
+  std::string args;
+  auto add = [&](const std::string& key, int value) {
+    if (value < 0) return;
+    args += (args.empty() ? "" : ", ") + key + "=" + std::to_string(value);
+  };
+  add("num_warps", change_key == "num_warps" ? change_value : (g.triton_num_warps() > 0 ? g.triton_num_warps() : -1));
+  if (g.triton_num_warps() > 0) add("num_stages", g.triton_num_stages());
+  if (change_key != "num_warps") add(change_key, change_value);
+  return args;
+}
+
+void PhraseForOwner(KernelOriginKind kind, const occtrace::KernelGroup& g, occtrace::Suggestion* s) {
   std::string knob;
   const bool triton = kind == KernelOriginKind::kTriton || kind == KernelOriginKind::kInductor;
   if (s->kind() == "register_cap") {
     if (triton) {
-      knob = "cap registers with triton.Config(..., maxnreg=" + std::to_string(s->registers_per_thread()) + ")";
+      knob = "cap registers: triton.Config({...}, " + TritonConfigArgs(g, "maxnreg", s->registers_per_thread()) + ")";
     } else if (kind == KernelOriginKind::kNumba) {
       knob = "@cuda.jit(max_registers=" + std::to_string(s->registers_per_thread()) + ")";
     }
   } else if (s->kind() == "block_size" && s->block_size() > 0) {
     if (triton) {
-      knob = "num_warps=" + std::to_string(std::max(1, s->block_size() / 32)) + " (" +
-             std::to_string(s->block_size()) + " threads per program)";
+      knob = "triton.Config({...}, " + TritonConfigArgs(g, "num_warps", std::max(1, s->block_size() / 32)) +
+             ") (" + std::to_string(s->block_size()) + " threads per program)";
     } else if (kind == KernelOriginKind::kNumba) {
       knob = "kernel[grid, " + std::to_string(s->block_size()) + "] (grid scaled to keep the work)";
     }
@@ -155,7 +169,7 @@ void ApplyOwnerAndEvidence(std::vector<occtrace::KernelGroup>* groups, int64_t r
   std::vector<KernelOrigin> origins;
   origins.reserve(groups->size());
   for (auto& g : *groups) {
-    KernelOrigin o = ClassifyKernel(g.mangled_name(), g.name());
+    KernelOrigin o = ClassifyKernel(g.mangled_name(), g.name(), /*has_triton_metadata=*/g.triton_num_warps() > 0);
     g.set_origin(std::string(OriginName(o.kind)));
     g.set_owner_library(o.library);
     g.set_tunable(o.tunable);
@@ -211,7 +225,7 @@ void ApplyOwnerAndEvidence(std::vector<occtrace::KernelGroup>* groups, int64_t r
       }
     }
     for (auto& s : *g.mutable_suggestions()) {
-      if (s.kind() != "measured_config") PhraseForOwner(origins[i].kind, &s);
+      if (s.kind() != "measured_config") PhraseForOwner(origins[i].kind, g, &s);
     }
     if (g.judged()) AddShortBlockAdvice(origins[i].kind, larger_not_faster, &g);
     if (run_total_ns > 0 && g.measured_gain_ns() > 0) {

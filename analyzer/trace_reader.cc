@@ -496,7 +496,36 @@ StatusOr<std::vector<ConfigStats>> TraceReader::ReadOccConfigs(const std::string
     configs.push_back(std::move(c));
   }
   OCC_RETURN_IF_ERROR(AddFunctionFacts(&configs));
+  OCC_RETURN_IF_ERROR(AddTritonMetadata(&configs));
   return configs;
+}
+
+// OCC_TRITON_KERNEL (traces from occtrace versions that read Triton's cache): the num_warps and
+// num_stages a Triton kernel was compiled with, so advice can name the triton.Config to change.
+Status TraceReader::AddTritonMetadata(std::vector<ConfigStats>* configs) {
+  OCC_ASSIGN_OR_RETURN(bool has_triton, db_->HasTable("OCC_TRITON_KERNEL"));
+  if (!has_triton) return OkStatus();
+  OCC_ASSIGN_OR_RETURN(sql::Stmt stmt,
+                       db_->Prepare("SELECT s.value, t.numWarps, t.numStages FROM OCC_TRITON_KERNEL t "
+                                    "JOIN StringIds s ON s.id = t.mangledName"));
+  std::unordered_map<std::string, std::pair<int64_t, int64_t>> metadata;
+  while (true) {
+    OCC_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) break;
+    int64_t warps = stmt.IsNull(1) ? -1 : stmt.Int64(1);
+    int64_t stages = stmt.IsNull(2) ? -1 : stmt.Int64(2);
+    // A damaged file's absurd values are dropped rather than quoted back to the user.
+    if (warps < 1 || warps > 32) warps = -1;
+    if (stages < 0 || stages > 16) stages = -1;
+    metadata[stmt.Text(0)] = {warps, stages};
+  }
+  for (ConfigStats& c : *configs) {
+    auto it = metadata.find(c.mangled_name);
+    if (it == metadata.end()) continue;
+    c.triton_num_warps = it->second.first;
+    c.triton_num_stages = it->second.second;
+  }
+  return OkStatus();
 }
 
 // OCC_FUNCTION (traces from occtrace versions that read the loaded cubins) has what CUPTI's

@@ -69,6 +69,9 @@ struct ConfigStats {
   // From OCC_FUNCTION (the loaded cubin), when the trace has it; -1 / 0 = unknown.
   int64_t barrier_count = -1;        // named barriers per block
   int64_t func_max_threads = 0;      // __launch_bounds__ max threads per block
+  // From OCC_TRITON_KERNEL (Triton's compile metadata), when recorded; -1 = unknown.
+  int64_t triton_num_warps = -1;
+  int64_t triton_num_stages = -1;
   bool matched = true;               // passes --kernel
 
   int64_t launches = 0;
@@ -145,6 +148,7 @@ class TraceReader {
   Status ReadDevices();
   Status LoadAchieved();
   Status AddFunctionFacts(std::vector<ConfigStats>* configs);
+  Status AddTritonMetadata(std::vector<ConfigStats>* configs);
   StatusOr<std::vector<ConfigStats>> ReadOccConfigs(const std::string& kernel_regex,
                                                      std::vector<int64_t>* ids);
   StatusOr<TraceScan> ScanOcctrace(const std::string& kernel_regex);

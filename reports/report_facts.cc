@@ -399,6 +399,10 @@ std::string OriginText(const occtrace::KernelGroup& group) {
   auto it = kWords.find(group.origin());
   std::string text = it != kWords.end() ? it->second : group.origin();
   if (!group.owner_library().empty() && group.origin() == "vendor") text = group.owner_library() + " (vendor library)";
+  if (group.triton_num_warps() > 0) {
+    text += " (compiled with num_warps=" + std::to_string(group.triton_num_warps()) +
+            (group.triton_num_stages() >= 0 ? ", num_stages=" + std::to_string(group.triton_num_stages()) : "") + ")";
+  }
   if (!group.tunable()) text += ": not tunable from your code";
   return text;
 }

@@ -94,6 +94,22 @@ TEST(MeasuredEvidence, LibraryKernelsGetNoLaunchConfigurationAdvice) {
   EXPECT_EQ(Measured(groups[0]), nullptr) << "not even a measured configuration: the library chooses it";
 }
 
+TEST(MeasuredEvidence, TritonAdviceNamesTheRecordedConfig) {
+  // An Inductor kernel compiled with num_warps=4, num_stages=3 (OCC_TRITON_KERNEL) and a model
+  // register cap of 64: the advice is that triton.Config, not __launch_bounds__.
+  std::vector<occtrace::KernelGroup> groups = {Group("triton_per_fused_sum_19", 2048, 128, 10, 8'000)};
+  groups[0].set_triton_num_warps(4);
+  groups[0].set_triton_num_stages(3);
+  auto* s = groups[0].add_suggestions();
+  s->set_kind("register_cap");
+  s->set_registers_per_thread(64);
+  s->set_text("Cap registers at 64/thread: __launch_bounds__(128, 8) or -maxrregcount=64");
+  ApplyOwnerAndEvidence(&groups, 80'000);
+  EXPECT_EQ(groups[0].origin(), "inductor");
+  EXPECT_EQ(groups[0].suggestions(0).text().rfind("cap registers: triton.Config({...}, num_warps=4, num_stages=3, maxnreg=64)", 0), 0u)
+      << groups[0].suggestions(0).text();
+}
+
 TEST(MeasuredEvidence, ActionsPutMeasuredGainsFirst) {
   const std::string k = "_Z5scalePfif";
   occtrace::Report report;
