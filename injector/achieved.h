@@ -24,6 +24,12 @@ struct AchievedSample {
   double warps_active_per_cycle = -1;
   double sm_cycles_active = -1;
   double gpu_time_ns = -1;
+  // Percent of the hardware's sustained peak (one-pass parts of Nsight Compute's SOL section).
+  double dram_throughput_pct = -1;
+  double l2_throughput_pct = -1;
+  double l1_throughput_pct = -1;
+  double issue_slots_pct = -1;
+  double tensor_pipe_pct = -1;
   std::string policy;            // "sample" or "all"
   int32_t sample_index = 0;      // n-th sample of its signature
 };

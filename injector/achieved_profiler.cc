@@ -627,6 +627,11 @@ class RangeAchievedProfiler final : public AchievedProfiler {
       sample.warps_active_per_cycle = measurement.warps_per_cycle;
       sample.sm_cycles_active = measurement.cycles_active;
       sample.gpu_time_ns = measurement.gpu_time_ns;
+      sample.dram_throughput_pct = measurement.dram_throughput_pct;
+      sample.l2_throughput_pct = measurement.l2_throughput_pct;
+      sample.l1_throughput_pct = measurement.l1_throughput_pct;
+      sample.issue_slots_pct = measurement.issue_slots_pct;
+      sample.tensor_pipe_pct = measurement.tensor_pipe_pct;
     }
     policy_.Finish(pending->signature, profiling_ns, measured);
     Emit(std::move(sample), measured);

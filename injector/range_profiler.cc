@@ -195,12 +195,15 @@ bool ContextRangeProfiler::Setup(bool occupancy_only, ProfilerError* error) {
 
 bool ContextRangeProfiler::BuildConfig(const std::vector<uint8_t>& availability,
                                        bool occupancy_only, ProfilerError* error) {
-  // Try the full set first; fall back to the occupancy metric alone if the extras would need a
-  // second pass (kernel replay with save/restore of device memory) on this chip.
+  // Try the full set first, then smaller ones, until one fits in a single pass: a second pass
+  // would mean kernel replay with save/restore of device memory on the application's launch.
   const std::vector<std::vector<const char*>> candidates = {
+      {kOccupancyMetric, kWarpsPerCycleMetric, kCyclesActiveMetric, kGpuTimeMetric,
+       kDramThroughputMetric, kL2ThroughputMetric, kL1ThroughputMetric, kIssueSlotsMetric,
+       kTensorPipeMetric},
       {kOccupancyMetric, kWarpsPerCycleMetric, kCyclesActiveMetric, kGpuTimeMetric},
       {kOccupancyMetric}};
-  for (size_t c = occupancy_only ? 1 : 0; c < candidates.size(); ++c) {
+  for (size_t c = occupancy_only ? candidates.size() - 1 : 0; c < candidates.size(); ++c) {
     const std::vector<const char*>& metrics = candidates[c];
     if (host_ != nullptr) {
       CUpti_Profiler_Host_Deinitialize_Params deinit{
@@ -340,6 +343,11 @@ bool ContextRangeProfiler::StopAndDecode(Measurement* out, ProfilerError* error)
       if (name == kWarpsPerCycleMetric) out->warps_per_cycle = values[i];
       if (name == kCyclesActiveMetric) out->cycles_active = values[i];
       if (name == kGpuTimeMetric) out->gpu_time_ns = values[i];
+      if (name == kDramThroughputMetric) out->dram_throughput_pct = values[i];
+      if (name == kL2ThroughputMetric) out->l2_throughput_pct = values[i];
+      if (name == kL1ThroughputMetric) out->l1_throughput_pct = values[i];
+      if (name == kIssueSlotsMetric) out->issue_slots_pct = values[i];
+      if (name == kTensorPipeMetric) out->tensor_pipe_pct = values[i];
     }
   }
   out->evaluate_ns = since(phase);

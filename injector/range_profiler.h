@@ -38,6 +38,15 @@ inline constexpr const char* kOccupancyMetric = "sm__warps_active.avg.pct_of_pea
 inline constexpr const char* kWarpsPerCycleMetric = "sm__warps_active.avg.per_cycle_active";
 inline constexpr const char* kCyclesActiveMetric = "sm__cycles_active.avg";
 inline constexpr const char* kGpuTimeMetric = "gpu__time_duration.sum";
+// How close the launch ran to the hardware's ceilings, for "would more occupancy help?". Nsight
+// Compute's own SOL roll-ups (sm__throughput, gpu__compute_memory_throughput) need 8 and 5 passes
+// on GH100, so these are their one-pass parts: with the four metrics above they fit in one pass
+// on GA100, GA102, AD102, GH100, GB100 and GB202 (cuptiProfilerHostGetNumOfPasses, CUDA 13.0).
+inline constexpr const char* kDramThroughputMetric = "dram__throughput.avg.pct_of_peak_sustained_elapsed";
+inline constexpr const char* kL2ThroughputMetric = "lts__t_sectors.avg.pct_of_peak_sustained_elapsed";
+inline constexpr const char* kL1ThroughputMetric = "l1tex__t_sectors.avg.pct_of_peak_sustained_elapsed";
+inline constexpr const char* kIssueSlotsMetric = "sm__inst_issued.avg.pct_of_peak_sustained_active";
+inline constexpr const char* kTensorPipeMetric = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active";
 
 // cuptiProfilerInitialize / cuptiProfilerDeInitialize, once per process.
 bool InitializeCuptiProfiler(ProfilerError* error);
@@ -55,6 +64,11 @@ class ContextProfiler {
     double warps_per_cycle = -1;
     double cycles_active = -1;
     double gpu_time_ns = -1;
+    double dram_throughput_pct = -1;
+    double l2_throughput_pct = -1;
+    double l1_throughput_pct = -1;
+    double issue_slots_pct = -1;
+    double tensor_pipe_pct = -1;
     // Where StopAndDecode's time went (wall ns): stop, decode, counter-data info + metric
     // evaluation, counter-image re-initialization. Summed into OCC_META.achieved_phase_ms.
     int64_t stop_ns = 0;

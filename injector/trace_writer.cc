@@ -108,8 +108,9 @@ bool TraceWriter::PrepareStatements() {
          insert_achieved_.Prepare(
              db,
              "INSERT INTO OCC_ACHIEVED(correlationId,contextId,status,achievedOccupancyPct,"
-             "warpsActivePerCycle,smCyclesActive,gpuTimeNs,policy,sampleIndex)"
-             " VALUES(?,?,?,?,?,?,?,?,?)") &&
+             "warpsActivePerCycle,smCyclesActive,gpuTimeNs,policy,sampleIndex,"
+             "dramThroughputPct,l2ThroughputPct,l1ThroughputPct,issueSlotsPct,tensorPipePct)"
+             " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)") &&
          upsert_gpu_.Prepare(
              db,
              "INSERT OR REPLACE INTO TARGET_INFO_GPU(vmId,id,name,busLocation,isDiscrete,"
@@ -432,6 +433,11 @@ void TraceWriter::AddAchieved(const AchievedSample& sample) {
   bind_value(7, sample.gpu_time_ns);
   s.BindText(8, sample.policy);
   s.Bind(9, sample.sample_index);
+  bind_value(10, sample.dram_throughput_pct);
+  bind_value(11, sample.l2_throughput_pct);
+  bind_value(12, sample.l1_throughput_pct);
+  bind_value(13, sample.issue_slots_pct);
+  bind_value(14, sample.tensor_pipe_pct);
   ++stats_.achieved;
   ++uncommitted_achieved_;
   if (!s.Run()) Fail();

@@ -185,7 +185,14 @@ CREATE TABLE IF NOT EXISTS OCC_ACHIEVED (
   smCyclesActive             REAL,              -- sm__cycles_active.avg
   gpuTimeNs                  REAL,              -- gpu__time_duration.sum
   policy                     TEXT NOT NULL,     -- 'sample' or 'all'
-  sampleIndex                INTEGER            -- n-th sample of its signature (0-based)
+  sampleIndex                INTEGER,           -- n-th sample of its signature (0-based)
+  -- How close the launch ran to the hardware's ceilings, % of sustained peak; NULL where the
+  -- chip could not fit them in the occupancy metrics' single pass (and in older traces).
+  dramThroughputPct          REAL,              -- dram__throughput.avg.pct_of_peak_sustained_elapsed
+  l2ThroughputPct            REAL,              -- lts__t_sectors.avg.pct_of_peak_sustained_elapsed
+  l1ThroughputPct            REAL,              -- l1tex__t_sectors.avg.pct_of_peak_sustained_elapsed
+  issueSlotsPct              REAL,              -- sm__inst_issued.avg.pct_of_peak_sustained_active
+  tensorPipePct              REAL               -- sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active
 );
 
 -- nsys-compatible kernel table, as a view over the compact storage.

@@ -9,14 +9,18 @@ src="$(cd "$(dirname "$0")/../.." && pwd)"
 build="$(cd "$1" && pwd)"
 dest="$2"
 rm -rf "$dest"
-mkdir -p "$dest/bin" "$dest/lib" "$dest/tests/gpu/workloads" "$dest/bench/injector"
+mkdir -p "$dest/bin" "$dest/lib" "$dest/tests/gpu/workloads" "$dest/tests/achieved/gpu" \
+  "$dest/bench/injector"
 find_one() { find "$build" -name "$1" -type f -perm -u+x 2>/dev/null | head -n1; }
 lib="$(find "$build" -name 'libocctrace.so' 2>/dev/null | head -n1)"
 [[ -n "$lib" ]] || { echo "stage: libocctrace.so not found under $build" >&2; exit 1; }
 cp -L "$lib" "$dest/bin/libocctrace.so"
-bare="$(find "$build" -name 'libbare_cupti_injection.so' 2>/dev/null | head -n1)"
-[[ -z "$bare" ]] || cp -L "$bare" "$dest/bin/"
-for exe in occtrace launch_matrix launch_overhead cupti_client_probe; do
+for so in libbare_cupti_injection.so libocc_achieved_harness.so; do
+  f="$(find "$build" -name "$so" 2>/dev/null | head -n1)"
+  [[ -z "$f" ]] || cp -L "$f" "$dest/bin/"
+done
+for exe in occtrace occ-report launch_matrix launch_overhead cupti_client_probe occ_kernels \
+    membound_sweep; do
   f="$(find_one "$exe")"
   if [[ -n "$f" ]]; then
     cp "$f" "$dest/bin/$exe"
@@ -33,7 +37,8 @@ for f in "$dest"/bin/*; do
 done | sort -u | grep -E 'libprotobuf|libabsl|libCLI11|libfmt' | while read -r so; do
   cp -L "$so" "$dest/lib/"
 done || true
-cp "$src"/tests/gpu/*.py "$src"/tests/gpu/run.sh "$dest/tests/gpu/"
+cp "$src"/tests/gpu/*.py "$src"/tests/gpu/*.sh "$src"/tests/gpu/continuous_cuda.cu "$dest/tests/gpu/"
+cp "$src"/tests/achieved/gpu/*.py "$src"/tests/achieved/gpu/*.sh "$dest/tests/achieved/gpu/"
 cp "$src"/tests/gpu/workloads/*.py "$dest/tests/gpu/workloads/"
 cp "$src"/bench/injector/{gpu_bench.py,achieved_cost.py,cpu_probe.sh,launch_modes.sh,cupti_cost_breakdown.sh} "$dest/bench/injector/"
 du -sh "$dest"
