@@ -45,6 +45,10 @@ class AchievedProfiler {
   // The core forwards every callback of its subscriber here, after its own handling.
   virtual void OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                           const void* cbdata) = 0;
+  // On the writer thread: the kernel records held a configuration not seen before. A profiler
+  // that switched its launch callbacks off while parked switches them on again, so that the new
+  // configuration is measured on its next launch.
+  virtual void OnNewKernelConfigurations() {}
   // At process exit (or tracing shutdown), before the core's final flush.
   virtual void Shutdown() = 0;
   // name/value rows for OCC_META: mode, status (why absent), counts of measured launches...

@@ -93,6 +93,10 @@ AchievedConfig ParseAchievedConfig(const EnvLookup& env, std::vector<std::string
       SwitchSetting(env, "OCCTRACE_ACHIEVED_PARK_DEINIT", config.park_deinitializes, warnings);
   config.background_setup =
       SwitchSetting(env, "OCCTRACE_ACHIEVED_BACKGROUND_SETUP", config.background_setup, warnings);
+  config.park_stops_callbacks =
+      SwitchSetting(env, "OCCTRACE_ACHIEVED_QUIET_PARK", config.park_stops_callbacks, warnings);
+  config.listen_ns = IntegerSetting(env, "OCCTRACE_ACHIEVED_LISTEN_MS", config.listen_ns / 1'000'000,
+                                    1, 3'600'000, warnings) * 1'000'000;
   if (std::optional<std::string> metrics = env("OCCTRACE_ACHIEVED_METRICS")) {
     std::string_view text = TrimBlanks(*metrics);
     if (text == "occupancy") {

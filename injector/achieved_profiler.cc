@@ -115,6 +115,7 @@ struct PendingLaunch {
   AchievedSample sample;
   int64_t start_ns = 0;
   int64_t started_ns = 0;  // when the profiler's Start returned
+  bool exit_claimed = false;  // counted in launches_awaiting_exit_ until its EXIT
 };
 
 constexpr int kYieldsBeforeTimedWait = 16;
@@ -138,14 +139,51 @@ struct ThreadState {
   OuterCorrelation correlation;
   bool in_launch = false;
   PendingLaunch pending;
+  // The launch-callback epoch this thread's in_launch and correlation belong to (QuietPark).
+  uint64_t callbacks_epoch = 0;
 };
 
 thread_local ThreadState t_thread;
 
 // Table versions start at 1: a thread's initial version 0 matches no profiler.
 std::atomic<uint64_t> g_next_contexts_version{1};
+// Launch-callback epochs, process-wide like table versions.
+std::atomic<uint64_t> g_next_callbacks_epoch{1};
 
 class RangeAchievedProfiler final : public AchievedProfiler {
+  // A launch that needs its EXIT callback (it holds, or is about to take, a context's mutex
+  // until then) counts itself in launches_awaiting_exit_ before it checks that the launch
+  // callbacks are on, and stays counted until its EXIT. QuietPark clears that flag first and
+  // then switches the callbacks off only if it finds no launch counted; a launch that counted
+  // itself and then finds the flag cleared gives up. Both are sequentially consistent, so one of
+  // the two always sees the other: no launch loses the EXIT it needs.
+  class ExitClaim {
+   public:
+    explicit ExitClaim(RangeAchievedProfiler* owner, bool held = false)
+        : owner_(owner), held_(held) {}
+    ~ExitClaim() {
+      if (held_) owner_->launches_awaiting_exit_.fetch_sub(1, std::memory_order_seq_cst);
+    }
+    ExitClaim(const ExitClaim&) = delete;
+    ExitClaim& operator=(const ExitClaim&) = delete;
+    // False (and nothing held) while the launch callbacks are being switched off.
+    bool Take() {
+      owner_->launches_awaiting_exit_.fetch_add(1, std::memory_order_seq_cst);
+      held_ = true;
+      if (owner_->launch_callbacks_on_.load(std::memory_order_seq_cst)) return true;
+      owner_->launches_awaiting_exit_.fetch_sub(1, std::memory_order_seq_cst);
+      held_ = false;
+      return false;
+    }
+    bool held() const { return held_; }
+    // Hands the claim over to the pending launch, whose EXIT releases it.
+    bool Hand() { return std::exchange(held_, false); }
+
+   private:
+    RangeAchievedProfiler* owner_;
+    bool held_;
+  };
+
  public:
   RangeAchievedProfiler(AchievedSink sink, AchievedConfig config,
                         std::unique_ptr<ProfilerDevice> device, NanoClock clock, int64_t start_ns)
@@ -162,21 +200,15 @@ class RangeAchievedProfiler final : public AchievedProfiler {
 
   void EnableCallbacks(CUpti_SubscriberHandle subscriber) override {
     ProfilerError error;
-    bool ok = CheckCupti(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
-                                             CUPTI_CBID_RESOURCE_CONTEXT_CREATED),
-                         "cuptiEnableCallback(CONTEXT_CREATED)", &error) &&
-              CheckCupti(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
-                                             CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING),
-                         "cuptiEnableCallback(CONTEXT_DESTROY_STARTING)", &error);
-    for (CUpti_CallbackId cbid : kDriverLaunchCbids) {
-      ok = ok && CheckCupti(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid),
-                            "cuptiEnableCallback(driver launch)", &error);
+    const bool ok = device_->EnableContextCallbacks(subscriber, &error) &&
+                    device_->SetLaunchCallbacks(subscriber, /*on=*/true, &error);
+    if (!ok) {
+      DisableAll("error: " + error.Message());
+      return;
     }
-    for (CUpti_CallbackId cbid : kRuntimeLaunchCbids) {
-      ok = ok && CheckCupti(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid),
-                            "cuptiEnableCallback(runtime launch)", &error);
-    }
-    if (!ok) DisableAll("error: " + error.Message());
+    std::lock_guard<std::mutex> lock(callbacks_mutex_);
+    subscriber_ = subscriber;
+    callbacks_on_since_ns_.store(clock_(), std::memory_order_relaxed);
   }
 
   void OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
@@ -206,6 +238,14 @@ class RangeAchievedProfiler final : public AchievedProfiler {
       default:
         break;
     }
+  }
+
+  void OnNewKernelConfigurations() override {
+    if (launch_callbacks_on_.load(std::memory_order_relaxed) ||
+        disabled_.load(std::memory_order_acquire)) {
+      return;
+    }
+    ListenForLaunches();
   }
 
   // Returns with no setup thread running, unless one outlived context_wait_ (then the profiler
@@ -272,6 +312,10 @@ class RangeAchievedProfiler final : public AchievedProfiler {
     meta.emplace_back("achieved_parks", std::to_string(parks_.load()));
     meta.emplace_back("achieved_unparks", std::to_string(unparks_.load()));
     meta.emplace_back("achieved_park_deinit", config.park_deinitializes ? "1" : "0");
+    meta.emplace_back("achieved_quiet_park", config.park_stops_callbacks ? "1" : "0");
+    meta.emplace_back("achieved_quiet_park_listen_ms", std::to_string(config.listen_ns / 1'000'000));
+    meta.emplace_back("achieved_quiet_parks", std::to_string(quiet_parks_.load()));
+    meta.emplace_back("achieved_listens", std::to_string(listens_.load()));
     {
       static constexpr const char* kPhaseNames[kPhases] = {"start", "launch", "stop",
                                                            "decode", "evaluate", "reset"};
@@ -294,8 +338,10 @@ class RangeAchievedProfiler final : public AchievedProfiler {
 
  private:
   void OnRuntimeLaunch(const CUpti_CallbackData* data) {
-    t_thread.correlation.OnRuntimeLaunch(data->callbackSite == CUPTI_API_ENTER,
-                                         data->correlationId);
+    ThreadState& thread = t_thread;
+    SyncCallbacksEpoch(&thread);
+    thread.correlation.OnRuntimeLaunch(data->callbackSite == CUPTI_API_ENTER,
+                                       data->correlationId);
   }
 
   uint32_t CorrelationId(const CUpti_CallbackData* data) const {
@@ -304,6 +350,7 @@ class RangeAchievedProfiler final : public AchievedProfiler {
 
   void OnKernelLaunch(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
     ThreadState& thread = t_thread;
+    SyncCallbacksEpoch(&thread);
     if (data->callbackSite == CUPTI_API_ENTER) {
       // A pending launch whose EXIT never came keeps in_launch set: this thread's ENTERs are
       // then ignored and its next EXIT closes the pending one (releasing its context).
@@ -330,7 +377,9 @@ class RangeAchievedProfiler final : public AchievedProfiler {
     std::unique_lock<std::timed_mutex> lock;
     AchievedPolicy::Decision decision;
     bool decided = false;
+    ExitClaim claim(this);
     if (!state->parked.load(std::memory_order_acquire)) {
+      if (!claim.Take()) return;  // the launch callbacks are being switched off
       lock = LockContext(state);
       if (!lock.owns_lock()) return;  // a stuck holder: go ahead unmeasured (LockContext)
       if (!state->parked.load(std::memory_order_relaxed)) {
@@ -343,7 +392,7 @@ class RangeAchievedProfiler final : public AchievedProfiler {
             Park(state);
             return;
           }
-          HoldUntilExit(*cached, std::move(lock), &thread->pending);
+          HoldUntilExit(*cached, std::move(lock), &thread->pending, &claim);
           return;
         }
       } else {
@@ -352,7 +401,14 @@ class RangeAchievedProfiler final : public AchievedProfiler {
     }
     if (!decided) {
       decision = policy_.Decide(signature, &thread->exhausted);
-      if (!decision.measure) return;
+      if (!decision.measure) {
+        MaybeQuietPark();
+        return;
+      }
+      if (!claim.held() && !claim.Take()) {
+        policy_.Release(signature);
+        return;
+      }
       lock = LockContext(state);
       if (!lock.owns_lock()) {
         policy_.Release(signature);
@@ -373,7 +429,7 @@ class RangeAchievedProfiler final : public AchievedProfiler {
       policy_.Release(signature);
       sample.status = "capturing";
       Emit(std::move(sample), /*measured=*/false);
-      if (state->profiler) HoldUntilExit(*cached, std::move(lock), &thread->pending);
+      if (state->profiler) HoldUntilExit(*cached, std::move(lock), &thread->pending, &claim);
       return;
     }
 
@@ -403,7 +459,7 @@ class RangeAchievedProfiler final : public AchievedProfiler {
     }
     const int64_t started_ns = clock_();
     phase_ns_[kPhaseStart].fetch_add(started_ns - before_start_ns, std::memory_order_relaxed);
-    HoldUntilExit(*cached, std::move(lock), &thread->pending);
+    HoldUntilExit(*cached, std::move(lock), &thread->pending, &claim);
     thread->pending.measuring = true;
     thread->pending.signature = signature;
     thread->pending.sample = std::move(sample);
@@ -413,13 +469,15 @@ class RangeAchievedProfiler final : public AchievedProfiler {
 
   // The context lock stays held until this thread's EXIT callback for the launch.
   void HoldUntilExit(const std::shared_ptr<ContextState>& state,
-                     std::unique_lock<std::timed_mutex> lock, PendingLaunch* pending) {
+                     std::unique_lock<std::timed_mutex> lock, PendingLaunch* pending,
+                     ExitClaim* claim) {
     // Its own reference, so that the pending launch does not depend on what the thread's
     // context cache keeps; taken while the lock serializes the context's launches, so the
     // reference count is not contended.
     pending->context = state;
     pending->lock = std::move(lock);
     pending->measuring = false;
+    pending->exit_claimed = claim->Hand();
   }
 
   // Waits for the context's mutex at most context_wait_ns. A holder keeping it longer has most
@@ -472,10 +530,13 @@ class RangeAchievedProfiler final : public AchievedProfiler {
   void AcquireProfilerSession() {
     std::lock_guard<std::mutex> lock(session_mutex_);
     ++enabled_profilers_;
+    enabled_profilers_now_.store(enabled_profilers_, std::memory_order_seq_cst);
   }
   void ReleaseProfilerSession() {
     std::lock_guard<std::mutex> lock(session_mutex_);
-    if (--enabled_profilers_ > 0 || !policy_.config().park_deinitializes) return;
+    --enabled_profilers_;
+    enabled_profilers_now_.store(enabled_profilers_, std::memory_order_seq_cst);
+    if (enabled_profilers_ > 0 || !policy_.config().park_deinitializes) return;
     if (EndProfilerSessionLocked()) session_ends_.fetch_add(1, std::memory_order_relaxed);
   }
   bool EndProfilerSessionLocked() {
@@ -490,6 +551,90 @@ class RangeAchievedProfiler final : public AchievedProfiler {
     if (profiler_session_) return true;
     profiler_session_ = device_->Initialize(error);
     return profiler_session_;
+  }
+
+  // The callback-level half of parking (AchievedConfig::park_stops_callbacks), checked by a
+  // launch into a parked context that was not measured: once every context is parked, nothing
+  // was measured or skipped for budget for listen_ns, and the callbacks have been on at least
+  // that long, they are switched off.
+  void MaybeQuietPark() {
+    const AchievedConfig& config = policy_.config();
+    if (!config.park_stops_callbacks || config.mode != AchievedMode::kSample) return;
+    if (!launch_callbacks_on_.load(std::memory_order_relaxed) || policy_.BudgetPaused()) return;
+    if (policy_.IdleNs() < config.listen_ns ||
+        clock_() - callbacks_on_since_ns_.load(std::memory_order_relaxed) < config.listen_ns) {
+      return;
+    }
+    QuietPark();
+  }
+
+  void QuietPark() {
+    std::unique_lock<std::mutex> lock(callbacks_mutex_, std::try_to_lock);
+    if (!lock.owns_lock() || subscriber_ == nullptr || quiet_park_failed_ ||
+        !launch_callbacks_on_.load(std::memory_order_relaxed)) {
+      return;
+    }
+    if (enabled_profilers_now_.load(std::memory_order_seq_cst) != 0) return;
+    {
+      std::lock_guard<std::mutex> setup(setup_threads_mutex_);
+      if (setup_threads_running_ != 0) return;
+    }
+    launch_callbacks_on_.store(false, std::memory_order_seq_cst);
+    if (launches_awaiting_exit_.load(std::memory_order_seq_cst) != 0 ||
+        enabled_profilers_now_.load(std::memory_order_seq_cst) != 0) {
+      // A launch holds a context until its EXIT: a later launch tries again.
+      launch_callbacks_on_.store(true, std::memory_order_seq_cst);
+      return;
+    }
+    ProfilerError error;
+    if (!device_->SetLaunchCallbacks(subscriber_, /*on=*/false, &error)) {
+      // Some may be off already: all on again, and parking stays at the profiler level.
+      ProfilerError ignored;
+      device_->SetLaunchCallbacks(subscriber_, /*on=*/true, &ignored);
+      quiet_park_failed_ = true;
+      NewCallbacksEpoch();
+      launch_callbacks_on_.store(true, std::memory_order_seq_cst);
+      LogLine("achieved occupancy: switching the launch callbacks off while parked failed (%s); "
+              "they stay on", error.Message().c_str());
+      return;
+    }
+    quiet_parks_.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  // Switches the launch callbacks on again after QuietPark (a new configuration in the kernel
+  // records, a new context). Launches already inside a launch call when they come back see a
+  // new epoch and forget the ENTERs they missed the EXITs of (SyncCallbacksEpoch).
+  void ListenForLaunches() {
+    std::lock_guard<std::mutex> lock(callbacks_mutex_);
+    if (launch_callbacks_on_.load(std::memory_order_relaxed) || subscriber_ == nullptr) return;
+    NewCallbacksEpoch();
+    ProfilerError error;
+    if (!device_->SetLaunchCallbacks(subscriber_, /*on=*/true, &error)) {
+      LogLine("achieved occupancy: switching the launch callbacks on again failed (%s); no "
+              "further launches are measured", error.Message().c_str());
+      return;
+    }
+    callbacks_on_since_ns_.store(clock_(), std::memory_order_relaxed);
+    launch_callbacks_on_.store(true, std::memory_order_seq_cst);
+    listens_.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  void NewCallbacksEpoch() {
+    callbacks_epoch_.store(g_next_callbacks_epoch.fetch_add(1, std::memory_order_relaxed),
+                           std::memory_order_release);
+  }
+
+  // An ENTER whose EXIT came while the launch callbacks were off is forgotten, and so is the
+  // runtime launch a missed EXIT left open. None of those held a context (QuietPark waits
+  // for such launches), so nothing is left locked.
+  void SyncCallbacksEpoch(ThreadState* thread) {
+    const uint64_t epoch = callbacks_epoch_.load(std::memory_order_acquire);
+    if (thread->callbacks_epoch == epoch) return;
+    thread->callbacks_epoch = epoch;
+    if (!thread->pending.context) {
+      thread->in_launch = false;
+      thread->correlation = OuterCorrelation();
+    }
   }
 
   // Sets the parked context's profiler up on this (application) thread. Called with the
@@ -528,6 +673,7 @@ class RangeAchievedProfiler final : public AchievedProfiler {
   // CONTEXT_CREATED, on the creating thread: the profiler is set up now, on a setup thread of
   // our own (AchievedConfig::background_setup) or, failing that, here.
   void OnContextCreated(CUcontext ctx) {
+    ListenForLaunches();  // a new context's launches are to be measured
     bool created = false;
     std::shared_ptr<ContextState> state = FindOrCreateContext(ctx, nullptr, &created);
     if (!state || !created) return;
@@ -589,6 +735,7 @@ class RangeAchievedProfiler final : public AchievedProfiler {
     if (!pending->context) return;
     std::shared_ptr<ContextState> state = std::move(pending->context);
     std::unique_lock<std::timed_mutex> lock = std::move(pending->lock);
+    ExitClaim claim(this, std::exchange(pending->exit_claimed, false));  // released on return
     if (!pending->measuring) return;
     pending->measuring = false;
     AchievedSample sample = std::move(pending->sample);
@@ -815,6 +962,18 @@ class RangeAchievedProfiler final : public AchievedProfiler {
   std::atomic<int64_t> background_setup_ns_{0};  // on setup threads (StartSetupThread)
   std::atomic<int64_t> not_measured_{0};
   std::atomic<int64_t> parks_{0};
+  // QuietPark / ListenForLaunches. callbacks_mutex_ serializes switching the launch callbacks
+  // and is taken with no other lock held (it takes setup_threads_mutex_ inside).
+  std::mutex callbacks_mutex_;
+  CUpti_SubscriberHandle subscriber_ = nullptr;  // guarded by callbacks_mutex_
+  bool quiet_park_failed_ = false;               // guarded by callbacks_mutex_
+  std::atomic<bool> launch_callbacks_on_{true};
+  std::atomic<int64_t> launches_awaiting_exit_{0};
+  std::atomic<int> enabled_profilers_now_{0};  // enabled_profilers_, readable without its mutex
+  std::atomic<uint64_t> callbacks_epoch_{g_next_callbacks_epoch.fetch_add(1)};
+  std::atomic<int64_t> callbacks_on_since_ns_{0};
+  std::atomic<int64_t> quiet_parks_{0};
+  std::atomic<int64_t> listens_{0};
   std::atomic<int64_t> unparks_{0};
   std::atomic<int64_t> context_wait_timeouts_{0};
   // A context's profiler could not be disabled (its lock never came free).

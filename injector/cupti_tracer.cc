@@ -28,6 +28,8 @@ struct Tracer {
   CUpti_SubscriberHandle subscriber = nullptr;
   std::unique_ptr<TraceSession> session;
   std::unique_ptr<AchievedProfiler> achieved;
+  // `achieved` for the writer thread, which may run before it is set: published once it is.
+  std::atomic<AchievedProfiler*> achieved_for_writer{nullptr};
   // False once CUPTI reported a fatal error (it then finalizes itself) or after the final
   // flush: no more CUPTI calls from our side.
   std::atomic<bool> tracing{false};
@@ -331,6 +333,11 @@ int InitializeTracing() {
   hooks.before_final_flush = [tracer] {
     if (tracer->achieved) tracer->achieved->Shutdown();
   };
+  hooks.new_kernel_configurations = [tracer] {
+    if (AchievedProfiler* achieved = tracer->achieved_for_writer.load(std::memory_order_acquire)) {
+      achieved->OnNewKernelConfigurations();
+    }
+  };
   hooks.final_meta = [tracer] {
     std::vector<std::pair<std::string, std::string>> rows;
     if (tracer->achieved) {
@@ -364,6 +371,7 @@ int InitializeTracing() {
     tracer->achieved = CreateAchievedProfiler([tracer](AchievedSample&& sample) {
       if (tracer->session) tracer->session->SubmitAchieved(std::move(sample));
     });
+    tracer->achieved_for_writer.store(tracer->achieved.get(), std::memory_order_release);
   } catch (const std::exception& e) {
     LogLine("achieved-occupancy profiler unavailable: %s", e.what());
     tracer->achieved.reset();

@@ -7,6 +7,7 @@
 
 #include <mutex>
 
+#include "injector/achieved_launch.h"
 #include "injector/errors.h"
 
 namespace occ::inj {
@@ -403,6 +404,28 @@ class CuptiProfilerDevice final : public ProfilerDevice {
     CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
     return is_capturing == nullptr || is_capturing(stream, &capture) != CUDA_SUCCESS ||
            capture != CU_STREAM_CAPTURE_STATUS_NONE;
+  }
+  bool EnableContextCallbacks(CUpti_SubscriberHandle subscriber, ProfilerError* error) override {
+    return CheckCupti(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                                          CUPTI_CBID_RESOURCE_CONTEXT_CREATED),
+                      "cuptiEnableCallback(CONTEXT_CREATED)", error) &&
+           CheckCupti(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                                          CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING),
+                      "cuptiEnableCallback(CONTEXT_DESTROY_STARTING)", error);
+  }
+  bool SetLaunchCallbacks(CUpti_SubscriberHandle subscriber, bool on,
+                          ProfilerError* error) override {
+    const uint32_t enable = on ? 1 : 0;
+    bool ok = true;
+    for (CUpti_CallbackId cbid : kDriverLaunchCbids) {
+      ok = ok && CheckCupti(cuptiEnableCallback(enable, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid),
+                            "cuptiEnableCallback(driver launch)", error);
+    }
+    for (CUpti_CallbackId cbid : kRuntimeLaunchCbids) {
+      ok = ok && CheckCupti(cuptiEnableCallback(enable, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid),
+                            "cuptiEnableCallback(runtime launch)", error);
+    }
+    return ok;
   }
 };
 

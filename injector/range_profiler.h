@@ -108,6 +108,12 @@ class ProfilerDevice {
   // Whether a launch into `stream` may be captured (cuStreamIsCapturing); true when that cannot
   // be told, because starting the profiler during a capture breaks the capture.
   virtual bool StreamMayBeCapturing(CUstream stream) = 0;
+  // Enables the context callbacks (CONTEXT_CREATED, CONTEXT_DESTROY_STARTING) of `subscriber`.
+  virtual bool EnableContextCallbacks(CUpti_SubscriberHandle subscriber, ProfilerError* error) = 0;
+  // Switches the launch callbacks (kDriverLaunchCbids and kRuntimeLaunchCbids) of `subscriber`
+  // on or off (cuptiEnableCallback).
+  virtual bool SetLaunchCallbacks(CUpti_SubscriberHandle subscriber, bool on,
+                                  ProfilerError* error) = 0;
 };
 
 // The real device: CUPTI's range profiler, the driver resolved at run time (errors.h Driver()).

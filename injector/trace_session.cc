@@ -408,6 +408,11 @@ void TraceSession::ProcessItems(std::deque<Item>* items) {
   }
   items->clear();
   if (writer_->failed()) active_.store(false);
+  const uint64_t configs = writer_->stats().configs;
+  if (configs != configs_announced_) {
+    configs_announced_ = configs;
+    if (hooks_.new_kernel_configurations) hooks_.new_kernel_configurations();
+  }
 }
 
 void TraceSession::CloseWriter(const std::string& status) {

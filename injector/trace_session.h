@@ -117,6 +117,9 @@ struct SessionHooks {
   std::function<void()> before_final_flush;
   // Rows for OCC_META gathered at the end (achieved profiler's SessionMeta()).
   std::function<std::vector<std::pair<std::string, std::string>>()> final_meta;
+  // On the writer thread, when the records it wrote held a kernel configuration not seen before
+  // (the achieved profiler's OnNewKernelConfigurations()).
+  std::function<void()> new_kernel_configurations;
 };
 
 class TraceSession {
@@ -205,6 +208,7 @@ class TraceSession {
 
   SessionOptions options_;
   SessionHooks hooks_;
+  uint64_t configs_announced_ = 0;  // writer thread only: the configurations hooks were told of
   // Heap-held so that a forked child can abandon them (release, never destroy): destroying
   // them there would close the parent's SQLite connection or std::terminate on a thread
   // that does not exist in the child.

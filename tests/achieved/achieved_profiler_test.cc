@@ -231,6 +231,124 @@ TEST(AchievedProfiler, MeasuresEachSignatureOnceThenParksAndReenables) {
   EXPECT_EQ(rig.device->deinitializes.load(), 1);
 }
 
+// Sample mode's steady state costs what tracing costs: once every context is parked and nothing
+// was measured for listen_ns, the launch callbacks themselves go off; a new configuration in the
+// kernel records switches them on again and is measured on its next launch.
+TEST(AchievedProfiler, QuietParkSwitchesTheLaunchCallbacksOffUntilANewConfiguration) {
+  AchievedConfig config = Rig::SampleConfig();
+  config.listen_ns = 300 * kMs;
+  Rig rig(config);
+  rig.profiler->EnableCallbacks(reinterpret_cast<CUpti_SubscriberHandle>(0x1));
+  EXPECT_TRUE(rig.device->launch_callbacks_on.load());
+  rig.ContextCreated(Ctx(1));
+  Launch a(rig.profiler.get(), Ctx(1), 0x10);
+  a.Run(/*runtime_id=*/500);
+  rig.clock.Advance(150 * kMs);
+  a.Run();  // idle past idle_park_ns: parks the profiler, callbacks stay on (listen_ns not over)
+  EXPECT_EQ(rig.Meta()["achieved_parks"], "1");
+  EXPECT_TRUE(rig.device->launch_callbacks_on.load());
+  rig.clock.Advance(200 * kMs);
+  a.Run();  // parked and idle for listen_ns: the callbacks go off
+  EXPECT_FALSE(rig.device->launch_callbacks_on.load());
+  EXPECT_EQ(rig.Meta()["achieved_quiet_parks"], "1");
+  // The writer saw a configuration it had not seen: on again, and the next launch of a new
+  // signature is measured under its outer (runtime) correlation id.
+  rig.profiler->OnNewKernelConfigurations();
+  EXPECT_TRUE(rig.device->launch_callbacks_on.load());
+  EXPECT_EQ(rig.Meta()["achieved_listens"], "1");
+  Launch b(rig.profiler.get(), Ctx(1), 0x10, /*grid=*/132);
+  b.Run(/*runtime_id=*/900);
+  ASSERT_EQ(rig.Samples().size(), 2u);
+  EXPECT_EQ(rig.Samples()[1].status, "measured");
+  EXPECT_EQ(rig.Samples()[1].correlation_id, 900u);
+  rig.profiler->Shutdown();
+}
+
+// The launch whose ENTER switched the callbacks off never gets its EXIT (nor does its runtime
+// launch): after they come back on, the thread's next launch is handled as a new one.
+TEST(AchievedProfiler, AMissedExitIsForgottenWhenTheLaunchCallbacksComeBack) {
+  AchievedConfig config = Rig::SampleConfig();
+  config.listen_ns = 300 * kMs;
+  Rig rig(config);
+  rig.profiler->EnableCallbacks(reinterpret_cast<CUpti_SubscriberHandle>(0x1));
+  rig.ContextCreated(Ctx(1));
+  Launch a(rig.profiler.get(), Ctx(1), 0x10);
+  a.Run(/*runtime_id=*/500);
+  rig.clock.Advance(150 * kMs);
+  a.Run();  // parks
+  rig.clock.Advance(400 * kMs);
+  a.Enter(/*runtime_id=*/600, /*driver_id=*/601);  // switches the callbacks off: no EXIT comes
+  ASSERT_FALSE(rig.device->launch_callbacks_on.load());
+  rig.profiler->OnNewKernelConfigurations();
+  Launch b(rig.profiler.get(), Ctx(1), 0x20);
+  b.Run(/*runtime_id=*/700);
+  ASSERT_EQ(rig.Samples().size(), 2u);
+  EXPECT_EQ(rig.Samples()[1].status, "measured");
+  EXPECT_EQ(rig.Samples()[1].correlation_id, 700u);  // not 600: that runtime launch is forgotten
+  rig.profiler->Shutdown();
+}
+
+// A launch that holds its context until EXIT (here: one being measured) keeps the callbacks on,
+// whatever another thread's launches find; they go off only after that EXIT.
+TEST(AchievedProfiler, QuietParkWaitsForLaunchesThatNeedTheirExit) {
+  AchievedConfig config = Rig::SampleConfig();
+  config.listen_ns = 300 * kMs;
+  Rig rig(config);
+  rig.profiler->EnableCallbacks(reinterpret_cast<CUpti_SubscriberHandle>(0x1));
+  rig.ContextCreated(Ctx(1));
+  rig.ContextCreated(Ctx(2));
+  Launch a(rig.profiler.get(), Ctx(1), 0x10);
+  Launch c(rig.profiler.get(), Ctx(2), 0x30);
+  a.Run(500);
+  c.Run(510);
+  rig.clock.Advance(150 * kMs);
+  a.Run();
+  c.Run();  // both contexts parked
+  rig.clock.Advance(400 * kMs);
+  // Another thread starts measuring a new signature in context 1 and is inside its launch.
+  Launch b(rig.profiler.get(), Ctx(1), 0x20);
+  std::latch entered(1), may_exit(1);
+  std::thread measuring([&] {
+    b.Enter(700, 701);
+    entered.count_down();
+    may_exit.wait();
+    b.Exit();
+  });
+  entered.wait();
+  EXPECT_EQ(rig.device->starts.load(), 3);
+  c.Run();  // context 2 is parked and idle, but context 1 is measuring
+  EXPECT_TRUE(rig.device->launch_callbacks_on.load());
+  may_exit.count_down();
+  measuring.join();
+  ASSERT_EQ(rig.Samples().size(), 3u);
+  EXPECT_EQ(rig.Samples().back().status, "measured");
+  EXPECT_EQ(rig.Samples().back().correlation_id, 700u);
+  rig.clock.Advance(150 * kMs);
+  a.Run();  // context 1 idle again: parks
+  rig.clock.Advance(400 * kMs);
+  c.Run();
+  EXPECT_FALSE(rig.device->launch_callbacks_on.load());
+  rig.profiler->Shutdown();
+}
+
+// All mode measures every launch: its callbacks never go off.
+TEST(AchievedProfiler, AllModeKeepsItsLaunchCallbacks) {
+  AchievedConfig config = Rig::SampleConfig();
+  config.mode = AchievedMode::kAll;
+  config.listen_ns = 1 * kMs;
+  Rig rig(config);
+  rig.profiler->EnableCallbacks(reinterpret_cast<CUpti_SubscriberHandle>(0x1));
+  rig.ContextCreated(Ctx(1));
+  Launch a(rig.profiler.get(), Ctx(1), 0x10);
+  for (int i = 0; i < 5; ++i) {
+    rig.clock.Advance(500 * kMs);
+    a.Run();
+  }
+  EXPECT_TRUE(rig.device->launch_callbacks_on.load());
+  EXPECT_EQ(rig.Meta()["achieved_quiet_parks"], "0");
+  rig.profiler->Shutdown();
+}
+
 // OCCTRACE_ACHIEVED_PARK_DEINIT=1: parking the last enabled context also ends CUPTI's profiler
 // session, and the next measurement starts it again before re-creating the context profiler.
 TEST(AchievedProfiler, ParkingTheLastContextCanEndTheProfilerSession) {

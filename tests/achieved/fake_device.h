@@ -36,6 +36,9 @@ struct FakeDeviceState {
   std::atomic<int> starts{0};
   std::atomic<int> stops{0};
   std::atomic<int> warmups{0};
+  // SetLaunchCallbacks: the state CUPTI would be in, and how often it was switched.
+  std::atomic<bool> launch_callbacks_on{false};
+  std::atomic<int> launch_callback_switches{0};
   // Thread that has a range started, default-constructed when none.
   std::atomic<std::thread::id> started_by{};
 
@@ -127,6 +130,16 @@ class FakeDevice final : public ProfilerDevice {
   bool StreamMayBeCapturing(CUstream stream) override {
     std::lock_guard<std::mutex> lock(state_->mutex);
     return state_->capturing_streams.count(stream) > 0;
+  }
+  bool EnableContextCallbacks(CUpti_SubscriberHandle /*subscriber*/,
+                              ProfilerError* /*error*/) override {
+    return true;
+  }
+  bool SetLaunchCallbacks(CUpti_SubscriberHandle /*subscriber*/, bool on,
+                          ProfilerError* /*error*/) override {
+    state_->launch_callbacks_on.store(on);
+    state_->launch_callback_switches.fetch_add(1);
+    return true;
   }
 
  private:

@@ -2,7 +2,7 @@
 """Checks `occ_kernels features` / `park` runs (OCCTRACE_ACHIEVED=all).
 
 usage: check_features.py HARNESS.csv [features|park]
-       check_features.py TRACE.db trace
+       check_features.py TRACE.db trace|quiet
 features (harness CSV): the cooperative launch measured at 12.5 % (+-2 pp); the cluster launch
 (the only row whose launch parameters carry cluster dims, 2x1x1) measured at 12.5 % or with a
 not-measured reason; the captured launch 'capturing', both graph launches 'graph'; the eager
@@ -12,6 +12,11 @@ between).
 trace (the real libocctrace.so's file): the cluster launch (second non-graph launch) is recorded
 with its grid 132x1x1, block 256x1x1 and cluster 2x1x1 from CUPTI's kernel record, and exactly
 one OCC_ACHIEVED row joins it: measured at 12.5 % or a not-measured reason.
+quiet (libocctrace.so's file of `occ_kernels quiet`): all 5 launches recorded; exactly two
+OCC_ACHIEVED rows, both measured and each joined to its own launch: the first launch (A, 12.5 %)
+and one of B's (~99.4 %; its second launch, unless the callbacks came back early for another
+reason, e.g. the measured launch's record reporting another carveout); the launch callbacks went
+off and came back at least once.
 """
 import csv
 import sqlite3
@@ -97,9 +102,41 @@ def check_park(rows, meta):
     return verdict(errors, "park")
 
 
+def check_quiet(path):
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    errors = []
+    launches = [r[0] for r in db.execute("SELECT correlationId FROM OCC_LAUNCH ORDER BY correlationId")]
+    rows = db.execute("SELECT a.correlationId, a.status, a.achievedOccupancyPct, k.gridX, k.blockX "
+                      "FROM OCC_ACHIEVED a LEFT JOIN OCC_LAUNCH l ON l.correlationId = a.correlationId "
+                      "LEFT JOIN OCC_KERNEL_CONFIG k ON k.id = l.configId ORDER BY a.rowid").fetchall()
+    meta = dict(db.execute("SELECT name, value FROM OCC_META WHERE name LIKE 'achieved%'"))
+    print("quiet launches:", launches)
+    print("quiet rows:", rows)
+    print("meta:", {k: v for k, v in meta.items() if "quiet" in k or "listen" in k or "park" in k})
+    if len(launches) != 5:
+        errors.append(f"expected 5 launches, got {len(launches)}")
+    if len(rows) != 2:
+        errors.append(f"expected 2 OCC_ACHIEVED rows, got {len(rows)}")
+    else:
+        first, last = rows
+        if launches and first[0] != launches[0]:
+            errors.append(f"first sample joins {first[0]}, not the first launch {launches[0]}")
+        if last[0] not in launches[3:]:
+            errors.append(f"second sample joins {last[0]}, not one of B's launches {launches[3:]}")
+        if first[1] != "measured" or first[2] is None or abs(first[2] - 12.5) > 2 or first[3:] != (66, 256):
+            errors.append(f"A: {first}")
+        if last[1] != "measured" or last[2] is None or last[2] < 97 or last[3:] != (264, 1024):
+            errors.append(f"B: {last}")
+    if int(meta.get("achieved_quiet_parks", "0")) < 1 or int(meta.get("achieved_listens", "0")) < 1:
+        errors.append(f"quiet parks/listens {meta.get('achieved_quiet_parks')}/{meta.get('achieved_listens')}")
+    return verdict(errors, "quiet")
+
+
 def main(path, mode="features"):
     if mode == "trace":
         return check_trace(path)
+    if mode == "quiet":
+        return check_quiet(path)
     meta = {}
     lines = []
     with open(path) as f:
@@ -146,6 +183,6 @@ def main(path, mode="features"):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2 or (len(sys.argv) > 2 and sys.argv[2] not in ("features", "park", "trace")):
+    if len(sys.argv) < 2 or (len(sys.argv) > 2 and sys.argv[2] not in ("features", "park", "trace", "quiet")):
         sys.exit(__doc__)
     sys.exit(main(*sys.argv[1:3]))

@@ -5,6 +5,7 @@
 //   occ_kernels features   cooperative and cluster launches, stream capture + graph replay,
 //                          launches from 4 threads into one context
 //   occ_kernels park       idle parking and re-enabling of the profiler (sample mode)
+//   occ_kernels quiet      launch callbacks off while parked, on again for a new configuration
 //   occ_kernels timeline N the tail-wave configuration N times, each launch followed by the
 //                          occupancy its SMs held, computed from per-block %smid/clock64 spans
 //
@@ -344,6 +345,35 @@ int RunPark() {
   return 0;
 }
 
+// Sample mode under libocctrace.so with OCCTRACE_ACHIEVED_IDLE=0.1 and
+// OCCTRACE_ACHIEVED_LISTEN_MS=200: A is measured; idle, the profiler parks; idle longer, the
+// launch callbacks go off, so B's first launch passes unseen; its kernel record shows the writer
+// a new configuration, the callbacks come back, and B's second launch is measured.
+int RunQuiet() {
+  auto a = [] { spin_kernel<<<66, 256>>>(kSpinCycles); CHECK(cudaGetLastError()); };
+  auto b = [] { spin_kernel<<<264, 1024>>>(kSpinCycles); CHECK(cudaGetLastError()); };
+  PrintLaunch("A 66x256 (measured)", dim3(66), dim3(256), 0);
+  a();
+  CHECK(cudaDeviceSynchronize());
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  PrintLaunch("A 66x256 (parks)", dim3(66), dim3(256), 0);
+  a();
+  CHECK(cudaDeviceSynchronize());
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  PrintLaunch("A 66x256 (callbacks off)", dim3(66), dim3(256), 0);
+  a();
+  PrintLaunch("B 264x1024 (unseen)", dim3(264), dim3(1024), 0);
+  b();
+  CHECK(cudaDeviceSynchronize());
+  // The writer's commit period (250 ms) plus CUPTI's hand-over of the record.
+  std::this_thread::sleep_for(std::chrono::milliseconds(2000));
+  PrintLaunch("B 264x1024 (measured)", dim3(264), dim3(1024), 0);
+  b();
+  CHECK(cudaDeviceSynchronize());
+  std::printf("quiet ok\n");
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -351,9 +381,10 @@ int main(int argc, char** argv) {
   if (mode == "accuracy") return RunAccuracy();
   if (mode == "features") return RunFeatures();
   if (mode == "park") return RunPark();
+  if (mode == "quiet") return RunQuiet();
   if (mode == "timeline") {
     return RunTimeline(argc > 2 ? std::atoi(argv[2]) : 20, argc > 3 ? std::atoi(argv[3]) : 1);
   }
-  std::fprintf(stderr, "usage: %s accuracy|features|park|timeline [N [CYCLE_FACTOR]]\n", argv[0]);
+  std::fprintf(stderr, "usage: %s accuracy|features|park|quiet|timeline [N [CYCLE_FACTOR]]\n", argv[0]);
   return 2;
 }
