@@ -99,7 +99,7 @@ Status GenerateTrace(const std::string& path, const TraceGenOptions& o) {
                          db.Prepare("INSERT INTO OCC_LAUNCH VALUES (?1, ?2, ?3, ?4, ?5)"));
     OCC_ASSIGN_OR_RETURN(
         sql::Stmt achieved,
-        db.Prepare("INSERT INTO OCC_ACHIEVED VALUES (?1, 1, 'measured', ?2, ?3, 1000, ?4, "
+        db.Prepare("INSERT INTO OCC_ACHIEVED(correlationId,contextId,status,achievedOccupancyPct,warpsActivePerCycle,smCyclesActive,gpuTimeNs,policy,sampleIndex) VALUES (?1, 1, 'measured', ?2, ?3, 1000, ?4, "
                    "'sample', ?5)"));
     std::vector<int> samples(static_cast<size_t>(o.configs), 0);
     int64_t t = 1'000'000;

@@ -609,7 +609,7 @@ INSERT INTO OCC_KERNEL_CONFIG VALUES
   (201, 0, 1, NULL, 200, 201, 202, 0, 0, 16, 528, 1, 1, 256, 1, 1, 0, 0, 0, 0, 0, 0, NULL, 0, 0, 1, 1, 1, 0, 0, 0, 0);
 INSERT INTO OCC_LAUNCH VALUES (0, 0, 201, 7, 950), (4000000, 20000, 200, 7, 951),
   (4100000, 30000, 200, 7, 952);
-INSERT INTO OCC_ACHIEVED VALUES (950, 1, 'measured', 47.5, 30.4, 1000, 25000, 'sample', 0);
+INSERT INTO OCC_ACHIEVED(correlationId,contextId,status,achievedOccupancyPct,warpsActivePerCycle,smCyclesActive,gpuTimeNs,policy,sampleIndex) VALUES (950, 1, 'measured', 47.5, 30.4, 1000, 25000, 'sample', 0);
 )sql");
   const auto axpy = GroupsNamed(report, "axpy(float*)");
   ASSERT_EQ(axpy.size(), 1u);
@@ -633,7 +633,7 @@ INSERT INTO OCC_KERNEL_CONFIG VALUES
   (212, 0, 1, NULL, 210, 211, 212, 0, 0, 168, 1, 512, 1, 128, 1, 1, 0, 122880, 0, 0, 0, 1, 50, 0, 0, 1, 1, 1, 0, 0, 0, 0);
 INSERT INTO OCC_LAUNCH VALUES (0, 0, 211, 7, 970), (4000000, 30000, 210, 7, 971),
   (4100000, 30000, 210, 7, 972), (4200000, 30000, 212, 7, 973);
-INSERT INTO OCC_ACHIEVED VALUES (970, 1, 'measured', 6.2, 4.0, 1000, 31000, 'sample', 0);
+INSERT INTO OCC_ACHIEVED(correlationId,contextId,status,achievedOccupancyPct,warpsActivePerCycle,smCyclesActive,gpuTimeNs,policy,sampleIndex) VALUES (970, 1, 'measured', 6.2, 4.0, 1000, 31000, 'sample', 0);
 )sql");
   const auto conv = GroupsNamed(report, "conv(float*)");
   ASSERT_EQ(conv.size(), 2u);  // the 100 % family (with its measured launch) and the 50 % launch
@@ -658,7 +658,7 @@ INSERT INTO OCC_KERNEL_CONFIG VALUES
   (221, 0, 1, NULL, 220, 221, 222, 0, 0, 27, 19, 1, 1, 512, 1, 1, 0, 0, 0, 0, 16384, 0, NULL, 0, 0, 1, 1, 1, 0, 0, 0, 0);
 INSERT INTO OCC_LAUNCH VALUES (1000, 0, 220, 7, 980), (4000000, 15000, 221, 7, 981),
   (4100000, 15000, 221, 7, 982);
-INSERT INTO OCC_ACHIEVED VALUES (980, 1, 'measured', 20.7, 13.2, 1000, 16000, 'sample', 0);
+INSERT INTO OCC_ACHIEVED(correlationId,contextId,status,achievedOccupancyPct,warpsActivePerCycle,smCyclesActive,gpuTimeNs,policy,sampleIndex) VALUES (980, 1, 'measured', 20.7, 13.2, 1000, 16000, 'sample', 0);
 )sql";
   const occtrace::Report sample_report = ReportWithExtraRows(configs);
   const auto sampled = GroupsNamed(sample_report, "mta(float*)");
@@ -668,7 +668,7 @@ INSERT INTO OCC_ACHIEVED VALUES (980, 1, 'measured', 20.7, 13.2, 1000, 16000, 's
   EXPECT_EQ(sampled[0]->achieved().samples(), 1);
 
   const occtrace::Report all_report = ReportWithExtraRows(configs + R"sql(
-INSERT INTO OCC_ACHIEVED VALUES (981, 1, 'measured', 21.0, 13.4, 1000, 15000, 'all', 0),
+INSERT INTO OCC_ACHIEVED(correlationId,contextId,status,achievedOccupancyPct,warpsActivePerCycle,smCyclesActive,gpuTimeNs,policy,sampleIndex) VALUES (981, 1, 'measured', 21.0, 13.4, 1000, 15000, 'all', 0),
   (982, 1, 'measured', 21.2, 13.5, 1000, 15000, 'all', 0);
 )sql");
   EXPECT_EQ(GroupsNamed(all_report, "mta(float*)").size(), 2u);
@@ -721,7 +721,7 @@ namespace {
 TEST(TailWaveSamples, SeveralSamplesNeedNoAdviceToSampleMore) {
   const occtrace::Report report = ReportWithExtraRows(R"sql(
 INSERT INTO OCC_LAUNCH VALUES (2000000, 100000, 5, 7, 960), (2100000, 100000, 5, 7, 961);
-INSERT INTO OCC_ACHIEVED VALUES (960, 1, 'measured', 79.0, 50.6, 1000, 99000, 'sample', 1),
+INSERT INTO OCC_ACHIEVED(correlationId,contextId,status,achievedOccupancyPct,warpsActivePerCycle,smCyclesActive,gpuTimeNs,policy,sampleIndex) VALUES (960, 1, 'measured', 79.0, 50.6, 1000, 99000, 'sample', 1),
   (961, 1, 'measured', 83.0, 53.1, 1000, 99000, 'sample', 2);
 )sql");
   bool found = false;

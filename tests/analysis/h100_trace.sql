@@ -30,7 +30,7 @@ INSERT INTO OCC_LAUNCH VALUES
   (1600000, 50000, 3, 7, 6), (0, 0, 3, 7, 7),
   (1700000, 20000, 4, 7, 8),
   (1800000, 100000, 5, 7, 9), (1900000, 100000, 5, 7, 10);
-INSERT INTO OCC_ACHIEVED VALUES
+INSERT INTO OCC_ACHIEVED(correlationId,contextId,status,achievedOccupancyPct,warpsActivePerCycle,smCyclesActive,gpuTimeNs,policy,sampleIndex) VALUES
   (6, 1, 'measured', 12.4, 7.9, 1000, 48000, 'sample', 0),
   (7, 1, 'measured', 12.6, 8.1, 1000, 52000, 'sample', 1),
   (9, 1, 'measured', 81.0, 51.8, 1000, 99000, 'sample', 0),

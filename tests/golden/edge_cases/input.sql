@@ -32,7 +32,7 @@ INSERT INTO OCC_LAUNCH VALUES
   (800000, 2000, 4, 7, 5),
   (810000, 3000, 5, 7, 6),
   (900000, 450000, 6, 7, 7), (1400000, 440000, 6, 7, 8);
-INSERT INTO OCC_ACHIEVED VALUES
+INSERT INTO OCC_ACHIEVED(correlationId,contextId,status,achievedOccupancyPct,warpsActivePerCycle,smCyclesActive,gpuTimeNs,policy,sampleIndex) VALUES
   (2, 1, 'measured', 12.3, 7.9, 1000, 300000, 'all', 0),
   (3, 1, 'measured', 12.4, 7.9, 1000, 310000, 'all', 1),
   (4, 1, 'measured', 22.0, 14.1, 1000, 90000, 'all', 0),

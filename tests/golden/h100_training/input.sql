@@ -57,7 +57,7 @@ INSERT INTO OCC_LAUNCH VALUES
   (10000000, 51000, 5, 7, 15), (10100000, 52000, 5, 7, 16),
   (10200000, 20000, 6, 7, 17), (10300000, 21000, 6, 7, 18),
   (10400000, 9000, 7, 7, 19);
-INSERT INTO OCC_ACHIEVED VALUES
+INSERT INTO OCC_ACHIEVED(correlationId,contextId,status,achievedOccupancyPct,warpsActivePerCycle,smCyclesActive,gpuTimeNs,policy,sampleIndex) VALUES
   (1, 1, 'measured', 35.2, 22.5, 1000, 612000, 'sample', 0),
   (2, 1, 'measured', 34.8, 22.3, 1000, 598000, 'sample', 1),
   (5, 1, 'graph', NULL, NULL, NULL, NULL, 'sample', 0),
