@@ -163,6 +163,33 @@ void PhraseForOwner(KernelOriginKind kind, const occtrace::KernelGroup& g, occtr
   s->set_text(knob + ". Model: " + s->text());
 }
 
+// The configurations of one function (`members`, indexes into `groups`) that ran the same work as
+// groups[i], one point per block size (the fastest where two configurations share one), when
+// at least two block sizes ran it.
+void AddMeasuredPoints(const std::vector<size_t>& members, size_t i,
+                       std::vector<occtrace::KernelGroup>* groups) {
+  auto& g = (*groups)[i];
+  const int64_t threads = GridBlocks(g) * BlockThreads(g);
+  std::map<int64_t, const occtrace::KernelGroup*> by_block;
+  for (size_t j : members) {
+    const auto& h = (*groups)[j];
+    if (GridBlocks(h) * BlockThreads(h) != threads) continue;
+    const occtrace::KernelGroup*& slot = by_block[BlockThreads(h)];
+    if (slot == nullptr || j == i || (slot != &g && h.mean_ns() < slot->mean_ns())) slot = &h;
+  }
+  if (by_block.size() < 2) return;
+  g.set_measured_work_threads(threads);
+  for (const auto& [block, h] : by_block) {
+    occtrace::MeasuredPoint* p = g.add_measured_points();
+    p->set_block_size(static_cast<int32_t>(block));
+    p->set_launches(h->launches());
+    p->set_mean_ns(h->mean_ns());
+    p->set_theoretical_pct(h->occupancy().theoretical_occupancy_pct());
+    p->set_achieved_pct(h->achieved().samples() > 0 ? h->achieved().mean_pct() : -1.0);
+    p->set_current(h == &g);
+  }
+}
+
 }  // namespace
 
 void ApplyOwnerAndEvidence(std::vector<occtrace::KernelGroup>* groups, int64_t run_total_ns) {
@@ -183,6 +210,7 @@ void ApplyOwnerAndEvidence(std::vector<occtrace::KernelGroup>* groups, int64_t r
   }
   for (const auto& [key, members] : by_function) {
     if (members.size() < 2) continue;
+    for (size_t i : members) AddMeasuredPoints(members, i, groups);
     for (size_t i : members) {
       auto& g = (*groups)[i];
       if (!origins[i].tunable) continue;

@@ -346,9 +346,30 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
       out << "<i style=\"background:#2b8a3e\"></i>suggested: " << s.block_size() << " threads, "
           << E(FormatPct(s.predicted_occupancy_pct())) << " predicted";
     }
+    if (g.measured_points_size() > 0) {
+      out << "<i style=\"background:#9c36b5\"></i>measured in the trace: achieved occupancy "
+             "(when measured) and time per launch at each block size";
+    }
     out << "</div>\n";
   }
   out << "</div>\n</div>\n";
+  if (g.measured_points_size() > 0) {
+    const int fastest = FastestMeasuredPoint(g);
+    out << "<p><strong>Measured in this trace</strong>, " << E(MeasuredWorkText(g)) << ":</p>\n"
+        << "<table class=\"metrics\">\n<thead><tr><th>Block</th><th>Time per launch</th>"
+           "<th>Launches</th><th>Theoretical</th><th>Achieved</th><th></th></tr></thead>\n<tbody>\n";
+    for (int i = 0; i < g.measured_points_size(); ++i) {
+      const occtrace::MeasuredPoint& p = g.measured_points(i);
+      const MeasuredPointCells cells = MeasuredCells(p);
+      std::string note = p.current() ? "this configuration" : "";
+      if (i == fastest) note += note.empty() ? "fastest" : ", fastest";
+      out << "<tr><td>" << E(cells.block) << "</td><td class=\"num\">" << E(cells.time)
+          << "</td><td class=\"num\">" << E(FormatCount(p.launches())) << "</td><td class=\"num\">"
+          << E(cells.theoretical) << "</td><td class=\"num\">" << E(cells.achieved) << "</td><td>"
+          << E(note) << "</td></tr>\n";
+    }
+    out << "</tbody>\n</table>\n";
+  }
 
   out << "<p><strong>Waves per SM:</strong> " << E(WavesText(g)) << "</p>\n";
   if (HasAchieved(g)) {

@@ -173,6 +173,22 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
     for (const std::string& why : g.achieved().gap_explanations()) out << "- " << MarkdownText(why) << '\n';
     out << '\n';
   }
+  if (g.measured_points_size() > 0) {
+    out << "**Measured in this trace**, " << MarkdownText(MeasuredWorkText(g)) << ":\n\n";
+    TableHeader({"Block", "Time per launch", "Launches", "Theoretical", "Achieved", ""},
+                {false, true, true, true, true, false}, out);
+    const int fastest = FastestMeasuredPoint(g);
+    for (int i = 0; i < g.measured_points_size(); ++i) {
+      const occtrace::MeasuredPoint& p = g.measured_points(i);
+      const MeasuredPointCells cells = MeasuredCells(p);
+      std::string note = p.current() ? "this configuration" : "";
+      if (i == fastest) note += note.empty() ? "**fastest**" : ", **fastest**";
+      TableRow({cells.block, Cell(cells.time), Cell(FormatCount(p.launches())), Cell(cells.theoretical),
+                Cell(cells.achieved), note},
+               out);
+    }
+    out << '\n';
+  }
   if (g.issues_size() > 0) {
     out << "**Issues:**\n";
     for (const std::string& issue : g.issues()) out << "- " << MarkdownText(issue) << '\n';

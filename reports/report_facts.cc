@@ -287,6 +287,26 @@ std::string AchievedText(const occtrace::KernelGroup& group) {
   return out + ")";
 }
 
+std::string MeasuredWorkText(const occtrace::KernelGroup& group) {
+  return "the same " + FormatCount(group.measured_work_threads()) + " threads per launch";
+}
+
+int FastestMeasuredPoint(const occtrace::KernelGroup& group) {
+  int fastest = -1;
+  for (int i = 0; i < group.measured_points_size(); ++i) {
+    if (fastest < 0 || group.measured_points(i).mean_ns() < group.measured_points(fastest).mean_ns()) {
+      fastest = i;
+    }
+  }
+  return fastest;
+}
+
+MeasuredPointCells MeasuredCells(const occtrace::MeasuredPoint& point) {
+  return {"block " + std::to_string(point.block_size()),
+          FormatDuration(static_cast<int64_t>(point.mean_ns() + 0.5)), FormatPct(point.theoretical_pct()),
+          point.achieved_pct() >= 0 ? FormatPct(point.achieved_pct()) : "–"};
+}
+
 std::string GapText(const occtrace::KernelGroup& group) {
   const double gap = group.achieved().gap_points();
   if (gap >= 0.05) return FormatFixed(gap, 1) + " points below theoretical";

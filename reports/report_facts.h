@@ -87,6 +87,18 @@ std::string SuggestionLine(const occtrace::Suggestion& suggestion);
 std::string RecoverableText(int64_t ns);
 // Share of the report's GPU time in the unjudged groups, in percent.
 double UnjudgedTimePct(const occtrace::Report& report);
+// Measured points (KernelGroup.measured_points): "the same 4,194,304 threads per launch"; the
+// index of the fastest point (-1 when none); one point's cells, shared by every printer:
+// "block 256", "12.1 µs", "100.0%", "61.5%" or "–" (not measured).
+std::string MeasuredWorkText(const occtrace::KernelGroup& group);
+int FastestMeasuredPoint(const occtrace::KernelGroup& group);
+struct MeasuredPointCells {
+  std::string block;
+  std::string time;
+  std::string theoretical;
+  std::string achieved;
+};
+MeasuredPointCells MeasuredCells(const occtrace::MeasuredPoint& point);
 // The suggested block sizes of a group (block_size suggestions), for the charts.
 std::vector<int32_t> SuggestedBlockSizes(const occtrace::KernelGroup& group);
 

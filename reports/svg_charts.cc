@@ -14,6 +14,7 @@ namespace {
 constexpr std::string_view kCurrentColor = "#e8590c";
 constexpr std::string_view kSuggestedColor = "#2b8a3e";
 constexpr std::string_view kCurveColor = "#364fc7";
+constexpr std::string_view kMeasuredColor = "#9c36b5";
 constexpr std::string_view kGridColor = "#dee2e6";
 constexpr std::string_view kAxisTextColor = "#495057";
 
@@ -58,6 +59,7 @@ std::string OccupancyCurveSvg(const occtrace::KernelGroup& group) {
   int max_x = group.curve(group.curve_size() - 1).block_size();
   max_x = std::max(max_x, current);
   for (const int32_t s : suggested) max_x = std::max(max_x, s);
+  for (const occtrace::MeasuredPoint& p : group.measured_points()) max_x = std::max(max_x, p.block_size());
   max_x = std::max(max_x, 32);
   auto sx = [&](double x) { return kLeft + x / max_x * plot_w; };
   auto sy = [&](double pct) { return kTop + (1.0 - std::clamp(pct, 0.0, 100.0) / 100.0) * plot_h; };
@@ -124,6 +126,21 @@ std::string OccupancyCurveSvg(const occtrace::KernelGroup& group) {
   marker(current, group.occupancy().theoretical_occupancy_pct(), kCurrentColor,
          "current: " + std::to_string(current) + " threads, " +
              FormatPct(group.occupancy().theoretical_occupancy_pct()));
+
+  // Measured points: the same work at other block sizes, at their achieved occupancy (a square)
+  // with their time per launch above it; on the axis when achieved occupancy was not measured.
+  for (const occtrace::MeasuredPoint& p : group.measured_points()) {
+    const double y = p.achieved_pct() >= 0 ? sy(p.achieved_pct()) : kTop + plot_h;
+    const std::string time = FormatDuration(static_cast<int64_t>(p.mean_ns() + 0.5));
+    svg += "<rect x=\"" + Num(sx(p.block_size()) - 4.5) + "\" y=\"" + Num(y - 4.5) +
+           "\" width=\"9\" height=\"9\" fill=\"" + std::string(kMeasuredColor) + "\"><title>" +
+           HtmlEscape("measured: block " + std::to_string(p.block_size()) + ", " + time + " per launch, " +
+                      (p.achieved_pct() >= 0 ? "achieved " + FormatPct(p.achieved_pct()) : "achieved not measured")) +
+           "</title></rect>";
+    svg += "<text x=\"" + Num(sx(p.block_size())) + "\" y=\"" + Num(y - 8) +
+           "\" text-anchor=\"middle\" class=\"tick\" fill=\"" + std::string(kMeasuredColor) + "\">" +
+           HtmlEscape(time) + "</text>";
+  }
   svg += "</svg>";
   return svg;
 }

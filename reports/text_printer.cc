@@ -226,6 +226,33 @@ void PrintActions(const occtrace::Report& report, TextWriter& w) {
   }
 }
 
+// The same work at every block size the trace ran it with: time per launch as bars (the longest
+// fills the bar width), the model's and the measured occupancy beside them.
+void PrintMeasuredPoints(const occtrace::KernelGroup& g, TextWriter& w, int indent) {
+  if (g.measured_points_size() < 2) return;
+  w.Field("Measured", "this function at each block size it ran with, " + MeasuredWorkText(g) +
+                          " (time per launch; theoretical / achieved occupancy)",
+          indent);
+  double slowest = 0;
+  for (const auto& p : g.measured_points()) slowest = std::max(slowest, p.mean_ns());
+  const int fastest = FastestMeasuredPoint(g);
+  constexpr int kBarWidth = 24;
+  const std::string pad(static_cast<size_t>(indent + kLabelWidth), ' ');
+  for (int i = 0; i < g.measured_points_size(); ++i) {
+    const occtrace::MeasuredPoint& p = g.measured_points(i);
+    const MeasuredPointCells cells = MeasuredCells(p);
+    const int bar = slowest > 0 ? std::max(1, static_cast<int>(kBarWidth * p.mean_ns() / slowest + 0.5)) : 1;
+    std::string bars;
+    for (int b = 0; b < bar; ++b) bars += "█";
+    std::string line = PadRight(cells.block, 11) + PadLeft(cells.time, 9) + "  " + PadRight(bars, kBarWidth) +
+                       "  " + PadLeft(cells.theoretical, 6) + " / " + PadLeft(cells.achieved, 6);
+    if (p.current()) line += "  (this)";
+    if (i == fastest) line += "  fastest";
+    // Not wrapped: the columns must stay aligned.
+    w.Line(pad + w.Styled(line, i == fastest ? Style::kGood : Style::kPlain));
+  }
+}
+
 void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g, TextWriter& w) {
   constexpr int kIndent = 2;
   const int title_room = w.width() - 12;
@@ -269,6 +296,7 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
     w.Bullet("- ", SanitizeForDisplay(why), kIndent + kLabelWidth);
   }
   w.Field("Waves per SM", WavesText(g), kIndent);
+  PrintMeasuredPoints(g, w, kIndent);
   const std::string label_pad(static_cast<size_t>(kIndent), ' ');
   for (int i = 0; i < g.issues_size(); ++i) {
     w.Bullet("- ", SanitizeForDisplay(g.issues(i)), kIndent + kLabelWidth, Style::kWarn,

@@ -52,6 +52,39 @@ TEST(MeasuredEvidence, SameWorkFasterConfigurationIsRecommendedWithItsMeasuredGa
   EXPECT_EQ(Measured(groups[1]), nullptr) << "the faster one is not told to become slower";
 }
 
+// The points beside the occupancy curve: every block size that ran the same work, one point
+// each, ordered by block size, this group's own marked; other work and other functions left out.
+TEST(MeasuredEvidence, MeasuredPointsAreTheSameWorkAtEachBlockSize) {
+  const std::string k = "_Z5scalePfif";
+  std::vector<occtrace::KernelGroup> groups = {
+      Group(k, 16384, 256, 20, 12'000),  // 4,194,304 threads
+      Group(k, 65536, 64, 20, 40'000),   // the same work
+      Group(k, 32768, 128, 10, 21'000),  // the same work
+      Group(k, 1024, 256, 5, 2'000),     // other work: not a point of the others
+      Group("_Z5otherPfif", 65536, 64, 3, 1'000)};
+  groups[1].mutable_achieved()->set_samples(2);
+  groups[1].mutable_achieved()->set_mean_pct(26.5);
+  groups[2].mutable_occupancy()->set_theoretical_occupancy_pct(75);
+  ApplyOwnerAndEvidence(&groups, 2'000'000);
+  const occtrace::KernelGroup& g = groups[1];
+  EXPECT_EQ(g.measured_work_threads(), 4'194'304);
+  ASSERT_EQ(g.measured_points_size(), 3);
+  EXPECT_EQ(g.measured_points(0).block_size(), 64);
+  EXPECT_TRUE(g.measured_points(0).current());
+  EXPECT_DOUBLE_EQ(g.measured_points(0).achieved_pct(), 26.5);
+  EXPECT_EQ(g.measured_points(1).block_size(), 128);
+  EXPECT_FALSE(g.measured_points(1).current());
+  EXPECT_EQ(g.measured_points(1).launches(), 10);
+  EXPECT_DOUBLE_EQ(g.measured_points(1).mean_ns(), 21'000);
+  EXPECT_DOUBLE_EQ(g.measured_points(1).theoretical_pct(), 75);
+  EXPECT_LT(g.measured_points(1).achieved_pct(), 0) << "not measured";
+  EXPECT_EQ(g.measured_points(2).block_size(), 256);
+  EXPECT_EQ(groups[0].measured_points_size(), 3);
+  EXPECT_TRUE(groups[0].measured_points(2).current());
+  EXPECT_EQ(groups[3].measured_points_size(), 0) << "the only configuration with its work";
+  EXPECT_EQ(groups[4].measured_points_size(), 0) << "another function";
+}
+
 TEST(MeasuredEvidence, DifferentWorkIsNotCompared) {
   const std::string k = "_Z5scalePfif";
   // 65536 x 64 = 4.19 M threads against 1024 x 256 = 262 k threads: not the same work.
