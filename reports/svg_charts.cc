@@ -91,7 +91,8 @@ std::string OccupancyCurveSvg(const occtrace::KernelGroup& group) {
   svg += "<text x=\"" + Num(kLeft + plot_w / 2) + "\" y=\"" + Num(kHeight - 6) +
          "\" text-anchor=\"middle\" class=\"axis\">Threads per block</text>";
   svg += "<text transform=\"translate(14 " + Num(kTop + plot_h / 2) +
-         ") rotate(-90)\" text-anchor=\"middle\" class=\"axis\">Theoretical occupancy</text>";
+         ") rotate(-90)\" text-anchor=\"middle\" class=\"axis\">" +
+         std::string(group.measured_points_size() > 0 ? "Occupancy" : "Theoretical occupancy") + "</text>";
 
   // The curve: a step function of the block size, drawn through the computed points.
   std::string points;
@@ -129,15 +130,24 @@ std::string OccupancyCurveSvg(const occtrace::KernelGroup& group) {
 
   // Measured points: the same work at other block sizes, at their achieved occupancy (a square)
   // with their time per launch above it; on the axis when achieved occupancy was not measured.
+  // A label goes below its square when the previous one is too close to share the line above.
+  constexpr double kLabelRoom = 64;
+  double previous_x = -kLabelRoom;
+  bool previous_above = false;
   for (const occtrace::MeasuredPoint& p : group.measured_points()) {
     const double y = p.achieved_pct() >= 0 ? sy(p.achieved_pct()) : kTop + plot_h;
+    const double x = sx(p.block_size());
+    const bool above = x - previous_x >= kLabelRoom || !previous_above;
+    previous_x = x;
+    previous_above = above;
+    const double label_y = above ? y - 8 : y + 18;
     const std::string time = FormatDuration(static_cast<int64_t>(p.mean_ns() + 0.5));
     svg += "<rect x=\"" + Num(sx(p.block_size()) - 4.5) + "\" y=\"" + Num(y - 4.5) +
            "\" width=\"9\" height=\"9\" fill=\"" + std::string(kMeasuredColor) + "\"><title>" +
            HtmlEscape("measured: block " + std::to_string(p.block_size()) + ", " + time + " per launch, " +
                       (p.achieved_pct() >= 0 ? "achieved " + FormatPct(p.achieved_pct()) : "achieved not measured")) +
            "</title></rect>";
-    svg += "<text x=\"" + Num(sx(p.block_size())) + "\" y=\"" + Num(y - 8) +
+    svg += "<text x=\"" + Num(x) + "\" y=\"" + Num(label_y) +
            "\" text-anchor=\"middle\" class=\"tick\" fill=\"" + std::string(kMeasuredColor) + "\">" +
            HtmlEscape(time) + "</text>";
   }

@@ -640,7 +640,8 @@ TEST(TraceSessionFlushTest, FlushesNeverOverlapAndMayDeliverBuffersInline) {
   const std::string path = testing::TempPath("flush-serial");
   std::atomic<int> in_flush{0}, max_in_flush{0}, periodic{0}, forced{0};
   std::atomic<uint32_t> delivered{0};
-  TraceSession* raw = nullptr;
+  // The writer thread's first periodic flush can run before Start() has returned.
+  std::atomic<TraceSession*> raw{nullptr};
   SessionHooks hooks;
   hooks.flush_activity = [&](bool is_forced) {
     const int now = in_flush.fetch_add(1) + 1;
@@ -649,18 +650,19 @@ TEST(TraceSessionFlushTest, FlushesNeverOverlapAndMayDeliverBuffersInline) {
     }
     (is_forced ? forced : periodic).fetch_add(1);
     size_t size = 0;
-    if (uint8_t* data = raw->AcquireBuffer(&size)) {
+    TraceSession* session_now = raw.load();
+    if (uint8_t* data = session_now != nullptr ? session_now->AcquireBuffer(&size) : nullptr) {
       FakeActivityBuffer buffer(data, size);
       uint32_t added = 0;
       while (added < 3 && buffer.Add(MakeKernel(kSquare, delivered.fetch_add(1), 1, 2))) ++added;
-      raw->CompleteBuffer(data, buffer.size(), 0);
+      session_now->CompleteBuffer(data, buffer.size(), 0);
     }
     std::this_thread::sleep_for(std::chrono::microseconds(200));
     in_flush.fetch_sub(1);
   };
   auto session = TraceSession::Start(Options(path, 1), hooks);
   ASSERT_NE(session, nullptr);
-  raw = session.get();
+  raw.store(session.get());
   constexpr int kThreads = 3, kFlushesPerThread = 40;
   std::vector<std::thread> app_threads;
   for (int t = 0; t < kThreads; ++t) {
