@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Cost of achieved-occupancy measurement on train_small.py (issue 5's figures).
+"""Cost of achieved-occupancy measurement on train_small.py (docs/performance.md).
 
 usage: achieved_cost.py LIBRARY.so TRAIN_SMALL.py [--rounds 5] [--steps 300] [--variants ...]
                         [--skip-all] [--out FILE]

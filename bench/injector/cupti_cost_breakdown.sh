@@ -4,7 +4,7 @@
 # bare CUPTI kernel tracing with and without a subscriber, shared / pinned-host buffers, a fixed
 # worker flush period; libocctrace.so with the same CUPTI settings.
 #   PART=launch|train bench/injector/cupti_cost_breakdown.sh STAGE   (STAGE made by tests/gpu/stage.sh;
-#   logs in $OUT). One part fits a 10-minute device call: launch ~3 min; train ~8 min (a
+#   logs in $OUT). Each part fits in 10 minutes: launch ~3 min; train ~8 min (a
 #   2000-step train_small.py run takes ~17 s, 11 variants x ROUNDS).
 # Knobs: CPU_PROBE=1 (first cpu_probe.sh: per-CPU untraced launch speed), ROUNDS (10 launch,
 # 2 train), LAUNCHES (50000), STEPS (2000), BENCH_CPU (taskset list).

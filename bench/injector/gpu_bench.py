@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""GPU benchmarks of libocctrace: tracing cost against untraced runs measured in the same session.
+"""GPU benchmarks of libocctrace: tracing cost against untraced runs measured in the same run.
 
     gpu_bench.py --lib libocctrace.so --launch-overhead BIN --train train_small.py
                  [--rounds 6] [--steps 2000] [--launches 100000] [--achieved-sample] [--json OUT]
@@ -144,7 +144,7 @@ def main():
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("--rounds", type=int, default=6)
     ap.add_argument("--steps", type=int, default=2000,
-                    help="timed steps per run: 300-step runs spread +-18 %% between processes on the lent VMs, 2000-step runs +-6 %%")
+                    help="timed steps per run: 300-step runs spread +-18 %% between processes on the test VMs, 2000-step runs +-6 %%")
     ap.add_argument("--launches", type=int, default=100000)
     ap.add_argument("--achieved-sample", action="store_true")
     ap.add_argument("--no-torchprof", action="store_true", help="leave out the torch.profiler variant")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Traced empty-kernel launches run either fast (~4.3 us) or slow (~6 us) per process on the lent
-# VMs. This shows, per round of each process, whether the CPU or the GPU set the pace (drain
+# Traced empty-kernel launches run either fast (~4.3 us) or slow (~6 us) per process on the
+# test VMs. This shows, per round of each process, whether the CPU or the GPU set the pace (drain
 # time after the launch loop) next to the GPU clock sampled every 100 ms.
 #   bench/injector/launch_modes.sh STAGE [PROCESSES=4] [ROUNDS=12] [LAUNCHES=20000]   (logs in $OUT)
 set -uo pipefail

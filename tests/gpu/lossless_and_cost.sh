@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One GPU call's worth of checks for lossless tracing and the default mode's cost, plus the real
+# One GPU run's worth of checks for lossless tracing and the default mode's cost, plus the real
 # traces occ-report's golden tests are made from. Run from the repository root on a GPU machine
 # with a staged tree (tests/gpu/stage.sh build gpu-stage):
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every GPU check and benchmark of occtrace in one command, for one call on a GPU machine.
+# Every GPU check and benchmark of occtrace in one command, for one run on a GPU machine.
 #
 #   tests/gpu/run.sh            (in a tree made by tests/gpu/stage.sh, or set OCC_GPU_BIN)
 #

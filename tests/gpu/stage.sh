@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Copies what tests/gpu/run.sh needs on a GPU machine into one folder (a device call carries it):
+# Copies what tests/gpu/run.sh needs on a GPU machine into one folder to copy there:
 #   tests/gpu/stage.sh BUILD_DIR DEST
 # DEST gets bin/ (libocctrace.so, occtrace, launch_matrix, launch_overhead), lib/ (shared
 # libraries of ours that a stock CUDA image may lack, e.g. libprotobuf), tests/gpu/ and

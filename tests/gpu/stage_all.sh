@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Stages everything tests/gpu/validate_all.sh needs into one folder that a device call carries:
+# Stages everything tests/gpu/validate_all.sh needs into one folder to copy to the GPU machine:
 #   tests/gpu/stage_all.sh BUILD_DIR DEST
 set -euo pipefail
 src="$(cd "$(dirname "$0")/../.." && pwd)"

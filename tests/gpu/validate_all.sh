@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The release validation on a GPU machine, in one device call: every GPU check of the injector
+# The release validation on a GPU machine, in one run: every GPU check of the injector
 # (tests/gpu/run.sh), achieved occupancy of the real libocctrace.so against Nsight Compute,
 # its cost on train_small.py, the injector benchmarks, and the bundled example trace.
 #
@@ -7,7 +7,7 @@
 #
 # PART=checks (every correctness check, ~6 min): env.txt checks.log cubin.txt accuracy.txt
 #   tailwave.txt tailwave_200us.txt features.txt train_small_h100.sql logs.tgz in $OUT. PART=bench (~6 min): bench.log cost.txt
-#   logs.tgz. PART=all does both (too long for one 10-minute device call).
+#   logs.tgz. PART=all does both (over 10 minutes).
 set -uo pipefail
 stage="$(cd "$1" && pwd)"
 out="${OUT:-$PWD/validate-out}"
@@ -28,8 +28,8 @@ cp "$work/gpu/env.txt" "$work/gpu/checks.log" "$out/" 2>/dev/null
 fi
 if want bench; then
 section "benchmarks (tests/gpu/run.sh: launch throughput, train_small step time)"
-# 300-step runs keep this part within one device call; the step-time figures of record use
-# gpu_bench.py's 2000-step runs in a call of their own (docs/performance.md).
+# 300-step runs keep this part short; the step-time figures of record use gpu_bench.py's
+# 2000-step runs, run on their own (docs/performance.md).
 OUT="$work/gpub" SKIP_EXAMPLE=1 SKIP_CHECKS=1 ACHIEVED_SAMPLE=1 BENCH_ROUNDS="${BENCH_ROUNDS:-5}" BENCH_STEPS="${BENCH_STEPS:-300}" \
   timeout 400 bash "$stage/tests/gpu/run.sh"
 cp "$work/gpub/bench.log" "$out/" 2>/dev/null

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One device call: environment, features check, accuracy vs ncu, cost on train_small.py.
+# One run on a GPU machine: environment, features check, accuracy vs ncu, cost on train_small.py.
 # Run from the repository root with the built binaries in $CARRY (default .carry-ach).
 set -u
 CARRY=${CARRY:-.carry-ach}

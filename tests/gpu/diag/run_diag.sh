@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Diagnostics for the torch.profiler conflict (docs/tracing.md), one device call:
+# Diagnostics for the torch.profiler conflict (docs/tracing.md), in one run:
 #   tests/gpu/diag/run_diag.sh LIBOCCTRACE WORKDIR
 # 1. cupti_client_probe under occtrace: what CUPTI's per-thread last error keeps after a refusal.
 # 2. torch.profiler inside a traced PyTorch program with every CUPTI call logged (which
