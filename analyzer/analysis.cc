@@ -14,6 +14,7 @@
 #include "arch_table.h"
 #include "diff.h"
 #include "sqlite_db.h"
+#include "throughput_ceiling.h"
 
 namespace occ {
 namespace {
@@ -130,6 +131,7 @@ void Merge(ConfigStats* into, const ConfigStats& from) {
   into->achieved_samples += from.achieved_samples;
   into->achieved_sum += from.achieved_sum;
   into->achieved_not_measured += from.achieved_not_measured;
+  into->throughput.Merge(from.throughput);
   for (const auto& [reason, n] : from.not_measured_reasons) into->not_measured_reasons[reason] += n;
   if (into->graph_id == 0) into->graph_id = from.graph_id;
 }
@@ -460,6 +462,8 @@ Judged JudgeGroup(Context* ctx, const Group& g, int64_t run_total_ns) {
     out.set_recoverable_ns_upper_bound(
         static_cast<int64_t>(static_cast<double>(c.total_ns) * fraction));
   }
+  // Measured on the GPU the trace ran on: no verdict for another GPU's what-if.
+  if (!ctx->what_if) JudgeThroughput(c.throughput, &out);
   j.ok = true;
   return j;
 }

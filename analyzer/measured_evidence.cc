@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "kernel_origin.h"
+#include "throughput_ceiling.h"
 
 namespace occ {
 namespace {
@@ -45,6 +46,16 @@ int64_t GridBlocks(const occtrace::KernelGroup& g) {
 }
 int64_t BlockThreads(const occtrace::KernelGroup& g) {
   return int64_t{std::max(1, g.block_x())} * std::max(1, g.block_y()) * std::max(1, g.block_z());
+}
+
+int64_t Threads(const occtrace::KernelGroup& g) { return GridBlocks(g) * BlockThreads(g); }
+
+// The same work: a grid of ceil(n / block) blocks launches n threads rounded up to whole blocks,
+// so two block sizes over the same n differ by less than the larger block (saxpy over 4,194,304
+// floats at block 96 launches 4,194,336 threads).
+bool SameWork(const occtrace::KernelGroup& a, const occtrace::KernelGroup& b) {
+  const int64_t difference = Threads(a) > Threads(b) ? Threads(a) - Threads(b) : Threads(b) - Threads(a);
+  return difference < std::max(BlockThreads(a), BlockThreads(b));
 }
 
 std::string Dims(int x, int y, int z) {
@@ -89,7 +100,8 @@ void MarkNotTunable(const KernelOrigin& origin, occtrace::KernelGroup* g) {
 // `larger_measured_not_faster`: the trace ran this function with larger blocks on the same work
 // and they were not faster, which contradicts the advice.
 void AddShortBlockAdvice(KernelOriginKind kind, bool larger_measured_not_faster, occtrace::KernelGroup* g) {
-  if (larger_measured_not_faster) return;
+  // Near a hardware ceiling the gap is not what limits the kernel.
+  if (larger_measured_not_faster || NearCeiling(*g)) return;
   const auto& a = g->achieved();
   const double theoretical = g->occupancy().theoretical_occupancy_pct();
   if (a.samples() <= 0 || theoretical <= 0 || a.mean_pct() >= kGapRatio * theoretical) return;
@@ -169,11 +181,11 @@ void PhraseForOwner(KernelOriginKind kind, const occtrace::KernelGroup& g, occtr
 void AddMeasuredPoints(const std::vector<size_t>& members, size_t i,
                        std::vector<occtrace::KernelGroup>* groups) {
   auto& g = (*groups)[i];
-  const int64_t threads = GridBlocks(g) * BlockThreads(g);
+  const int64_t threads = Threads(g);
   std::map<int64_t, const occtrace::KernelGroup*> by_block;
   for (size_t j : members) {
     const auto& h = (*groups)[j];
-    if (GridBlocks(h) * BlockThreads(h) != threads) continue;
+    if (!SameWork(g, h)) continue;
     const occtrace::KernelGroup*& slot = by_block[BlockThreads(h)];
     if (slot == nullptr || j == i || (slot != &g && h.mean_ns() < slot->mean_ns())) slot = &h;
   }
@@ -214,11 +226,11 @@ void ApplyOwnerAndEvidence(std::vector<occtrace::KernelGroup>* groups, int64_t r
     for (size_t i : members) {
       auto& g = (*groups)[i];
       if (!origins[i].tunable) continue;
-      const int64_t threads = GridBlocks(g) * BlockThreads(g);
+      const int64_t threads = Threads(g);
       const occtrace::KernelGroup* best = nullptr;
       for (size_t j : members) {
         const auto& h = (*groups)[j];
-        if (j == i || GridBlocks(h) * BlockThreads(h) != threads) continue;
+        if (j == i || !SameWork(g, h)) continue;
         if (h.mean_ns() < kFasterRatio * g.mean_ns() && (best == nullptr || h.mean_ns() < best->mean_ns())) best = &h;
       }
       if (best == nullptr) continue;
@@ -234,7 +246,7 @@ void ApplyOwnerAndEvidence(std::vector<occtrace::KernelGroup>* groups, int64_t r
                   " takes " + Micros(g.mean_ns()) + " (" + std::to_string(best->launches()) + " and " +
                   std::to_string(g.launches()) + " launches) — " + Micros(static_cast<double>(gain)) +
                   " less GPU time over this configuration's launches. Confidence: high (measured)");
-      s->set_assumptions("the same work per launch (equal threads launched)");
+      s->set_assumptions("the same work per launch (threads launched equal up to rounding the grid to whole blocks)");
     }
   }
   for (size_t i = 0; i < groups->size(); ++i) {
@@ -247,7 +259,7 @@ void ApplyOwnerAndEvidence(std::vector<occtrace::KernelGroup>* groups, int64_t r
     for (size_t j = 0; j < groups->size(); ++j) {
       const auto& h = (*groups)[j];
       if (j != i && h.mangled_name() == g.mangled_name() && h.device_id() == g.device_id() &&
-          GridBlocks(h) * BlockThreads(h) == GridBlocks(g) * BlockThreads(g) &&
+          SameWork(g, h) &&
           BlockThreads(h) > BlockThreads(g) && !(h.mean_ns() < kFasterRatio * g.mean_ns())) {
         larger_not_faster = true;
       }
@@ -295,11 +307,20 @@ void BuildActions(occtrace::Report* report, int64_t run_total_ns, int max_action
         a.set_gain_kind("not predicted");
         a.set_confidence("medium");
         break;
-      default:
-        a.set_evidence("occupancy model (cuda_occupancy.h); " + chosen->assumptions());
+      default: {
+        std::string evidence = "occupancy model (cuda_occupancy.h); " + chosen->assumptions();
+        std::string confidence = g.achieved().samples() > 0 ? "medium" : "low";
+        // Measured throughput says whether occupancy is what holds the kernel back.
+        if (g.achieved().has_throughput()) {
+          const auto& t = g.achieved().throughput();
+          evidence += "; measured throughput: " + t.summary();
+          if (t.verdict() == "near_ceiling") confidence = "low";
+        }
+        a.set_evidence(evidence);
         a.set_gain_ns(g.recoverable_ns_upper_bound());
         a.set_gain_kind("upper bound");
-        a.set_confidence(g.achieved().samples() > 0 ? "medium" : "low");
+        a.set_confidence(confidence);
+      }
     }
     a.set_gain_pct(pct(a.gain_ns()));
     actions.push_back(std::move(a));

@@ -400,10 +400,16 @@ Status TraceReader::ReadDevices() {
 Status TraceReader::LoadAchieved() {
   OCC_ASSIGN_OR_RETURN(bool present, db_->HasTable("OCC_ACHIEVED"));
   if (!present) return OkStatus();
+  // Throughput columns joined the table later: older traces lack them (read as NULL).
+  OCC_ASSIGN_OR_RETURN(bool has_throughput, db_->HasColumn("OCC_ACHIEVED", "dramThroughputPct"));
+  const std::string throughput_columns =
+      has_throughput ? "dramThroughputPct, l2ThroughputPct, l1ThroughputPct, issueSlotsPct, tensorPipePct"
+                     : "NULL, NULL, NULL, NULL, NULL";
   OCC_ASSIGN_OR_RETURN(sql::Stmt stmt,
-                       db_->Prepare("SELECT correlationId, contextId, status, "
-                                    "achievedOccupancyPct, gpuTimeNs FROM OCC_ACHIEVED"));
-  int64_t bad = 0;
+                       db_->Prepare("SELECT correlationId, contextId, status, achievedOccupancyPct, gpuTimeNs, " +
+                                    throughput_columns + " FROM OCC_ACHIEVED"));
+  constexpr int kFirstThroughputColumn = 5;
+  int64_t bad = 0, bad_throughput = 0;
   while (true) {
     OCC_ASSIGN_OR_RETURN(bool row, stmt.Step());
     if (!row) break;
@@ -415,6 +421,16 @@ Status TraceReader::LoadAchieved() {
     if (a.status == "measured" && !(a.pct >= 0 && a.pct <= 100.5)) {
       ++bad;
       continue;
+    }
+    for (int unit = 0; unit < kThroughputUnits; ++unit) {
+      if (stmt.IsNull(kFirstThroughputColumn + unit)) continue;
+      const double pct = stmt.Double(kFirstThroughputColumn + unit);
+      // Counters can overshoot a sustained peak by a little; beyond that the row is not a %.
+      if (pct >= 0 && pct <= 110) {
+        a.throughput[unit] = pct;
+      } else {
+        ++bad_throughput;
+      }
     }
     if (!(a.gpu_time_ns >= 0 && a.gpu_time_ns < 1e15)) a.gpu_time_ns = -1;
     achieved_.emplace(stmt.Int64(0), std::move(a));
@@ -428,6 +444,9 @@ Status TraceReader::LoadAchieved() {
   if (bad > 0) {
     AddWarning(std::to_string(bad) + " OCC_ACHIEVED rows with an achieved occupancy outside "
                "0..100% skipped");
+  }
+  if (bad_throughput > 0) {
+    AddWarning(std::to_string(bad_throughput) + " OCC_ACHIEVED throughput values outside 0..110% ignored");
   }
   return OkStatus();
 }
@@ -670,6 +689,7 @@ StatusOr<TraceScan> TraceReader::ScanOcctrace(const std::string& kernel_regex) {
           }
           ++c.achieved_samples;
           c.achieved_sum += a->pct;
+          c.throughput.AddLaunch(a->throughput);
         } else {
           ++c.achieved_not_measured;
           ++c.not_measured_reasons[a->status.empty() ? "unknown" : a->status];

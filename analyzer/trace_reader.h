@@ -19,6 +19,7 @@
 #include "schema/report.pb.h"
 #include "sqlite_db.h"
 #include "status.h"
+#include "throughput_ceiling.h"
 
 namespace occ {
 
@@ -90,6 +91,7 @@ struct ConfigStats {
   double achieved_max = 0;
   int64_t achieved_not_measured = 0;
   std::map<std::string, int64_t> not_measured_reasons;
+  ThroughputSums throughput;         // of the measured launches, when the trace recorded it
 };
 
 struct TraceScan {
@@ -140,6 +142,7 @@ class TraceReader {
     std::string status;
     double pct = -1;
     double gpu_time_ns = -1;
+    double throughput[kThroughputUnits] = {-1, -1, -1, -1, -1};  // % of peak; < 0: not recorded
   };
   TraceReader() = default;
   Status Validate();

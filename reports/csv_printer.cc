@@ -20,7 +20,9 @@ const std::vector<std::string>& Header() {
       "DymSMem (B)", "LclMem/Trd (B)", "Instances", "Total Time (ns)", "Avg (ns)", "Min (ns)",
       "Max (ns)", "Time (%)", "Judged", "Theoretical Occupancy (%)",
       "Theoretical Active Warps per SM", "Achieved Occupancy (measured) (%)",
-      "Achieved Measured Launches", "Limiter", "Block Limit Registers", "Block Limit Shared Mem",
+      "Achieved Measured Launches", "Throughput Verdict", "Busiest Unit", "Busiest Unit (% of peak)",
+      "DRAM Throughput (%)", "L2 Throughput (%)", "L1 Throughput (%)", "Issue Slots Busy (%)",
+      "Tensor Pipe Busy (%)", "Limiter", "Block Limit Registers", "Block Limit Shared Mem",
       "Block Limit Warps", "Block Limit SM", "Block Limit Barriers", "Allocated Reg/Trd",
       "Waves Per SM", "Tail (%)", "Best Suggestion", "Predicted Theoretical Occupancy (%)",
       "Recoverable Time Upper Bound (ns)", "Priority", "Not Judged Reason", "Origin", "Owner Library",
@@ -57,6 +59,11 @@ std::vector<std::string> Row(const occtrace::Report& report, const occtrace::Ker
   const bool judged = g.judged();
   auto if_judged = [judged](std::string value) { return judged ? value : std::string(); };
   const occtrace::Suggestion* best = g.suggestions_size() > 0 ? &g.suggestions(0) : nullptr;
+  const occtrace::Throughput& throughput = g.achieved().throughput();
+  // Empty when the trace recorded no throughput for the group or for that unit.
+  auto measured_pct = [&](double pct) {
+    return g.achieved().has_throughput() && pct >= 0 ? FormatFixed(pct, 2) : std::string();
+  };
   const int32_t smem_limit = occ.ncu_block_limit_shared_mem() > 0 ? occ.ncu_block_limit_shared_mem()
                                                                    : occ.block_limit_shared_mem();
   const int32_t barrier_limit = occ.ncu_block_limit_barriers() > 0 ? occ.ncu_block_limit_barriers()
@@ -85,6 +92,14 @@ std::vector<std::string> Row(const occtrace::Report& report, const occtrace::Ker
       if_judged(std::to_string(occ.active_warps_per_sm())),
       HasAchieved(g) ? FormatFixed(g.achieved().mean_pct(), 2) : "",
       std::to_string(g.achieved().samples()),
+      throughput.verdict(),
+      throughput.busiest_unit(),
+      measured_pct(throughput.busiest_pct()),
+      measured_pct(throughput.dram_pct()),
+      measured_pct(throughput.l2_pct()),
+      measured_pct(throughput.l1_pct()),
+      measured_pct(throughput.issue_slots_pct()),
+      measured_pct(throughput.tensor_pipe_pct()),
       if_judged(g.limiting_factor()),
       if_judged(LimitCell(occ.block_limit_registers())),
       if_judged(LimitCell(smem_limit)),

@@ -380,6 +380,9 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
       out << "</ul>\n";
     }
   }
+  if (const std::string throughput = ThroughputText(g); !throughput.empty()) {
+    out << "<p><strong>Throughput (measured):</strong> " << E(throughput) << "</p>\n";
+  }
   if (g.issues_size() > 0) {
     out << "<p><strong>Issues</strong></p>\n<ul class=\"tight\">\n";
     for (const std::string& issue : g.issues()) out << "<li>" << E(issue) << "</li>\n";

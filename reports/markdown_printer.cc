@@ -173,6 +173,9 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
     for (const std::string& why : g.achieved().gap_explanations()) out << "- " << MarkdownText(why) << '\n';
     out << '\n';
   }
+  if (const std::string throughput = ThroughputText(g); !throughput.empty()) {
+    out << "**Throughput (measured):** " << MarkdownText(throughput) << "\n\n";
+  }
   if (g.measured_points_size() > 0) {
     out << "**Measured in this trace**, " << MarkdownText(MeasuredWorkText(g)) << ":\n\n";
     TableHeader({"Block", "Time per launch", "Launches", "Theoretical", "Achieved", ""},

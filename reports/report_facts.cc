@@ -318,6 +318,23 @@ std::string GapText(const occtrace::KernelGroup& group) {
   return "equal to theoretical";
 }
 
+std::string ThroughputText(const occtrace::KernelGroup& group) {
+  if (!group.achieved().has_throughput()) return "";
+  const occtrace::Throughput& t = group.achieved().throughput();
+  std::string units;
+  const std::pair<const char*, double> values[] = {{"DRAM", t.dram_pct()},
+                                                   {"L2", t.l2_pct()},
+                                                   {"L1", t.l1_pct()},
+                                                   {"issue slots", t.issue_slots_pct()},
+                                                   {"tensor pipe", t.tensor_pipe_pct()}};
+  for (const auto& [name, pct] : values) {
+    if (pct < 0) continue;
+    units += (units.empty() ? "" : ", ") + std::string(name) + " " + FormatPct(pct);
+  }
+  return units + " of peak (" + (t.samples() == 1 ? "1 measured launch" : "mean of " + FormatCount(t.samples()) +
+                                 " measured launches") + "): " + t.summary();
+}
+
 std::string WavesText(const occtrace::KernelGroup& group) {
   std::string out = FormatFixed(group.waves_per_sm(), 2);
   if (group.full_waves() == 0 && group.tail_blocks() > 0) {

@@ -295,6 +295,9 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
   for (const std::string& why : g.achieved().gap_explanations()) {
     w.Bullet("- ", SanitizeForDisplay(why), kIndent + kLabelWidth);
   }
+  if (const std::string throughput = ThroughputText(g); !throughput.empty()) {
+    w.Field("Throughput", throughput, kIndent);
+  }
   w.Field("Waves per SM", WavesText(g), kIndent);
   PrintMeasuredPoints(g, w, kIndent);
   const std::string label_pad(static_cast<size_t>(kIndent), ' ');

@@ -175,7 +175,7 @@ CREATE TABLE IF NOT EXISTS OCC_LAUNCH (
   correlationId INTEGER NOT NULL
 );
 
--- Achieved occupancy (issue 5): one row per launch the range profiler was asked to measure.
+-- Achieved occupancy: one row per launch the range profiler was asked to measure.
 CREATE TABLE IF NOT EXISTS OCC_ACHIEVED (
   correlationId              INTEGER NOT NULL,  -- OCC_LAUNCH.correlationId
   contextId                  INTEGER NOT NULL,

@@ -1,5 +1,6 @@
 // The measured-evidence pass on hand-built kernel groups: only configurations of the same
-// function on the same device that launched the same number of threads are compared, a faster
+// function on the same device that launched the same number of threads (up to rounding the grid
+// to whole blocks) are compared, a faster
 // one must be at least 10 % faster per launch, the gain is measured time, and library kernels
 // lose launch-configuration advice. Durations below are chosen for the rule being tested.
 #include "analyzer/measured_evidence.h"
@@ -92,6 +93,23 @@ TEST(MeasuredEvidence, DifferentWorkIsNotCompared) {
   ApplyOwnerAndEvidence(&groups, 840'000);
   EXPECT_EQ(Measured(groups[0]), nullptr);
   EXPECT_EQ(groups[0].measured_gain_ns(), 0);
+}
+
+// ceil(n / block) grids over one n launch n rounded up to whole blocks: the H100 membound trace's
+// saxpy over 4,194,304 floats ran grid 43691 x block 96 (4,194,336 threads, 29.1 us) and grid
+// 16384 x block 256 (4,194,304 threads, 22.8 us).
+TEST(MeasuredEvidence, GridsRoundedUpToWholeBlocksAreTheSameWork) {
+  const std::string k = "_Z5saxpyfPKfPfi";
+  std::vector<occtrace::KernelGroup> groups = {Group(k, 43691, 96, 5, 29'100), Group(k, 16384, 256, 5, 22'800)};
+  ApplyOwnerAndEvidence(&groups, /*run_total_ns=*/3'320'000);
+  const occtrace::Suggestion* s = Measured(groups[0]);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->block_size(), 256);
+  EXPECT_EQ(groups[0].measured_points_size(), 2);
+  // Nine more blocks of 96 (4,195,200 threads: 896 more than 16384 x 256) is other work.
+  std::vector<occtrace::KernelGroup> other = {Group(k, 43700, 96, 5, 29'100), Group(k, 16384, 256, 5, 22'800)};
+  ApplyOwnerAndEvidence(&other, /*run_total_ns=*/3'320'000);
+  EXPECT_EQ(Measured(other[0]), nullptr);
 }
 
 TEST(MeasuredEvidence, LessThanTenPercentFasterIsNoise) {

@@ -1,0 +1,101 @@
+#include "throughput_ceiling.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "reports/strings.h"
+
+namespace occ {
+namespace {
+
+using reports::FormatPct;
+
+constexpr const char* kUnitNames[kThroughputUnits] = {"DRAM", "L2", "L1", "issue slots", "tensor pipe"};
+
+bool IsMemoryUnit(int unit) {
+  return unit == static_cast<int>(ThroughputUnit::kDram) || unit == static_cast<int>(ThroughputUnit::kL2) ||
+         unit == static_cast<int>(ThroughputUnit::kL1);
+}
+
+// What makes a kernel faster once its busiest unit is saturated: not more warps, less work for
+// that unit.
+std::string NearCeilingAdvice(int unit) {
+  if (IsMemoryUnit(unit)) {
+    return "raising occupancy will not make it faster; moving fewer bytes will (fuse it with the "
+           "kernels that produce or consume its data, a smaller dtype)";
+  }
+  if (unit == static_cast<int>(ThroughputUnit::kTensorPipe)) {
+    return "its occupancy is low by design and raising it will not make it faster; less matrix work "
+           "or a lower precision will";
+  }
+  return "raising occupancy will not make it faster; fewer instructions will (vector loads, less "
+         "index arithmetic)";
+}
+
+}  // namespace
+
+void ThroughputSums::AddLaunch(const double (&pct)[kThroughputUnits]) {
+  bool any = false;
+  for (int i = 0; i < kThroughputUnits; ++i) {
+    if (!(pct[i] >= 0)) continue;
+    sum[i] += pct[i];
+    ++samples[i];
+    any = true;
+  }
+  if (any) ++launches;
+}
+
+void ThroughputSums::Merge(const ThroughputSums& other) {
+  for (int i = 0; i < kThroughputUnits; ++i) {
+    sum[i] += other.sum[i];
+    samples[i] += other.samples[i];
+  }
+  launches += other.launches;
+}
+
+void JudgeThroughput(const ThroughputSums& sums, occtrace::KernelGroup* g) {
+  if (sums.empty()) return;
+  double mean[kThroughputUnits];
+  int busiest = -1;
+  for (int i = 0; i < kThroughputUnits; ++i) {
+    mean[i] = sums.samples[i] > 0 ? sums.sum[i] / static_cast<double>(sums.samples[i]) : -1.0;
+    if (mean[i] >= 0 && (busiest < 0 || mean[i] > mean[busiest])) busiest = i;
+  }
+  if (busiest < 0) return;
+  occtrace::Throughput* t = g->mutable_achieved()->mutable_throughput();
+  t->set_dram_pct(mean[static_cast<int>(ThroughputUnit::kDram)]);
+  t->set_l2_pct(mean[static_cast<int>(ThroughputUnit::kL2)]);
+  t->set_l1_pct(mean[static_cast<int>(ThroughputUnit::kL1)]);
+  t->set_issue_slots_pct(mean[static_cast<int>(ThroughputUnit::kIssueSlots)]);
+  t->set_tensor_pipe_pct(mean[static_cast<int>(ThroughputUnit::kTensorPipe)]);
+  t->set_busiest_unit(kUnitNames[busiest]);
+  t->set_busiest_pct(mean[busiest]);
+  t->set_samples(static_cast<int32_t>(std::min<int64_t>(sums.launches, INT32_MAX)));
+
+  const std::string busiest_words = std::string(kUnitNames[busiest]) + " at " + FormatPct(mean[busiest]) + " of peak";
+  if (mean[busiest] >= kNearCeilingPct) {
+    t->set_verdict("near_ceiling");
+    t->set_summary("near the " + std::string(kUnitNames[busiest]) + " ceiling (" + busiest_words +
+                   "): " + NearCeilingAdvice(busiest));
+    // No launch configuration takes a kernel past its busiest unit's peak.
+    const double fraction = std::max(0.0, 100.0 - mean[busiest]) / 100.0;
+    const int64_t cap_ns = std::llround(static_cast<double>(g->total_ns()) * fraction);
+    if (g->recoverable_ns_upper_bound() > cap_ns) g->set_recoverable_ns_upper_bound(cap_ns);
+    g->set_priority(std::min(g->priority(), g->time_pct() * fraction));
+  } else if (mean[busiest] < kLatencyBoundPct) {
+    t->set_verdict("latency_bound");
+    t->set_summary("latency-bound (every unit below " + FormatPct(kLatencyBoundPct, 0) + " of its peak; busiest " +
+                   busiest_words + "): more resident warps can hide more latency, so occupancy matters here");
+  } else {
+    t->set_verdict("moderate");
+    t->set_summary("busiest unit " + busiest_words + ": between latency-bound and the ceiling, so more occupancy "
+                   "helps less than the model's bound says");
+  }
+}
+
+bool NearCeiling(const occtrace::KernelGroup& g) {
+  return g.achieved().has_throughput() && g.achieved().throughput().verdict() == "near_ceiling";
+}
+
+}  // namespace occ
