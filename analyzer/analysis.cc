@@ -876,6 +876,17 @@ StatusOr<occtrace::Report> BuildReport(const ReportOptions& options) {
           ": 1 named barrier assumed; kernels using 3 or more (sm_90/100/103) or 2 or more "
           "(sm_110/12x) may fit fewer blocks per SM");
     }
+    // Users check achieved occupancy against Nsight Compute, whose defaults measure another
+    // cache state (docs/accuracy.md: H100, memory-bound saxpy, 11-22 points apart).
+    bool any_measured = false;
+    for (const auto& g : report.groups()) any_measured |= g.achieved().samples() > 0;
+    if (any_measured && !what_if) {
+      report.add_notes(
+          "achieved occupancy is measured on the program's own launches, with the caches and clocks "
+          "the program left; to compare with Nsight Compute run ncu --cache-control none "
+          "--clock-control none (its defaults flush the caches before each kernel: on a "
+          "memory-bound kernel that reads up to about 20 points higher)");
+    }
     report.add_notes("GPU-time shares are of all " + std::to_string(a.run_launches) +
                      " launches in the input" + (a.files.size() > 1 ? "s" : "") + "; registers "
                      "as reported by the driver");
