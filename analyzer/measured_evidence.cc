@@ -52,10 +52,13 @@ int64_t Threads(const occtrace::KernelGroup& g) { return GridBlocks(g) * BlockTh
 
 // The same work: a grid of ceil(n / block) blocks launches n threads rounded up to whole blocks,
 // so two block sizes over the same n differ by less than the larger block (saxpy over 4,194,304
-// floats at block 96 launches 4,194,336 threads).
+// floats at block 96 launches 4,194,336 threads). The rounding must also be small against the
+// work (1 %): one block of 1,024 threads and one of 128 could cover the same 100 items, but
+// nothing says they do.
 bool SameWork(const occtrace::KernelGroup& a, const occtrace::KernelGroup& b) {
-  const int64_t difference = Threads(a) > Threads(b) ? Threads(a) - Threads(b) : Threads(b) - Threads(a);
-  return difference < std::max(BlockThreads(a), BlockThreads(b));
+  const int64_t larger = std::max(Threads(a), Threads(b));
+  const int64_t difference = larger - std::min(Threads(a), Threads(b));
+  return difference < std::max(BlockThreads(a), BlockThreads(b)) && difference * 100 <= larger;
 }
 
 std::string Dims(int x, int y, int z) {

@@ -110,6 +110,11 @@ TEST(MeasuredEvidence, GridsRoundedUpToWholeBlocksAreTheSameWork) {
   std::vector<occtrace::KernelGroup> other = {Group(k, 43700, 96, 5, 29'100), Group(k, 16384, 256, 5, 22'800)};
   ApplyOwnerAndEvidence(&other, /*run_total_ns=*/3'320'000);
   EXPECT_EQ(Measured(other[0]), nullptr);
+  // One block of 1,024 threads and one of 128 (the H100 launch matrix's k_dims) differ by less
+  // than a block, but by 88 % of the work: not the same work.
+  std::vector<occtrace::KernelGroup> tiny = {Group(k, 1, 1024, 1, 1'056), Group(k, 1, 128, 3, 939)};
+  ApplyOwnerAndEvidence(&tiny, /*run_total_ns=*/1'000'000);
+  EXPECT_EQ(tiny[0].measured_points_size(), 0);
 }
 
 TEST(MeasuredEvidence, LessThanTenPercentFasterIsNoise) {
