@@ -18,6 +18,7 @@
 #include <iterator>
 
 #include "injector/errors.h"
+#include "injector/job_identity.h"
 #include "injector/output_path.h"
 
 #ifndef OCC_VERSION
@@ -214,6 +215,13 @@ std::unique_ptr<TraceSession> TraceSession::Start(const SessionOptions& options,
   w.SetMeta("command_line", CommandLine());
   w.SetMeta("pid", std::to_string(process.pid));
   w.SetMeta("host", process.host);
+  if (const JobIdentity job = JobIdentityFromEnvironment(process.getenv); job.rank >= 0) {
+    w.SetMeta("rank", std::to_string(job.rank));
+    w.SetMeta("rank_source", job.source);
+    if (job.local_rank >= 0) w.SetMeta("local_rank", std::to_string(job.local_rank));
+    if (job.world_size >= 0) w.SetMeta("world_size", std::to_string(job.world_size));
+    if (job.local_world_size >= 0) w.SetMeta("local_world_size", std::to_string(job.local_world_size));
+  }
   w.SetMeta("start_time_utc", UtcTimestamp());
   w.SetMeta("start_time_ns", std::to_string(RealtimeNs()));
   w.SetMeta("setting_flush_period_ms", std::to_string(options.flush_period_ms));

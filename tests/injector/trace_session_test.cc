@@ -96,6 +96,28 @@ TEST(TraceSessionTest, FinishWritesEverythingAndClosingMeta) {
   RemoveTrace(path);
 }
 
+// A rank of a torchrun job records which rank it is, so the files of one job are told apart
+// by their content, not their names.
+TEST(TraceSessionTest, RecordsTheRankOfADistributedJob) {
+  const std::string path = testing::TempPath("rank");
+  setenv("RANK", "1", 1);
+  setenv("LOCAL_RANK", "1", 1);
+  setenv("WORLD_SIZE", "2", 1);
+  auto session = TraceSession::Start(Options(path, 20), SessionHooks{});
+  unsetenv("RANK");
+  unsetenv("LOCAL_RANK");
+  unsetenv("WORLD_SIZE");
+  ASSERT_NE(session, nullptr);
+  session->Finish();
+  TraceReader reader(path);
+  EXPECT_EQ(reader.Meta("rank"), "1");
+  EXPECT_EQ(reader.Meta("local_rank"), "1");
+  EXPECT_EQ(reader.Meta("world_size"), "2");
+  EXPECT_EQ(reader.Meta("rank_source"), "torchrun");
+  session.reset();
+  RemoveTrace(path);
+}
+
 // The writer tells the achieved profiler when the records held a kernel configuration it had
 // not written before (so a profiler whose launch callbacks are off while parked can listen
 // again), and only then.
