@@ -1,6 +1,6 @@
-// Which launches get their achieved occupancy measured (issue 5). Pure C++ with an injectable
-// clock and environment so that it is unit-tested on CPU; the range-profiler side lives in
-// achieved_profiler.cc.
+// Which launches get their achieved occupancy measured. Pure C++ with an injectable clock and
+// environment so that it is unit-tested on CPU; the range-profiler side is described in
+// achieved_profiler.h.
 //
 // Why sampling: each profiled kernel costs ~3 ms on H100 (cupti-notes.md §5.3) because the
 // range profiler serializes and replays it, so "every launch" slows a training step ~100x.
@@ -87,7 +87,7 @@ struct AchievedConfig {
   // Longest wait for a context's lock in a launch callback (and at context destruction and
   // shutdown). A measured launch holds it for ~3 ms; a holder whose EXIT callback never comes
   // (CUPTI finalized by another client) would otherwise hang every later launch of the
-  // context. See LockContext in achieved_profiler.cc.
+  // context. See AchievedContexts::LockContext (achieved_contexts.h).
   int64_t context_wait_ns = 5'000'000'000;
 };
 

@@ -1,25 +1,33 @@
+// TraceSession's setup and shutdown (trace_session.h).
+//
+// Setup: the OCCTRACE_* settings (ApplyEnvironment); Start opens the TraceWriter, writes the
+// first OCC_META rows (version, command line, host, settings), creates the eventfd and starts
+// the writer thread (trace_session_writer_loop.cc) with every signal blocked.
+// Shutdown: Finish (atexit, or the end of a test) stops the periodic flush, runs the final
+// flush hooks, lets the writer thread drain the queue and close (CloseOnWriter); a
+// default-disposition signal takes the same steps on the writer thread (HandleSignalOnWriter)
+// and is then sent again (trace_session_signals.h). CloseWriter writes the closing OCC_META
+// rows and the exit line, which reports lost data even under OCCTRACE_QUIET.
 #include "injector/trace_session.h"
 
 #include <fcntl.h>
-#include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cinttypes>
 #include <chrono>
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <iterator>
+#include <string>
+#include <vector>
 
 #include "injector/errors.h"
 #include "injector/job_identity.h"
 #include "injector/output_path.h"
+#include "injector/trace_session_signals.h"
 
 #ifndef OCC_VERSION
 #define OCC_VERSION "unknown"
@@ -27,95 +35,6 @@
 
 namespace occ::inj {
 namespace {
-
-// ---- Signal plumbing (one session per process owns the handlers). ----
-// Everything the handler touches is a lock-free atomic or written before installation.
-constexpr int kHandledSignals[] = {SIGINT, SIGTERM, SIGHUP};
-constexpr int kNumHandledSignals = static_cast<int>(std::size(kHandledSignals));
-struct sigaction g_previous_actions[kNumHandledSignals];
-std::atomic<bool> g_installed[kNumHandledSignals];
-std::atomic<int> g_pending_signal{0};   // default-disposition signal to finish with
-std::atomic<int> g_commit_request{0};   // a chained signal: commit now
-std::atomic<int> g_signal_wake_fd{-1};
-std::atomic<pid_t> g_signal_owner_pid{0};
-std::atomic<bool> g_forked_child{false};
-std::atomic<int> g_live_sessions{0};
-
-int SignalIndex(int signal_number) {
-  for (int i = 0; i < kNumHandledSignals; ++i) {
-    if (kHandledSignals[i] == signal_number) return i;
-  }
-  return -1;
-}
-
-bool IsFunction(const struct sigaction& action) {
-  if ((action.sa_flags & SA_SIGINFO) != 0) return action.sa_sigaction != nullptr;
-  return action.sa_handler != SIG_DFL && action.sa_handler != SIG_IGN;
-}
-
-void CallPrevious(const struct sigaction& previous, int signal_number, siginfo_t* info,
-                  void* context) {
-  if ((previous.sa_flags & SA_SIGINFO) != 0) {
-    previous.sa_sigaction(signal_number, info, context);
-  } else {
-    previous.sa_handler(signal_number);
-  }
-}
-
-void WakeFromSignal() {
-  int fd = g_signal_wake_fd.load();
-  if (fd < 0) return;
-  uint64_t one = 1;
-  ssize_t ignored = write(fd, &one, sizeof(one));
-  static_cast<void>(ignored);
-}
-
-// Async-signal-safe: atomics, getpid, write, sigaction, raise only.
-void OnSignal(int signal_number, siginfo_t* info, void* context) {
-  const int saved_errno = errno;
-  const int index = SignalIndex(signal_number);
-  if (index < 0) return;
-  const struct sigaction& previous = g_previous_actions[index];
-  if (getpid() != g_signal_owner_pid.load()) {
-    // A forked child: behave as if occtrace had never installed anything.
-    if (IsFunction(previous)) {
-      CallPrevious(previous, signal_number, info, context);
-    } else {
-      sigaction(signal_number, &previous, nullptr);
-      raise(signal_number);
-    }
-    errno = saved_errno;
-    return;
-  }
-  if (IsFunction(previous)) {
-    // The program handles this signal itself (Python's SIGINT -> KeyboardInterrupt): make
-    // what we have durable now and let the program decide; its exit path flushes the rest.
-    g_commit_request.store(1);
-    WakeFromSignal();
-    CallPrevious(previous, signal_number, info, context);
-    errno = saved_errno;
-    return;
-  }
-  int expected = 0;
-  if (g_signal_wake_fd.load() < 0 || !g_pending_signal.compare_exchange_strong(expected, signal_number)) {
-    // No writer to finish the trace, or a second signal while the first is being handled:
-    // terminate now, as the default disposition would.
-    sigaction(signal_number, &previous, nullptr);
-    raise(signal_number);
-    errno = saved_errno;
-    return;
-  }
-  WakeFromSignal();
-  errno = saved_errno;
-}
-
-void ForkChildHook() { TraceSession::OnForkChild(); }
-
-int64_t MonotonicNs() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
 
 int64_t RealtimeNs() {
   timespec ts{};
@@ -191,20 +110,14 @@ void ApplyEnvironment(SessionOptions* options) {
   for (const std::string& warning : warnings) LogLine("%s", warning.c_str());
 }
 
-void TraceSession::OnForkChild() {
-  if (g_live_sessions.load() > 0) g_forked_child.store(true);
-}
-bool TraceSession::InForkedChild() { return g_forked_child.load(); }
-
 TraceSession::TraceSession(const SessionOptions& options, SessionHooks hooks)
     : options_(options), hooks_(std::move(hooks)), writer_(std::make_unique<TraceWriter>()),
       owner_pid_(getpid()) {
-  g_live_sessions.fetch_add(1);
+  CountLiveSession(1);
 }
 
 std::unique_ptr<TraceSession> TraceSession::Start(const SessionOptions& options, SessionHooks hooks) {
-  static std::once_flag atfork_once;
-  std::call_once(atfork_once, [] { pthread_atfork(nullptr, nullptr, ForkChildHook); });
+  RegisterForkHandler();
 
   std::unique_ptr<TraceSession> session(new TraceSession(options, std::move(hooks)));
   if (!session->writer_->Open(options.path)) return nullptr;
@@ -261,166 +174,93 @@ TraceSession::~TraceSession() {
     return;
   }
   Finish("complete");
-  g_live_sessions.fetch_sub(1);
-  if (g_signal_wake_fd.load() == wake_fd_) g_signal_wake_fd.store(-1);
-  for (int i = 0; i < kNumHandledSignals; ++i) {
-    if (g_installed[i].exchange(false)) sigaction(kHandledSignals[i], &g_previous_actions[i], nullptr);
-  }
+  CountLiveSession(-1);
+  RestoreSignalHandlers(wake_fd_);
   if (wake_fd_ >= 0) close(wake_fd_);
   for (uint8_t* buffer : free_buffers_) std::free(buffer);
 }
 
-void TraceSession::InstallSignalHandlers() {
-  if (!options_.handle_signals) return;
-  g_signal_owner_pid.store(owner_pid_);
-  g_signal_wake_fd.store(wake_fd_);
-  for (int i = 0; i < kNumHandledSignals; ++i) {
-    struct sigaction current {};
-    if (sigaction(kHandledSignals[i], nullptr, &current) != 0) continue;
-    if (current.sa_handler == SIG_IGN && (current.sa_flags & SA_SIGINFO) == 0) continue;  // keep ignoring
-    g_previous_actions[i] = current;
-    struct sigaction ours {};
-    ours.sa_sigaction = OnSignal;
-    ours.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
-    sigemptyset(&ours.sa_mask);
-    if (sigaction(kHandledSignals[i], &ours, nullptr) == 0) g_installed[i].store(true);
-  }
-}
-
-uint8_t* TraceSession::AcquireBuffer(size_t* size) {
-  *size = 0;
-  if (InForkedChild()) return nullptr;
-  std::lock_guard lock(mutex_);
-  // Also after a write error (active_ false): the writer then counts every record it is handed
-  // as lost. A refused buffer would make CUPTI drop them instead, and CUPTI's count reaches us
-  // only with a later completed buffer of the same context and stream, i.e. maybe never.
-  if (phase_ == Phase::kDrain || phase_ == Phase::kDone) return nullptr;
-  uint8_t* buffer = nullptr;
-  if (!free_buffers_.empty()) {
-    buffer = free_buffers_.back();
-    free_buffers_.pop_back();
-  } else if (allocated_buffers_ < options_.max_buffers) {
-    // CUPTI requires 8-byte alignment (ACTIVITY_RECORD_ALIGNMENT); calloc gives 16, and for
-    // buffers this large fresh zero pages rather than a memset here, on CUPTI's thread.
-    buffer = static_cast<uint8_t*>(options_.zeroed_buffers
-                                       ? std::calloc(1, options_.buffer_bytes)
-                                       : std::aligned_alloc(8, options_.buffer_bytes));
-    if (buffer != nullptr) ++allocated_buffers_;
-  }
-  if (buffer == nullptr) {
-    // Writer behind (or out of memory): CUPTI drops the records and counts them.
-    refused_buffers_.fetch_add(1);
-    return nullptr;
-  }
-  held_buffers_.Acquired(buffer, MonotonicNs());
-  *size = options_.buffer_bytes;
-  return buffer;
-}
-
-void TraceSession::ReleaseBuffer(uint8_t* buffer) {
-  // Before it is back in the pool (SessionOptions::zeroed_buffers); normally on the writer.
-  if (options_.zeroed_buffers) std::memset(buffer, 0, options_.buffer_bytes);
-  std::lock_guard lock(mutex_);
-  free_buffers_.push_back(buffer);
-}
-
-void TraceSession::CompleteBuffer(uint8_t* buffer, size_t valid_size, size_t cupti_dropped) {
-  if (InForkedChild() || buffer == nullptr) return;  // a child never frees or queues (parent's heap state)
-  if (cupti_dropped > 0) dropped_records_.fetch_add(cupti_dropped);
-  {
-    std::lock_guard lock(mutex_);
-    held_buffers_.Completed(buffer);
-    if (phase_ != Phase::kDrain && phase_ != Phase::kDone) {
-      queue_.push_back(BufferItem{buffer, valid_size});
-      buffer = nullptr;
-    }
-  }
-  if (buffer != nullptr) {
-    // Session over: the records are lost; count them.
-    dropped_records_.fetch_add(ForEachActivity(buffer, valid_size, [](const CUpti_Activity&) {}));
-    ReleaseBuffer(buffer);
+void TraceSession::Finish(const char* reason) {
+  if (InForkedChild() || getpid() != owner_pid_) return;
+  if (!writer_thread_ && !finished_.load()) {
+    // Start() failed before the writer thread existed: nothing was traced.
+    finished_.store(true);
+    writer_->Close();
     return;
   }
-  // From inside a flush on the writer thread: it drains the queue right after the flush.
-  if (!OnWriterThread()) Wake();
+  if (finished_.exchange(true)) {
+    // Another path (a signal handled on the writer thread) is closing the file: give it a
+    // moment so that exit does not tear the process down mid-write.
+    std::unique_lock lock(mutex_);
+    phase_changed_.wait_for(lock, std::chrono::seconds(10), [this] { return phase_ == Phase::kDone; });
+  } else {
+    {
+      std::unique_lock lock(mutex_);
+      phase_ = Phase::kFinalFlush;
+      close_status_ = reason;
+    }
+    Wake();
+    {
+      // Wait until the writer is out of any periodic cuptiActivityFlushAll(0), so the forced
+      // flush below cannot race it for buffers.
+      std::unique_lock lock(mutex_);
+      phase_changed_.wait_for(lock, std::chrono::seconds(10), [this] { return periodic_flush_stopped_; });
+    }
+    if (hooks_.before_final_flush) hooks_.before_final_flush();
+    FlushActivity(FlushKind::kFinal);
+    {
+      std::lock_guard lock(mutex_);
+      phase_ = Phase::kDrain;
+    }
+    Wake();
+  }
+  if (writer_thread_ && writer_thread_->joinable() && !OnWriterThread()) writer_thread_->join();
 }
 
-void TraceSession::Push(Item item) {
-  if (InForkedChild()) return;
+WriterStats TraceSession::final_stats() const {
+  std::lock_guard lock(mutex_);
+  return final_stats_;
+}
+
+void TraceSession::CloseOnWriter() {
+  std::deque<Item> items;
   {
     std::lock_guard lock(mutex_);
-    if (phase_ == Phase::kDone) return;
-    queue_.push_back(std::move(item));
+    items.swap(queue_);
   }
-  if (!OnWriterThread()) Wake();
-}
-
-void TraceSession::SubmitDeviceExtras(DeviceExtras extras) { Push(std::move(extras)); }
-void TraceSession::SubmitAchieved(AchievedSample sample) { Push(std::move(sample)); }
-void TraceSession::SubmitModule(uint32_t module_id, const void* image, size_t size, std::string library) {
-  if (InForkedChild() || image == nullptr || size == 0 || !active()) return;
-  size_t queued = queued_module_bytes_.load();
-  do {
-    if (size > options_.max_queued_module_bytes - std::min(queued, options_.max_queued_module_bytes)) {
-      dropped_modules_.fetch_add(1);
-      return;
-    }
-  } while (!queued_module_bytes_.compare_exchange_weak(queued, queued + size));
-  const auto* bytes = static_cast<const uint8_t*>(image);
-  Push(ModuleItem{module_id, std::vector<uint8_t>(bytes, bytes + size), std::move(library)});
-}
-
-void TraceSession::SetMeta(std::string name, std::string value) {
-  Push(MetaItem{std::move(name), std::move(value)});
-}
-
-void TraceSession::FlushActivity(FlushKind kind) {
-  if (InForkedChild() || getpid() != owner_pid_ || !hooks_.flush_activity) return;
-  const bool forced = kind != FlushKind::kPeriodic;
-  std::unique_lock lock(flush_mutex_, std::defer_lock);
-  if (kind == FlushKind::kPeriodic || kind == FlushKind::kStale) {
-    if (!lock.try_lock()) return;
-  } else if (!lock.try_lock_for(std::chrono::milliseconds(options_.flush_lock_wait_ms))) {
-    // The flush in progress did not end: flush anyway rather than risk a deadlock (see the
-    // header). Not expected; counted and said once.
-    if (unserialized_flushes_.fetch_add(1) == 0) {
-      LogLine("a CUPTI activity flush waited %d ms for another one; flushing concurrently",
-              options_.flush_lock_wait_ms);
-    }
+  ProcessItems(&items);
+  CloseWriter(close_status_);
+  {
+    std::lock_guard lock(mutex_);
+    phase_ = Phase::kDone;
   }
-  hooks_.flush_activity(forced);
+  phase_changed_.notify_all();
+  // A default-disposition signal that arrived while the program was already exiting:
+  // deliver it now that the file is closed.
+  ResendLateSignal(wake_fd_);
 }
 
-void TraceSession::Wake() {
-  uint64_t one = 1;
-  ssize_t ignored = write(wake_fd_, &one, sizeof(one));
-  static_cast<void>(ignored);
-}
-
-void TraceSession::ProcessItems(std::deque<Item>* items) {
-  for (Item& item : *items) {
-    if (auto* buffer = std::get_if<BufferItem>(&item)) {
-      writer_->AddBuffer(buffer->data, buffer->valid_size);
-      ReleaseBuffer(buffer->data);
-    } else if (auto* extras = std::get_if<DeviceExtras>(&item)) {
-      writer_->AddDeviceExtras(*extras);
-    } else if (auto* sample = std::get_if<AchievedSample>(&item)) {
-      writer_->AddAchieved(*sample);
-    } else if (auto* meta = std::get_if<MetaItem>(&item)) {
-      writer_->SetMeta(meta->name, meta->value);
-    } else if (auto* module = std::get_if<ModuleItem>(&item)) {
-      writer_->AddModule(module->module_id, module->image, module->library);
-      queued_module_bytes_.fetch_sub(module->image.size());
-      module->image = std::vector<uint8_t>();
-    }
+void TraceSession::HandleSignalOnWriter(int signal_number) {
+  {
+    std::lock_guard lock(mutex_);
+    phase_ = Phase::kFinalFlush;
   }
-  items->clear();
-  if (writer_->failed()) active_.store(false);
-  const uint64_t configs = writer_->stats().configs;
-  if (configs != configs_announced_) {
-    configs_announced_ = configs;
-    if (hooks_.new_kernel_configurations) hooks_.new_kernel_configurations();
+  if (hooks_.before_final_flush) hooks_.before_final_flush();
+  FlushActivity(FlushKind::kFinal);
+  std::deque<Item> items;
+  {
+    std::lock_guard lock(mutex_);
+    items.swap(queue_);
+    phase_ = Phase::kDrain;
   }
+  ProcessItems(&items);
+  CloseWriter(std::string("terminated by SIG") + sigabbrev_np(signal_number));
+  {
+    std::lock_guard lock(mutex_);
+    phase_ = Phase::kDone;
+  }
+  phase_changed_.notify_all();
+  ResendSignal(signal_number);
 }
 
 void TraceSession::CloseWriter(const std::string& status) {
@@ -493,179 +333,6 @@ void TraceSession::CloseWriter(const std::string& status) {
             static_cast<unsigned long long>(stats.launches),
             static_cast<unsigned long long>(stats.kernels), dropped_text, options_.path.c_str(), outcome);
   }
-}
-
-void TraceSession::HandleSignalOnWriter(int signal_number) {
-  {
-    std::lock_guard lock(mutex_);
-    phase_ = Phase::kFinalFlush;
-  }
-  if (hooks_.before_final_flush) hooks_.before_final_flush();
-  FlushActivity(FlushKind::kFinal);
-  std::deque<Item> items;
-  {
-    std::lock_guard lock(mutex_);
-    items.swap(queue_);
-    phase_ = Phase::kDrain;
-  }
-  ProcessItems(&items);
-  CloseWriter(std::string("terminated by SIG") + sigabbrev_np(signal_number));
-  {
-    std::lock_guard lock(mutex_);
-    phase_ = Phase::kDone;
-  }
-  phase_changed_.notify_all();
-  const int index = SignalIndex(signal_number);
-  if (index >= 0) {
-    g_installed[index].store(false);
-    sigaction(signal_number, &g_previous_actions[index], nullptr);
-  }
-  // Process-directed: delivered to a program thread (this one blocks all signals).
-  kill(getpid(), signal_number);
-}
-
-void TraceSession::WriterLoop() {
-  using Clock = std::chrono::steady_clock;
-  const auto period = std::chrono::milliseconds(options_.flush_period_ms);
-  auto next_commit = Clock::now() + period;
-  std::deque<Item> items;
-  while (true) {
-    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_commit - Clock::now());
-    pollfd fd{wake_fd_, POLLIN, 0};
-    poll(&fd, 1, static_cast<int>(std::max<int64_t>(0, wait.count())));
-    uint64_t counter = 0;
-    ssize_t ignored = read(wake_fd_, &counter, sizeof(counter));
-    static_cast<void>(ignored);
-
-    const int signal_number = g_pending_signal.load();
-    if (signal_number != 0 && g_signal_wake_fd.load() == wake_fd_ && !finished_.exchange(true)) {
-      HandleSignalOnWriter(signal_number);
-      return;
-    }
-    Phase phase;
-    {
-      std::lock_guard lock(mutex_);
-      items.swap(queue_);
-      phase = phase_;
-      if (phase != Phase::kRunning && !periodic_flush_stopped_) {
-        periodic_flush_stopped_ = true;
-        phase_changed_.notify_all();
-      }
-    }
-    ProcessItems(&items);
-    if (phase == Phase::kDrain) {
-      {
-        std::lock_guard lock(mutex_);
-        items.swap(queue_);
-      }
-      ProcessItems(&items);
-      CloseWriter(close_status_);
-      {
-        std::lock_guard lock(mutex_);
-        phase_ = Phase::kDone;
-      }
-      phase_changed_.notify_all();
-      // A default-disposition signal that arrived while the program was already exiting:
-      // deliver it now that the file is closed.
-      const int late_signal = g_pending_signal.load();
-      const int index = SignalIndex(late_signal);
-      if (late_signal != 0 && index >= 0 && g_signal_wake_fd.load() == wake_fd_) {
-        g_installed[index].store(false);
-        sigaction(late_signal, &g_previous_actions[index], nullptr);
-        kill(getpid(), late_signal);
-      }
-      return;
-    }
-    const bool commit_requested = g_commit_request.exchange(0) != 0;
-    if (Clock::now() >= next_commit || commit_requested) {
-      // Also after a write error: buffers must keep coming back to be counted and recycled.
-      if (phase == Phase::kRunning && hooks_.flush_activity) FlushOnWriter();
-      writer_->SetMeta("launch_count", std::to_string(writer_->stats().launches));
-      writer_->Commit();
-      if (writer_->failed()) active_.store(false);
-      next_commit = Clock::now() + period;
-    }
-  }
-}
-
-void TraceSession::FlushOnWriter() {
-  std::deque<Item> items;
-  auto drain = [&] {
-    {
-      std::lock_guard lock(mutex_);
-      items.swap(queue_);
-    }
-    ProcessItems(&items);
-  };
-  const int64_t began = MonotonicNs();
-  FlushActivity(FlushKind::kPeriodic);
-  drain();
-  const int64_t plain_done = MonotonicNs();
-  int64_t oldest_age_ns = 0;
-  size_t held = 0;
-  {
-    std::lock_guard lock(mutex_);
-    oldest_age_ns = held_buffers_.OldestAgeNs(plain_done);
-    held = held_buffers_.count();
-  }
-  const bool stale = options_.max_record_age_ms > 0 &&
-                     oldest_age_ns >= int64_t{options_.max_record_age_ms} * 1'000'000;
-  if (stale) {
-    FlushActivity(FlushKind::kStale);
-    drain();
-    ++stale_forced_flushes_;
-    writer_->SetMeta("stale_forced_flushes", std::to_string(stale_forced_flushes_));
-  }
-  if (options_.debug_flush) {
-    const int64_t done = MonotonicNs();
-    LogLine("flush t=%.3f plain=%.2fms held=%zu oldest=%.0fms forced=%s%s launches=%" PRIu64,
-            static_cast<double>(began) / 1e9, static_cast<double>(plain_done - began) / 1e6, held,
-            static_cast<double>(oldest_age_ns) / 1e6, stale ? "yes " : "no",
-            stale ? (std::to_string(static_cast<double>(done - plain_done) / 1e6) + "ms").c_str() : "",
-            writer_->stats().launches);
-  }
-}
-
-void TraceSession::Finish(const char* reason) {
-  if (InForkedChild() || getpid() != owner_pid_) return;
-  if (!writer_thread_ && !finished_.load()) {
-    // Start() failed before the writer thread existed: nothing was traced.
-    finished_.store(true);
-    writer_->Close();
-    return;
-  }
-  if (finished_.exchange(true)) {
-    // Another path (a signal handled on the writer thread) is closing the file: give it a
-    // moment so that exit does not tear the process down mid-write.
-    std::unique_lock lock(mutex_);
-    phase_changed_.wait_for(lock, std::chrono::seconds(10), [this] { return phase_ == Phase::kDone; });
-  } else {
-    {
-      std::unique_lock lock(mutex_);
-      phase_ = Phase::kFinalFlush;
-      close_status_ = reason;
-    }
-    Wake();
-    {
-      // Wait until the writer is out of any periodic cuptiActivityFlushAll(0), so the forced
-      // flush below cannot race it for buffers.
-      std::unique_lock lock(mutex_);
-      phase_changed_.wait_for(lock, std::chrono::seconds(10), [this] { return periodic_flush_stopped_; });
-    }
-    if (hooks_.before_final_flush) hooks_.before_final_flush();
-    FlushActivity(FlushKind::kFinal);
-    {
-      std::lock_guard lock(mutex_);
-      phase_ = Phase::kDrain;
-    }
-    Wake();
-  }
-  if (writer_thread_ && writer_thread_->joinable() && !OnWriterThread()) writer_thread_->join();
-}
-
-WriterStats TraceSession::final_stats() const {
-  std::lock_guard lock(mutex_);
-  return final_stats_;
 }
 
 }  // namespace occ::inj

@@ -43,9 +43,16 @@
 // disposition and re-sends the signal. A handler installed before ours (Python's SIGINT) is
 // called right away instead, and the program's own exit path (atexit) flushes.
 // fork: a child never touches the parent's writer, file or thread (see OnForkChild).
+//
+// Files, one job each: trace_session.cc (setup: settings, OCC_META start rows, the writer
+// thread; shutdown: Finish, the closing rows and exit line), trace_session_buffers.cc (the
+// activity buffer pool: CUPTI's buffer callbacks, flushes, the record-age forced flush),
+// trace_session_writer_loop.cc (the queue and the writer thread's loop: commit period, items
+// into the TraceWriter), trace_session_signals.{h,cc} (signal handlers, re-sent signals, fork).
 #pragma once
 
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <condition_variable>
@@ -175,7 +182,8 @@ class TraceSession {
   // pthread_atfork child hook: if the parent had a live session, marks this process as a
   // forked child in which every session call is a no-op.
   static void OnForkChild();
-  static bool InForkedChild();
+  // Inline: checked first by every CUPTI callback and buffer callback.
+  static bool InForkedChild() { return forked_child_.load(); }
 
  private:
   struct BufferItem {
@@ -194,17 +202,32 @@ class TraceSession {
   enum class Phase { kRunning, kFinalFlush, kDrain, kDone };
 
   TraceSession(const SessionOptions& options, SessionHooks hooks);
+
+  // The queue and the writer thread (trace_session_writer_loop.cc).
   void Push(Item item);
-  void Wake();
+  // Inline: buffer callbacks and Push (on application threads) wake the writer.
+  void Wake() {
+    uint64_t one = 1;
+    ssize_t ignored = write(wake_fd_, &one, sizeof(one));
+    static_cast<void>(ignored);
+  }
   void WriterLoop();
   void ProcessItems(std::deque<Item>* items);
+  bool OnWriterThread() const { return std::this_thread::get_id() == writer_thread_id_; }
+
+  // The buffer pool (trace_session_buffers.cc).
   void ReleaseBuffer(uint8_t* buffer);
-  void CloseWriter(const std::string& status);
-  void HandleSignalOnWriter(int signal_number);
   // The writer's periodic step: plain flush, forced flush when a buffer is stale, then the
   // queue into the writer. Writer thread only.
   void FlushOnWriter();
-  bool OnWriterThread() const { return std::this_thread::get_id() == writer_thread_id_; }
+
+  // Shutdown (trace_session.cc), on the writer thread: the queue drained after Finish's final
+  // flush, or a default-disposition signal to finish the trace with.
+  void CloseOnWriter();
+  void HandleSignalOnWriter(int signal_number);
+  void CloseWriter(const std::string& status);
+
+  static inline std::atomic<bool> forked_child_{false};  // set in a forked child (OnForkChild)
 
   SessionOptions options_;
   SessionHooks hooks_;

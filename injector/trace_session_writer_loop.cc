@@ -1,0 +1,124 @@
+// TraceSession's writer side (trace_session.h): the queue that application threads and
+// CUPTI's buffer callbacks fill, and the writer thread that empties it into the TraceWriter.
+//
+// Takes: completed buffers (trace_session_buffers.cc), device facts, achieved samples, cubin
+// images and OCC_META rows (Submit*, SetMeta: a copy and a queue push on the calling thread);
+// wake-ups on the eventfd (Wake) from those pushes and from signals
+// (trace_session_signals.h). Gives: every item to the TraceWriter on the writer thread, which
+// owns it: parsing and SQLite happen only here. Every flush period (flush_period_ms) the loop
+// flushes CUPTI (FlushOnWriter) and commits, so a SIGKILL loses at most max_record_age_ms + one
+// period of records; a commit requested by a signal comes at once. Once Finish or a signal ends
+// the session, the loop hands over to the shutdown code (trace_session.cc) and returns.
+#include "injector/trace_session.h"
+
+#include <poll.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "injector/trace_session_signals.h"
+
+namespace occ::inj {
+
+void TraceSession::Push(Item item) {
+  if (InForkedChild()) return;
+  {
+    std::lock_guard lock(mutex_);
+    if (phase_ == Phase::kDone) return;
+    queue_.push_back(std::move(item));
+  }
+  if (!OnWriterThread()) Wake();
+}
+
+void TraceSession::SubmitDeviceExtras(DeviceExtras extras) { Push(std::move(extras)); }
+void TraceSession::SubmitAchieved(AchievedSample sample) { Push(std::move(sample)); }
+void TraceSession::SubmitModule(uint32_t module_id, const void* image, size_t size, std::string library) {
+  if (InForkedChild() || image == nullptr || size == 0 || !active()) return;
+  size_t queued = queued_module_bytes_.load();
+  do {
+    if (size > options_.max_queued_module_bytes - std::min(queued, options_.max_queued_module_bytes)) {
+      dropped_modules_.fetch_add(1);
+      return;
+    }
+  } while (!queued_module_bytes_.compare_exchange_weak(queued, queued + size));
+  const auto* bytes = static_cast<const uint8_t*>(image);
+  Push(ModuleItem{module_id, std::vector<uint8_t>(bytes, bytes + size), std::move(library)});
+}
+
+void TraceSession::SetMeta(std::string name, std::string value) {
+  Push(MetaItem{std::move(name), std::move(value)});
+}
+
+void TraceSession::ProcessItems(std::deque<Item>* items) {
+  for (Item& item : *items) {
+    if (auto* buffer = std::get_if<BufferItem>(&item)) {
+      writer_->AddBuffer(buffer->data, buffer->valid_size);
+      ReleaseBuffer(buffer->data);
+    } else if (auto* extras = std::get_if<DeviceExtras>(&item)) {
+      writer_->AddDeviceExtras(*extras);
+    } else if (auto* sample = std::get_if<AchievedSample>(&item)) {
+      writer_->AddAchieved(*sample);
+    } else if (auto* meta = std::get_if<MetaItem>(&item)) {
+      writer_->SetMeta(meta->name, meta->value);
+    } else if (auto* module = std::get_if<ModuleItem>(&item)) {
+      writer_->AddModule(module->module_id, module->image, module->library);
+      queued_module_bytes_.fetch_sub(module->image.size());
+      module->image = std::vector<uint8_t>();
+    }
+  }
+  items->clear();
+  if (writer_->failed()) active_.store(false);
+  const uint64_t configs = writer_->stats().configs;
+  if (configs != configs_announced_) {
+    configs_announced_ = configs;
+    if (hooks_.new_kernel_configurations) hooks_.new_kernel_configurations();
+  }
+}
+
+void TraceSession::WriterLoop() {
+  using Clock = std::chrono::steady_clock;
+  const auto period = std::chrono::milliseconds(options_.flush_period_ms);
+  auto next_commit = Clock::now() + period;
+  std::deque<Item> items;
+  while (true) {
+    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_commit - Clock::now());
+    pollfd fd{wake_fd_, POLLIN, 0};
+    poll(&fd, 1, static_cast<int>(std::max<int64_t>(0, wait.count())));
+    uint64_t counter = 0;
+    ssize_t ignored = read(wake_fd_, &counter, sizeof(counter));
+    static_cast<void>(ignored);
+
+    const int signal_number = PendingTerminationSignal(wake_fd_);
+    if (signal_number != 0 && !finished_.exchange(true)) {
+      HandleSignalOnWriter(signal_number);
+      return;
+    }
+    Phase phase;
+    {
+      std::lock_guard lock(mutex_);
+      items.swap(queue_);
+      phase = phase_;
+      if (phase != Phase::kRunning && !periodic_flush_stopped_) {
+        periodic_flush_stopped_ = true;
+        phase_changed_.notify_all();
+      }
+    }
+    ProcessItems(&items);
+    if (phase == Phase::kDrain) {
+      CloseOnWriter();
+      return;
+    }
+    const bool commit_requested = TakeCommitRequest();
+    if (Clock::now() >= next_commit || commit_requested) {
+      // Also after a write error: buffers must keep coming back to be counted and recycled.
+      if (phase == Phase::kRunning && hooks_.flush_activity) FlushOnWriter();
+      writer_->SetMeta("launch_count", std::to_string(writer_->stats().launches));
+      writer_->Commit();
+      if (writer_->failed()) active_.store(false);
+      next_commit = Clock::now() + period;
+    }
+  }
+}
+
+}  // namespace occ::inj
