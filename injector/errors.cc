@@ -41,8 +41,10 @@ void ReportCallFailure(const char* call, const char* file, int line, long code,
                        const char* message, const char* consequence) {
   if (g_failure_lines.fetch_add(1) >= kMaxFailureLines) return;
   const char* base = std::strrchr(file, '/');
-  LogLine("%s failed at %s:%d: %s (code %ld)%s%s", call, base != nullptr ? base + 1 : file, line,
-          message != nullptr ? message : "?", code, consequence != nullptr ? "; " : "",
+  char code_text[32] = "";
+  if (code != 0) std::snprintf(code_text, sizeof(code_text), " (code %ld)", code);
+  LogLine("%s failed at %s:%d: %s%s%s%s", call, base != nullptr ? base + 1 : file, line,
+          message != nullptr ? message : "?", code_text, consequence != nullptr ? "; " : "",
           consequence != nullptr ? consequence : "");
 }
 

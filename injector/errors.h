@@ -2,6 +2,8 @@
 // the call, adds file:line and the API's own error string, and forwards failures to one
 // out-of-line function, so every failure message has the same shape:
 //   occtrace: cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE) failed at cupti_tracer.cc:88: CUPTI_ERROR_... (code 1)
+// SQLite is reached through occ::sql (sqlite_db.h), whose failures are Status values that
+// already name the file, what failed and sqlite3_errmsg: OCC_SQL_* report those (no code).
 // Nothing here throws: a tracer must never take the traced program down, so callers turn a
 // failure into "tracing off" (the *_CHECK forms return false from the enclosing bool
 // function; the *_LOG forms only log, for callbacks and destructors).
@@ -9,13 +11,17 @@
 
 #include <cuda.h>
 #include <cupti.h>
-#include <sqlite3.h>
+
+#include <utility>
+
+#include "status.h"
 
 namespace occ::inj {
 
 // Prints one "occtrace: ..." line to stderr (at most a few per process, so a broken
 // environment cannot flood the program's output). Async-signal-unsafe.
 // `consequence` (may be null) ends the line, e.g. "tracing off", so that one failure is one line.
+// `code` 0: none to print (a Status, whose message says it all).
 [[gnu::cold]] void ReportCallFailure(const char* call, const char* file, int line, long code,
                                      const char* message, const char* consequence);
 
@@ -57,12 +63,18 @@ inline bool CheckCu(CUresult result, const char* call, const char* file, int lin
   ReportCallFailure(call, file, line, static_cast<long>(result), message, nullptr);
   return false;
 }
-// A failed SQLite call always turns the writer off (TraceWriter::Fail).
-inline bool CheckSqlite(sqlite3* db, int rc, const char* call, const char* file, int line) {
-  if (rc == SQLITE_OK || rc == SQLITE_DONE || rc == SQLITE_ROW) [[likely]] return true;
-  const char* message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-  ReportCallFailure(call, file, line, static_cast<long>(rc), message, "tracing off");
+// A failed SQLite call always turns the writer off (TraceWriter::Fail): the boundary where
+// occ::sql's Status becomes the injector's "report once, trace no more".
+inline bool CheckStatus(const Status& status, const char* call, const char* file, int line) {
+  if (status.ok()) [[likely]] return true;
+  ReportCallFailure(call, file, line, 0, status.message().c_str(), "tracing off");
   return false;
+}
+template <typename T>
+bool TakeValue(StatusOr<T>&& result, T* out, const char* call, const char* file, int line) {
+  if (!CheckStatus(result.status(), call, file, line)) return false;
+  *out = std::move(result).value();
+  return true;
 }
 }  // namespace detail
 
@@ -71,7 +83,10 @@ inline bool CheckSqlite(sqlite3* db, int rc, const char* call, const char* file,
 // Expressions: true on success, false (after logging) on failure.
 #define OCC_CUPTI_OK(call) ::occ::inj::detail::CheckCupti((call), #call, __FILE__, __LINE__)
 #define OCC_CU_OK(call) ::occ::inj::detail::CheckCu((call), #call, __FILE__, __LINE__)
-#define OCC_SQLITE_OK(db, call) ::occ::inj::detail::CheckSqlite((db), (call), #call, __FILE__, __LINE__)
+// `call` returns an occ::Status.
+#define OCC_SQL_OK(call) ::occ::inj::detail::CheckStatus((call), #call, __FILE__, __LINE__)
+// `call` returns an occ::StatusOr<T>: on success its value is moved into `lhs` (a T).
+#define OCC_SQL_ASSIGN(lhs, call) ::occ::inj::detail::TakeValue((call), &(lhs), #call, __FILE__, __LINE__)
 
 // In functions returning bool: log and return false on failure.
 // (CUPTI: the caller gives up tracing, so the line says so.)
@@ -82,10 +97,7 @@ inline bool CheckSqlite(sqlite3* db, int rc, const char* call, const char* file,
   } while (false)
 #define OCC_CU_CHECK(call) \
   do { if (!OCC_CU_OK(call)) return false; } while (false)
-#define OCC_SQLITE_CHECK(db, call) \
-  do { if (!OCC_SQLITE_OK(db, call)) return false; } while (false)
 
 // Log and continue (callbacks, destructors, best-effort teardown).
 #define OCC_CUPTI_LOG(call) static_cast<void>(OCC_CUPTI_OK(call))
 #define OCC_CU_LOG(call) static_cast<void>(OCC_CU_OK(call))
-#define OCC_SQLITE_LOG(db, call) static_cast<void>(OCC_SQLITE_OK(db, call))

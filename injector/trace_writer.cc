@@ -5,7 +5,6 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
-#include <memory>
 
 #include "injector/errors.h"
 #include "injector/kernel_names.h"
@@ -14,6 +13,9 @@
 namespace occ::inj {
 namespace {
 
+constexpr char kUpsertMetaSql[] =
+    "INSERT INTO OCC_META(name,value) VALUES(?,?) "
+    "ON CONFLICT(name) DO UPDATE SET value=excluded.value";
 constexpr char kLaunchColumns[] = "INSERT INTO OCC_LAUNCH(start,duration,configId,streamId,correlationId) VALUES ";
 
 std::string LaunchInsertSql(size_t rows) {
@@ -32,11 +34,22 @@ std::string UuidString(const CUuuid& uuid) {
   return text;
 }
 
-void BindOptional(SqliteStatement& stmt, int index, int64_t value) {
+// Binds are not checked one by one: a failed bind stays with its statement, whose Run()
+// returns it, and every Run() is checked (OCC_SQL_OK). These drop the per-bind Status.
+void Bind(sql::Stmt& stmt, int index, int64_t value) { static_cast<void>(stmt.BindInt64(index, value)); }
+void BindDouble(sql::Stmt& stmt, int index, double value) {
+  static_cast<void>(stmt.BindDouble(index, value));
+}
+void BindNull(sql::Stmt& stmt, int index) { static_cast<void>(stmt.BindNull(index)); }
+// SQLITE_STATIC: every text bound here outlives the Run() that follows.
+void BindText(sql::Stmt& stmt, int index, std::string_view text) {
+  static_cast<void>(stmt.BindTextStatic(index, text));
+}
+void BindOptional(sql::Stmt& stmt, int index, int64_t value) {
   if (value < 0) {
-    stmt.BindNull(index);
+    BindNull(stmt, index);
   } else {
-    stmt.Bind(index, value);
+    Bind(stmt, index, value);
   }
 }
 
@@ -72,14 +85,13 @@ bool TraceWriter::AcceptRecord() {
 
 bool TraceWriter::Open(const std::string& path) {
   path_ = path;
-  if (!db_.Open(path)) return Fail();
+  if (!OCC_SQL_ASSIGN(db_, sql::Db::Create(path, /*replace=*/false))) return Fail();
   // WAL + synchronous=NORMAL: a commit is durable against the process dying (SIGKILL,
   // os._exit) without an fsync per commit; only a power loss can drop the last commits.
   // Readers (occ-report on a live trace) do not block the writer.
-  const bool ok = db_.Exec("PRAGMA journal_mode=WAL;") && db_.Exec("PRAGMA synchronous=NORMAL;") &&
-                  db_.Exec("PRAGMA cache_size=-16384;") &&
-                  db_.Exec(std::string(kInjectorTraceSchemaSql).c_str()) && PrepareStatements() &&
-                  db_.Exec("BEGIN");
+  const bool ok =
+      OCC_SQL_OK(db_.Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-16384;")) &&
+      OCC_SQL_OK(db_.Exec(kInjectorTraceSchemaSql)) && PrepareStatements() && OCC_SQL_OK(db_.Exec("BEGIN"));
   if (!ok) return Fail();
   in_transaction_ = true;
   pending_launches_.reserve(kLaunchBatchRows);
@@ -88,11 +100,14 @@ bool TraceWriter::Open(const std::string& path) {
   return !failed_;
 }
 
+bool TraceWriter::Prepare(sql::Stmt* stmt, std::string_view sql_text) {
+  // Kept for the whole trace and run once per row: persistent.
+  return OCC_SQL_ASSIGN(*stmt, db_.PreparePersistent(sql_text));
+}
+
 bool TraceWriter::PrepareStatements() {
-  sqlite3* db = db_.get();
-  return insert_string_.Prepare(db, "INSERT INTO StringIds(id,value) VALUES(?,?)") &&
-         insert_config_.Prepare(
-             db,
+  return Prepare(&insert_string_, "INSERT INTO StringIds(id,value) VALUES(?,?)") &&
+         Prepare(&insert_config_,
              "INSERT INTO OCC_KERNEL_CONFIG(id,deviceId,contextId,greenContextId,demangledName,"
              "shortName,mangledName,launchType,cacheConfig,registersPerThread,gridX,gridY,gridZ,"
              "blockX,blockY,blockZ,staticSharedMemory,dynamicSharedMemory,localMemoryPerThread,"
@@ -100,19 +115,15 @@ bool TraceWriter::PrepareStatements() {
              "sharedMemoryRequestedPercentage,graphId,graphNodeId,clusterX,clusterY,clusterZ,"
              "clusterSchedulingPolicy,maxPotentialClusterSize,maxActiveClusters,isDeviceLaunched)"
              " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)") &&
-         insert_launch_.Prepare(db, LaunchInsertSql(1)) &&
-         insert_launch_batch_.Prepare(db, LaunchInsertSql(kLaunchBatchRows)) &&
-         upsert_meta_.Prepare(db,
-                              "INSERT INTO OCC_META(name,value) VALUES(?,?) "
-                              "ON CONFLICT(name) DO UPDATE SET value=excluded.value") &&
-         insert_achieved_.Prepare(
-             db,
+         Prepare(&insert_launch_, LaunchInsertSql(1)) &&
+         Prepare(&insert_launch_batch_, LaunchInsertSql(kLaunchBatchRows)) &&
+         Prepare(&upsert_meta_, kUpsertMetaSql) &&
+         Prepare(&insert_achieved_,
              "INSERT INTO OCC_ACHIEVED(correlationId,contextId,status,achievedOccupancyPct,"
              "warpsActivePerCycle,smCyclesActive,gpuTimeNs,policy,sampleIndex,"
              "dramThroughputPct,l2ThroughputPct,l1ThroughputPct,issueSlotsPct,tensorPipePct)"
              " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)") &&
-         upsert_gpu_.Prepare(
-             db,
+         Prepare(&upsert_gpu_,
              "INSERT OR REPLACE INTO TARGET_INFO_GPU(vmId,id,name,busLocation,isDiscrete,"
              "l2CacheSize,totalMemory,memoryBandwidth,clockRate,smCount,uuid,chipName,cuDevice,"
              "constantMemory,maxIPC,maxRegistersPerBlock,maxShmemPerBlock,maxShmemPerBlockOptin,"
@@ -121,30 +132,25 @@ bool TraceWriter::PrepareStatements() {
              "maxGridDimX,maxGridDimY,maxGridDimZ,computeMajor,computeMinor,smMajor,smMinor,"
              "numaNodeId) VALUES(0,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
              "?,?,?,?,?)") &&
-         delete_cuda_device_.Prepare(db, "DELETE FROM TARGET_INFO_CUDA_DEVICE WHERE gpuId=?") &&
-         insert_cuda_device_.Prepare(
-             db,
+         Prepare(&delete_cuda_device_, "DELETE FROM TARGET_INFO_CUDA_DEVICE WHERE gpuId=?") &&
+         Prepare(&insert_cuda_device_,
              "INSERT INTO TARGET_INFO_CUDA_DEVICE(gpuId,cudaId,pid,uuid,numMultiprocessors)"
              " VALUES(?,?,(SELECT CAST(value AS INTEGER) FROM OCC_META WHERE name='pid'),?,?)") &&
-         upsert_occ_device_.Prepare(
-             db,
+         Prepare(&upsert_occ_device_,
              "INSERT OR REPLACE INTO OCC_DEVICE(gpuId,reservedSharedMemPerBlock,"
              "maxThreadsPerMultiprocessor,isMigEnabled,gpuInstanceId,computeInstanceId,"
              "driverVersion) VALUES(?,?,?,?,?,?,?)") &&
-         upsert_context_.Prepare(
-             db,
+         Prepare(&upsert_context_,
              "INSERT OR REPLACE INTO OCC_CONTEXT(contextId,deviceId,nullStreamId,parentContextId,"
              "isGreenContext,numMultiprocessors) VALUES(?,?,?,?,?,?)") &&
-         upsert_function_.Prepare(
-             db,
+         Prepare(&upsert_function_,
              "INSERT OR REPLACE INTO OCC_FUNCTION(moduleId,mangledName,localMemoryPerThread,"
              "minStackSize,maxStackSize,barrierCount,registersPerThread,maxThreadsPerBlock)"
              " VALUES(?,?,?,?,?,?,?,?)") &&
-         upsert_module_.Prepare(db, "INSERT OR REPLACE INTO OCC_MODULE(moduleId,library) VALUES(?,?)") &&
+         Prepare(&upsert_module_, "INSERT OR REPLACE INTO OCC_MODULE(moduleId,library) VALUES(?,?)") &&
          // SQLite's JSON functions read Triton's metadata; json_valid keeps a malformed file
          // from failing the statement (which would turn the writer off).
-         upsert_triton_.Prepare(
-             db,
+         Prepare(&upsert_triton_,
              "INSERT OR REPLACE INTO OCC_TRITON_KERNEL(mangledName,numWarps,numStages,numCtas,"
              "sharedBytes,cacheFile) SELECT ?1, json_extract(j,'$.num_warps'),"
              " json_extract(j,'$.num_stages'), json_extract(j,'$.num_ctas'),"
@@ -178,9 +184,9 @@ void TraceWriter::AddRecord(const CUpti_Activity& record) {
 int64_t TraceWriter::InternString(const std::string& value) {
   auto [it, inserted] = string_ids_.try_emplace(value, static_cast<int64_t>(string_ids_.size()));
   if (inserted) {
-    insert_string_.Bind(1, it->second);
-    insert_string_.BindText(2, it->first);
-    if (!insert_string_.Run()) Fail();
+    Bind(insert_string_, 1, it->second);
+    BindText(insert_string_, 2, it->first);
+    if (!OCC_SQL_OK(insert_string_.Run())) Fail();
   }
   return it->second;
 }
@@ -217,35 +223,35 @@ int64_t TraceWriter::InternConfig(const KernelConfigKey& key) {
   ++stats_.configs;
   const NameForms& forms = name_forms_[key.mangled_name_id];
 
-  SqliteStatement& s = insert_config_;
+  sql::Stmt& s = insert_config_;
   int i = 0;
-  s.Bind(++i, it->second);
-  s.Bind(++i, key.device_id);
-  s.Bind(++i, key.context_id);
+  Bind(s, ++i, it->second);
+  Bind(s, ++i, key.device_id);
+  Bind(s, ++i, key.context_id);
   BindOptional(s, ++i, key.is_green_context != 0 ? int64_t{key.context_id} : -1);
-  s.Bind(++i, forms.demangled_id);
-  s.Bind(++i, forms.short_id);
-  s.Bind(++i, key.mangled_name_id);
-  s.Bind(++i, key.launch_type);
-  s.Bind(++i, key.cache_config);
-  s.Bind(++i, key.registers_per_thread);
-  for (int32_t g : key.grid) s.Bind(++i, g);
-  for (int32_t b : key.block) s.Bind(++i, b);
-  s.Bind(++i, key.static_shared_memory);
-  s.Bind(++i, key.dynamic_shared_memory);
-  s.Bind(++i, key.local_memory_per_thread);
-  s.Bind(++i, static_cast<int64_t>(key.local_memory_total));
-  s.Bind(++i, key.shared_memory_executed);
-  s.Bind(++i, key.shared_memory_limit_config);
+  Bind(s, ++i, forms.demangled_id);
+  Bind(s, ++i, forms.short_id);
+  Bind(s, ++i, key.mangled_name_id);
+  Bind(s, ++i, key.launch_type);
+  Bind(s, ++i, key.cache_config);
+  Bind(s, ++i, key.registers_per_thread);
+  for (int32_t g : key.grid) Bind(s, ++i, g);
+  for (int32_t b : key.block) Bind(s, ++i, b);
+  Bind(s, ++i, key.static_shared_memory);
+  Bind(s, ++i, key.dynamic_shared_memory);
+  Bind(s, ++i, key.local_memory_per_thread);
+  Bind(s, ++i, static_cast<int64_t>(key.local_memory_total));
+  Bind(s, ++i, key.shared_memory_executed);
+  Bind(s, ++i, key.shared_memory_limit_config);
   BindOptional(s, ++i, key.shared_memory_requested_pct);
-  s.Bind(++i, key.graph_id);
-  s.Bind(++i, static_cast<int64_t>(key.graph_node_id));
-  for (uint32_t c : key.cluster) s.Bind(++i, c);
-  s.Bind(++i, key.cluster_scheduling_policy);
-  s.Bind(++i, key.max_potential_cluster_size);
-  s.Bind(++i, key.max_active_clusters);
-  s.Bind(++i, key.is_device_launched);
-  if (!s.Run()) Fail();
+  Bind(s, ++i, key.graph_id);
+  Bind(s, ++i, static_cast<int64_t>(key.graph_node_id));
+  for (uint32_t c : key.cluster) Bind(s, ++i, c);
+  Bind(s, ++i, key.cluster_scheduling_policy);
+  Bind(s, ++i, key.max_potential_cluster_size);
+  Bind(s, ++i, key.max_active_clusters);
+  Bind(s, ++i, key.is_device_launched);
+  if (!OCC_SQL_OK(s.Run())) Fail();
   return it->second;
 }
 
@@ -285,31 +291,30 @@ void TraceWriter::AddKernel(const ActivityKernel& kernel) {
 
 void TraceWriter::FlushLaunches() {
   if (failed_) return;
+  // One row's five parameters, from parameter `*i + 1` on (the batch INSERT holds 64 rows).
+  auto bind_row = [](sql::Stmt& stmt, int* i, const LaunchRow& row) {
+    Bind(stmt, ++*i, row.start);
+    Bind(stmt, ++*i, row.duration);
+    Bind(stmt, ++*i, row.config_id);
+    Bind(stmt, ++*i, row.stream_id);
+    Bind(stmt, ++*i, row.correlation_id);
+  };
   size_t done = 0;
   while (pending_launches_.size() - done >= kLaunchBatchRows) {
     int i = 0;
     for (size_t r = done; r < done + kLaunchBatchRows; ++r) {
-      const LaunchRow& row = pending_launches_[r];
-      insert_launch_batch_.Bind(++i, row.start);
-      insert_launch_batch_.Bind(++i, row.duration);
-      insert_launch_batch_.Bind(++i, row.config_id);
-      insert_launch_batch_.Bind(++i, row.stream_id);
-      insert_launch_batch_.Bind(++i, row.correlation_id);
+      bind_row(insert_launch_batch_, &i, pending_launches_[r]);
     }
-    if (!insert_launch_batch_.Run()) {
+    if (!OCC_SQL_OK(insert_launch_batch_.Run())) {
       Fail();
       return;
     }
     done += kLaunchBatchRows;
   }
   for (size_t r = done; r < pending_launches_.size(); ++r) {
-    const LaunchRow& row = pending_launches_[r];
-    insert_launch_.Bind(1, row.start);
-    insert_launch_.Bind(2, row.duration);
-    insert_launch_.Bind(3, row.config_id);
-    insert_launch_.Bind(4, row.stream_id);
-    insert_launch_.Bind(5, row.correlation_id);
-    if (!insert_launch_.Run()) {
+    int i = 0;
+    bind_row(insert_launch_, &i, pending_launches_[r]);
+    if (!OCC_SQL_OK(insert_launch_.Run())) {
       Fail();
       return;
     }
@@ -342,77 +347,77 @@ void TraceWriter::WriteDevice(uint32_t device_id) {
   const DeviceExtras& x = state.extras ? *state.extras : none;
   const std::string uuid = UuidString(d.uuid);
 
-  SqliteStatement& g = upsert_gpu_;
+  sql::Stmt& g = upsert_gpu_;
   int i = 0;
-  g.Bind(++i, d.id);
-  g.BindText(++i, state.name);
-  if (x.bus_location.empty()) g.BindNull(++i); else g.BindText(++i, x.bus_location);
+  Bind(g, ++i, d.id);
+  BindText(g, ++i, state.name);
+  if (x.bus_location.empty()) BindNull(g, ++i); else BindText(g, ++i, x.bus_location);
   BindOptional(g, ++i, x.integrated < 0 ? -1 : (x.integrated == 0 ? 1 : 0));
-  g.Bind(++i, d.l2CacheSize);
-  g.Bind(++i, static_cast<int64_t>(d.globalMemorySize));
-  g.Bind(++i, static_cast<int64_t>(d.globalMemoryBandwidth) * 1000);  // CUPTI: KB/s; nsys: B/s
-  g.Bind(++i, static_cast<int64_t>(d.coreClockRate) * 1000);          // CUPTI: kHz; nsys: Hz
-  g.Bind(++i, d.numMultiprocessors);
-  g.BindText(++i, uuid);
-  if (x.chip_name.empty()) g.BindNull(++i); else g.BindText(++i, x.chip_name);
-  g.Bind(++i, d.id);
-  g.Bind(++i, d.constantMemorySize);
-  g.Bind(++i, d.maxIPC);
-  g.Bind(++i, d.maxRegistersPerBlock);
-  g.Bind(++i, d.maxSharedMemoryPerBlock);
+  Bind(g, ++i, d.l2CacheSize);
+  Bind(g, ++i, static_cast<int64_t>(d.globalMemorySize));
+  Bind(g, ++i, static_cast<int64_t>(d.globalMemoryBandwidth) * 1000);  // CUPTI: KB/s; nsys: B/s
+  Bind(g, ++i, static_cast<int64_t>(d.coreClockRate) * 1000);          // CUPTI: kHz; nsys: Hz
+  Bind(g, ++i, d.numMultiprocessors);
+  BindText(g, ++i, uuid);
+  if (x.chip_name.empty()) BindNull(g, ++i); else BindText(g, ++i, x.chip_name);
+  Bind(g, ++i, d.id);
+  Bind(g, ++i, d.constantMemorySize);
+  Bind(g, ++i, d.maxIPC);
+  Bind(g, ++i, d.maxRegistersPerBlock);
+  Bind(g, ++i, d.maxSharedMemoryPerBlock);
   BindOptional(g, ++i, x.max_shared_memory_per_block_optin);
-  g.Bind(++i, d.maxSharedMemoryPerMultiprocessor);
-  g.Bind(++i, d.maxRegistersPerMultiprocessor);
-  g.Bind(++i, d.numThreadsPerWarp);
+  Bind(g, ++i, d.maxSharedMemoryPerMultiprocessor);
+  Bind(g, ++i, d.maxRegistersPerMultiprocessor);
+  Bind(g, ++i, d.numThreadsPerWarp);
   BindOptional(g, ++i, x.async_engines);
-  g.Bind(++i, d.maxWarpsPerMultiprocessor);
-  g.Bind(++i, d.maxBlocksPerMultiprocessor);
-  g.Bind(++i, d.maxThreadsPerBlock);
-  g.Bind(++i, d.maxBlockDimX);
-  g.Bind(++i, d.maxBlockDimY);
-  g.Bind(++i, d.maxBlockDimZ);
-  g.Bind(++i, d.maxGridDimX);
-  g.Bind(++i, d.maxGridDimY);
-  g.Bind(++i, d.maxGridDimZ);
-  g.Bind(++i, d.computeCapabilityMajor);
-  g.Bind(++i, d.computeCapabilityMinor);
-  g.Bind(++i, d.computeCapabilityMajor);
-  g.Bind(++i, d.computeCapabilityMinor);
-  if (d.isNumaNode != 0) g.Bind(++i, d.numaId); else g.BindNull(++i);
-  bool ok = g.Run();
+  Bind(g, ++i, d.maxWarpsPerMultiprocessor);
+  Bind(g, ++i, d.maxBlocksPerMultiprocessor);
+  Bind(g, ++i, d.maxThreadsPerBlock);
+  Bind(g, ++i, d.maxBlockDimX);
+  Bind(g, ++i, d.maxBlockDimY);
+  Bind(g, ++i, d.maxBlockDimZ);
+  Bind(g, ++i, d.maxGridDimX);
+  Bind(g, ++i, d.maxGridDimY);
+  Bind(g, ++i, d.maxGridDimZ);
+  Bind(g, ++i, d.computeCapabilityMajor);
+  Bind(g, ++i, d.computeCapabilityMinor);
+  Bind(g, ++i, d.computeCapabilityMajor);
+  Bind(g, ++i, d.computeCapabilityMinor);
+  if (d.isNumaNode != 0) Bind(g, ++i, d.numaId); else BindNull(g, ++i);
+  bool ok = OCC_SQL_OK(g.Run());
 
-  delete_cuda_device_.Bind(1, d.id);
-  ok = ok && delete_cuda_device_.Run();
-  insert_cuda_device_.Bind(1, d.id);
-  insert_cuda_device_.Bind(2, d.id);
-  insert_cuda_device_.BindText(3, uuid);
-  insert_cuda_device_.Bind(4, d.numMultiprocessors);
-  ok = ok && insert_cuda_device_.Run();
+  Bind(delete_cuda_device_, 1, d.id);
+  ok = ok && OCC_SQL_OK(delete_cuda_device_.Run());
+  Bind(insert_cuda_device_, 1, d.id);
+  Bind(insert_cuda_device_, 2, d.id);
+  BindText(insert_cuda_device_, 3, uuid);
+  Bind(insert_cuda_device_, 4, d.numMultiprocessors);
+  ok = ok && OCC_SQL_OK(insert_cuda_device_.Run());
 
-  SqliteStatement& o = upsert_occ_device_;
-  o.Bind(1, d.id);
+  sql::Stmt& o = upsert_occ_device_;
+  Bind(o, 1, d.id);
   BindOptional(o, 2, x.reserved_shared_memory_per_block);
   BindOptional(o, 3, x.max_threads_per_multiprocessor);
-  o.Bind(4, d.isMigEnabled);
+  Bind(o, 4, d.isMigEnabled);
   // Without MIG, CUPTI reports the instance ids as 0xFFFFFFFF (seen on H100): store NULL.
   BindOptional(o, 5, d.isMigEnabled != 0 ? static_cast<int64_t>(d.gpuInstanceId) : -1);
   BindOptional(o, 6, d.isMigEnabled != 0 ? static_cast<int64_t>(d.computeInstanceId) : -1);
   BindOptional(o, 7, x.driver_version);
-  ok = ok && o.Run();
+  ok = ok && OCC_SQL_OK(o.Run());
   if (!ok) Fail();
 }
 
 void TraceWriter::AddContext(const ActivityContext& context) {
   if (!AcceptRecord()) return;
   green_contexts_[context.contextId] = context.isGreenContext != 0;
-  SqliteStatement& s = upsert_context_;
-  s.Bind(1, context.contextId);
-  s.Bind(2, context.deviceId);
-  s.Bind(3, context.nullStreamId);
-  s.Bind(4, context.parentContextId);
-  s.Bind(5, context.isGreenContext);
-  s.Bind(6, context.numMultiprocessors);
-  if (!s.Run()) Fail();
+  sql::Stmt& s = upsert_context_;
+  Bind(s, 1, context.contextId);
+  Bind(s, 2, context.deviceId);
+  Bind(s, 3, context.nullStreamId);
+  Bind(s, 4, context.parentContextId);
+  Bind(s, 5, context.isGreenContext);
+  Bind(s, 6, context.numMultiprocessors);
+  if (!OCC_SQL_OK(s.Run())) Fail();
 }
 
 void TraceWriter::AddAchieved(const AchievedSample& sample) {
@@ -420,19 +425,19 @@ void TraceWriter::AddAchieved(const AchievedSample& sample) {
     ++stats_.achieved_lost;
     return;
   }
-  SqliteStatement& s = insert_achieved_;
-  s.Bind(1, sample.correlation_id);
-  s.Bind(2, sample.context_id);
-  s.BindText(3, sample.status);
+  sql::Stmt& s = insert_achieved_;
+  Bind(s, 1, sample.correlation_id);
+  Bind(s, 2, sample.context_id);
+  BindText(s, 3, sample.status);
   auto bind_value = [&s](int index, double value) {
-    if (value < 0) s.BindNull(index); else s.BindDouble(index, value);
+    if (value < 0) BindNull(s, index); else BindDouble(s, index, value);
   };
   bind_value(4, sample.achieved_occupancy_pct);
   bind_value(5, sample.warps_active_per_cycle);
   bind_value(6, sample.sm_cycles_active);
   bind_value(7, sample.gpu_time_ns);
-  s.BindText(8, sample.policy);
-  s.Bind(9, sample.sample_index);
+  BindText(s, 8, sample.policy);
+  Bind(s, 9, sample.sample_index);
   bind_value(10, sample.dram_throughput_pct);
   bind_value(11, sample.l2_throughput_pct);
   bind_value(12, sample.l1_throughput_pct);
@@ -440,7 +445,7 @@ void TraceWriter::AddAchieved(const AchievedSample& sample) {
   bind_value(14, sample.tensor_pipe_pct);
   ++stats_.achieved;
   ++uncommitted_achieved_;
-  if (!s.Run()) Fail();
+  if (!OCC_SQL_OK(s.Run())) Fail();
 }
 
 void TraceWriter::SetTritonCacheRoots(std::vector<std::string> roots) {
@@ -453,13 +458,13 @@ void TraceWriter::SetTritonCacheRoots(std::vector<std::string> roots) {
 
 void TraceWriter::AddModule(uint32_t module_id, const std::vector<uint8_t>& image, const std::string& library) {
   if (failed_) return;
-  upsert_module_.Bind(1, module_id);
+  Bind(upsert_module_, 1, module_id);
   if (library.empty()) {
-    upsert_module_.BindNull(2);
+    BindNull(upsert_module_, 2);
   } else {
-    upsert_module_.BindText(2, library);
+    BindText(upsert_module_, 2, library);
   }
-  if (!upsert_module_.Run()) {
+  if (!OCC_SQL_OK(upsert_module_.Run())) {
     Fail();
     return;
   }
@@ -479,16 +484,16 @@ void TraceWriter::AddModule(uint32_t module_id, const std::vector<uint8_t>& imag
   for (const CubinFunction& function : parsed.functions) {
     const int64_t name_id = InternString(function.mangled_name);
     if (function.frame_size >= 0) cubin_local_memory_[name_id] = function.frame_size;
-    SqliteStatement& s = upsert_function_;
-    s.Bind(1, module_id);
-    s.Bind(2, name_id);
+    sql::Stmt& s = upsert_function_;
+    Bind(s, 1, module_id);
+    Bind(s, 2, name_id);
     BindOptional(s, 3, function.frame_size);
     BindOptional(s, 4, function.min_stack_size);
     BindOptional(s, 5, function.max_stack_size);
     BindOptional(s, 6, function.barrier_count);
     BindOptional(s, 7, function.registers);
     BindOptional(s, 8, function.max_threads_per_block);
-    if (!s.Run()) {
+    if (!OCC_SQL_OK(s.Run())) {
       Fail();
       return;
     }
@@ -509,10 +514,10 @@ void TraceWriter::AddTritonMetadata(int64_t name_id, const std::string& name) {
   if (!json_path) return;
   const std::optional<std::string> json = ReadSmallFile(*json_path);
   if (!json) return;
-  upsert_triton_.Bind(1, name_id);
-  upsert_triton_.BindText(2, *json);
-  upsert_triton_.BindText(3, *json_path);
-  if (!upsert_triton_.Run()) {
+  Bind(upsert_triton_, 1, name_id);
+  BindText(upsert_triton_, 2, *json);
+  BindText(upsert_triton_, 3, *json_path);
+  if (!OCC_SQL_OK(upsert_triton_.Run())) {
     Fail();
     return;
   }
@@ -522,19 +527,19 @@ void TraceWriter::AddTritonMetadata(int64_t name_id, const std::string& name) {
 
 void TraceWriter::SetMeta(std::string_view name, std::string_view value) {
   if (failed_) return;
-  upsert_meta_.BindText(1, name);
-  upsert_meta_.BindText(2, value);
-  if (!upsert_meta_.Run()) Fail();
+  BindText(upsert_meta_, 1, name);
+  BindText(upsert_meta_, 2, value);
+  if (!OCC_SQL_OK(upsert_meta_.Run())) Fail();
 }
 
 bool TraceWriter::Commit() {
   if (failed_ || db_.get() == nullptr) return false;
   FlushLaunches();
   if (failed_) return false;
-  if (in_transaction_ && !db_.Exec("COMMIT")) return Fail();
+  if (in_transaction_ && !OCC_SQL_OK(db_.Exec("COMMIT"))) return Fail();
   in_transaction_ = false;
   uncommitted_records_ = uncommitted_launches_ = uncommitted_achieved_ = 0;
-  if (!db_.Exec("BEGIN")) return Fail();
+  if (!OCC_SQL_OK(db_.Exec("BEGIN"))) return Fail();
   in_transaction_ = true;
   return true;
 }
@@ -544,7 +549,7 @@ bool TraceWriter::Close() {
   bool ok = !failed_;
   if (ok) {
     FlushLaunches();
-    ok = !failed_ && (!in_transaction_ || db_.Exec("COMMIT"));
+    ok = !failed_ && (!in_transaction_ || OCC_SQL_OK(db_.Exec("COMMIT")));
     in_transaction_ = false;
     if (ok) uncommitted_records_ = uncommitted_launches_ = uncommitted_achieved_ = 0;
     // Fold the WAL into the main file: one self-contained .db to copy around. Failing here
@@ -552,13 +557,13 @@ bool TraceWriter::Close() {
     if (ok) static_cast<void>(db_.Exec("PRAGMA journal_mode=DELETE;"));
   }
   // Statements first: sqlite3_close_v2 would otherwise keep the connection as a zombie.
-  for (SqliteStatement* s : {&insert_string_, &insert_config_, &insert_launch_,
-                             &insert_launch_batch_, &upsert_meta_, &insert_achieved_, &upsert_gpu_,
-                             &delete_cuda_device_, &insert_cuda_device_, &upsert_occ_device_,
-                             &upsert_context_, &upsert_function_, &upsert_module_, &upsert_triton_}) {
-    *s = SqliteStatement();
+  for (sql::Stmt* s : {&insert_string_, &insert_config_, &insert_launch_, &insert_launch_batch_,
+                        &upsert_meta_, &insert_achieved_, &upsert_gpu_, &delete_cuda_device_,
+                        &insert_cuda_device_, &upsert_occ_device_, &upsert_context_,
+                        &upsert_function_, &upsert_module_, &upsert_triton_}) {
+    *s = sql::Stmt();
   }
-  db_.Close();
+  db_ = sql::Db();
   if (!ok) Fail();
   return ok;
 }
@@ -566,33 +571,28 @@ bool TraceWriter::Close() {
 bool TraceWriter::WriteMetaAfterFailure(const std::vector<std::pair<std::string, std::string>>& rows) {
   Close();
   if (path_.empty()) return false;
-  // Raw calls, not errors.h: failing here is the expected outcome when the cause persists
-  // (it was reported when it happened), and the caller says whether this worked.
-  sqlite3* raw = nullptr;
-  const int opened = sqlite3_open_v2(path_.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
-  std::unique_ptr<sqlite3, int (*)(sqlite3*)> db(raw, sqlite3_close_v2);
-  if (opened != SQLITE_OK) return false;
+  // Not through errors.h: failing here is the expected outcome when the cause persists (it
+  // was reported when it happened), and the caller says whether this worked.
+  StatusOr<sql::Db> db = sql::Db::OpenReadWrite(path_);
+  if (!db.ok()) return false;
   // A lock held by another connection (the usual transient cause) gets a short grace period;
   // this runs at exit, so never long.
   constexpr int kBusyTimeoutMs = 500;
-  sqlite3_busy_timeout(db.get(), kBusyTimeoutMs);
-  if (sqlite3_exec(db.get(), "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK) return false;
-  sqlite3_stmt* raw_stmt = nullptr;
-  constexpr char kUpsert[] =
-      "INSERT INTO OCC_META(name,value) VALUES(?,?) ON CONFLICT(name) DO UPDATE SET value=excluded.value";
-  if (sqlite3_prepare_v2(db.get(), kUpsert, -1, &raw_stmt, nullptr) != SQLITE_OK) return false;
-  std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> stmt(raw_stmt, sqlite3_finalize);
-  for (const auto& [name, value] : rows) {
-    sqlite3_bind_text(stmt.get(), 1, name.data(), static_cast<int>(name.size()), SQLITE_STATIC);
-    sqlite3_bind_text(stmt.get(), 2, value.data(), static_cast<int>(value.size()), SQLITE_STATIC);
-    const int rc = sqlite3_step(stmt.get());
-    sqlite3_reset(stmt.get());
-    if (rc != SQLITE_DONE) return false;  // closing the connection rolls back
+  if (!db->SetBusyTimeout(kBusyTimeoutMs).ok()) return false;
+  StatusOr<sql::Transaction> transaction = sql::Transaction::BeginImmediate(*db);
+  if (!transaction.ok()) return false;
+  {
+    StatusOr<sql::Stmt> upsert = db->Prepare(kUpsertMetaSql);
+    if (!upsert.ok()) return false;
+    for (const auto& [name, value] : rows) {
+      BindText(*upsert, 1, name);
+      BindText(*upsert, 2, value);
+      if (!upsert->Run().ok()) return false;  // the transaction rolls back on the way out
+    }
   }
-  stmt.reset();
-  if (sqlite3_exec(db.get(), "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) return false;
+  if (!transaction->Commit().ok()) return false;
   // As Close(): one self-contained file when no reader holds the WAL.
-  static_cast<void>(sqlite3_exec(db.get(), "PRAGMA journal_mode=DELETE;", nullptr, nullptr, nullptr));
+  static_cast<void>(db->Exec("PRAGMA journal_mode=DELETE;"));
   return true;
 }
 

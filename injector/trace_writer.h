@@ -21,8 +21,8 @@
 #include "injector/achieved.h"
 #include "injector/activity_records.h"
 #include "injector/cubin_parser.h"
-#include "injector/sqlite_db.h"
 #include "injector/triton_cache.h"
+#include "sqlite_db.h"
 
 namespace occ::inj {
 
@@ -125,6 +125,7 @@ class TraceWriter {
   bool Fail();
   // Every stored record passes here first: counted as uncommitted, or as lost once failed.
   bool AcceptRecord();
+  bool Prepare(sql::Stmt* stmt, std::string_view sql_text);
   bool PrepareStatements();
   int64_t InternString(const std::string& value);
   int64_t InternKernelName(const char* mangled);
@@ -133,7 +134,7 @@ class TraceWriter {
   void AddTritonMetadata(int64_t name_id, const std::string& name);
   void WriteDevice(uint32_t device_id);
 
-  SqliteDb db_;
+  sql::Db db_;
   std::string path_;
   bool failed_ = false;
   bool in_transaction_ = false;
@@ -143,7 +144,7 @@ class TraceWriter {
   uint64_t uncommitted_launches_ = 0;
   uint64_t uncommitted_achieved_ = 0;
 
-  SqliteStatement insert_string_, insert_config_, insert_launch_, insert_launch_batch_,
+  sql::Stmt insert_string_, insert_config_, insert_launch_, insert_launch_batch_,
       upsert_meta_, insert_achieved_, upsert_gpu_, delete_cuda_device_, insert_cuda_device_,
       upsert_occ_device_, upsert_context_, upsert_function_, upsert_module_, upsert_triton_;
 

@@ -55,9 +55,7 @@ Status GenerateTrace(const std::string& path, const TraceGenOptions& o) {
       for (int i = 0; i < 3; ++i) {
         OCC_RETURN_IF_ERROR(s.BindInt64(1, k * 3 + i + 1));
         OCC_RETURN_IF_ERROR(s.BindText(2, names[i]));
-        OCC_ASSIGN_OR_RETURN(bool row, s.Step());
-        (void)row;
-        OCC_RETURN_IF_ERROR(s.Reset());
+        OCC_RETURN_IF_ERROR(s.Run());
       }
     }
   }
@@ -89,9 +87,7 @@ Status GenerateTrace(const std::string& path, const TraceGenOptions& o) {
       OCC_RETURN_IF_ERROR(s.BindInt64(i++, smem));
       OCC_RETURN_IF_ERROR(s.BindInt64(i++, smem > 0 ? 132 * 1024 : 32 * 1024));
       OCC_RETURN_IF_ERROR(s.BindInt64(i++, smem > 49152 ? 1 : 0));
-      OCC_ASSIGN_OR_RETURN(bool row, s.Step());
-      (void)row;
-      OCC_RETURN_IF_ERROR(s.Reset());
+      OCC_RETURN_IF_ERROR(s.Run());
     }
   }
   {
@@ -114,9 +110,7 @@ Status GenerateTrace(const std::string& path, const TraceGenOptions& o) {
       OCC_RETURN_IF_ERROR(launch.BindInt64(3, config + 1));
       OCC_RETURN_IF_ERROR(launch.BindInt64(4, 7 + (config % 4)));
       OCC_RETURN_IF_ERROR(launch.BindInt64(5, corr));
-      OCC_ASSIGN_OR_RETURN(bool row, launch.Step());
-      (void)row;
-      OCC_RETURN_IF_ERROR(launch.Reset());
+      OCC_RETURN_IF_ERROR(launch.Run());
       int& taken = samples[static_cast<size_t>(config)];
       if (taken < o.achieved_samples_per_config) {
         OCC_RETURN_IF_ERROR(achieved.BindInt64(1, corr));
@@ -124,9 +118,7 @@ Status GenerateTrace(const std::string& path, const TraceGenOptions& o) {
         OCC_RETURN_IF_ERROR(achieved.BindDouble(3, 8.0));
         OCC_RETURN_IF_ERROR(achieved.BindDouble(4, static_cast<double>(duration)));
         OCC_RETURN_IF_ERROR(achieved.BindInt64(5, taken));
-        OCC_ASSIGN_OR_RETURN(bool arow, achieved.Step());
-        (void)arow;
-        OCC_RETURN_IF_ERROR(achieved.Reset());
+        OCC_RETURN_IF_ERROR(achieved.Run());
         ++taken;
       }
       t += duration + rng.Below(5'000);

@@ -14,7 +14,6 @@
 // same for the baseline's table.
 //   writer_bench [launches=2000000] [repeats=5]
 #include <sched.h>
-#include <sqlite3.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -28,6 +27,7 @@
 
 #include "injector/activity_records.h"
 #include "injector/trace_writer.h"
+#include "sqlite_db.h"
 
 namespace {
 
@@ -98,18 +98,27 @@ std::string TempDb(const char* stem) {
   return path;
 }
 
-double TableBytes(const std::string& path, const char* tables) {
-  sqlite3* db = nullptr;
-  sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
-  sqlite3_stmt* stmt = nullptr;
-  const std::string sql = std::string("SELECT sum(pgsize) FROM dbstat WHERE name IN (") + tables + ")";
-  double bytes = -1;
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK && sqlite3_step(stmt) == SQLITE_ROW) {
-    bytes = sqlite3_column_double(stmt, 0);
+// Exits on an SQLite failure: a figure measured past one would mean nothing.
+template <typename T>
+T OrExit(occ::StatusOr<T> result) {
+  if (!result.ok()) {
+    std::fprintf(stderr, "writer_bench: %s\n", result.status().message().c_str());
+    std::exit(1);
   }
-  sqlite3_finalize(stmt);
-  sqlite3_close_v2(db);
-  return bytes;
+  return std::move(result).value();
+}
+void OrExit(const occ::Status& status) {
+  if (!status.ok()) {
+    std::fprintf(stderr, "writer_bench: %s\n", status.message().c_str());
+    std::exit(1);
+  }
+}
+
+double TableBytes(const std::string& path, const char* tables) {
+  occ::sql::Db db = OrExit(occ::sql::Db::OpenReadOnly(path));
+  occ::sql::Stmt stmt =
+      OrExit(db.Prepare(std::string("SELECT sum(pgsize) FROM dbstat WHERE name IN (") + tables + ")"));
+  return OrExit(stmt.Step()) ? stmt.Double(0) : -1;
 }
 
 struct Result {
@@ -143,21 +152,17 @@ Result RunOcctrace(Workload& w) {
 // The naive design, on the same records with the same walk.
 Result RunBaseline(Workload& w) {
   const std::string path = TempDb("baseline");
-  sqlite3* db = nullptr;
-  sqlite3_open(path.c_str(), &db);
-  sqlite3_exec(db,
-               "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-16384;"
-               "CREATE TABLE names(id INTEGER PRIMARY KEY, value TEXT);"
-               "CREATE TABLE kernel(start INT, \"end\" INT, deviceId INT, contextId INT, streamId INT,"
-               " correlationId INT, demangledName INT, launchType INT, cacheConfig INT,"
-               " registersPerThread INT, gridX INT, gridY INT, gridZ INT, blockX INT, blockY INT,"
-               " blockZ INT, staticSharedMemory INT, dynamicSharedMemory INT, localMemoryPerThread INT,"
-               " sharedMemoryExecuted INT, sharedMemoryLimitConfig INT, graphId INT, graphNodeId INT,"
-               " clusterX INT, clusterY INT, clusterZ INT); BEGIN;",
-               nullptr, nullptr, nullptr);
-  sqlite3_stmt* insert = nullptr;
-  sqlite3_prepare_v2(db, "INSERT INTO kernel VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1,
-                     &insert, nullptr);
+  occ::sql::Db db = OrExit(occ::sql::Db::Create(path, /*replace=*/false));
+  OrExit(db.Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-16384;"
+                 "CREATE TABLE names(id INTEGER PRIMARY KEY, value TEXT);"
+                 "CREATE TABLE kernel(start INT, \"end\" INT, deviceId INT, contextId INT, streamId INT,"
+                 " correlationId INT, demangledName INT, launchType INT, cacheConfig INT,"
+                 " registersPerThread INT, gridX INT, gridY INT, gridZ INT, blockX INT, blockY INT,"
+                 " blockZ INT, staticSharedMemory INT, dynamicSharedMemory INT, localMemoryPerThread INT,"
+                 " sharedMemoryExecuted INT, sharedMemoryLimitConfig INT, graphId INT, graphNodeId INT,"
+                 " clusterX INT, clusterY INT, clusterZ INT); BEGIN;"));
+  occ::sql::Stmt insert =
+      OrExit(db.Prepare("INSERT INTO kernel VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
   std::unordered_map<const char*, int64_t> name_ids;
   const auto begin = Clock::now();
   uint64_t since_commit = 0;
@@ -166,7 +171,8 @@ Result RunBaseline(Workload& w) {
       const auto& k = reinterpret_cast<const ActivityKernel&>(record);
       auto [it, inserted] = name_ids.try_emplace(k.name, static_cast<int64_t>(name_ids.size()));
       int i = 0;
-      auto bind = [&](int64_t v) { sqlite3_bind_int64(insert, ++i, v); };
+      // A failed bind is returned by Run() (occ::sql::Stmt).
+      auto bind = [&](int64_t v) { static_cast<void>(insert.BindInt64(++i, v)); };
       bind(static_cast<int64_t>(k.start)); bind(static_cast<int64_t>(k.end)); bind(k.deviceId);
       bind(k.contextId); bind(k.streamId); bind(k.correlationId); bind(it->second); bind(k.launchType);
       bind(k.cacheConfig.config.requested); bind(k.registersPerThread); bind(k.gridX); bind(k.gridY);
@@ -174,18 +180,17 @@ Result RunBaseline(Workload& w) {
       bind(k.dynamicSharedMemory); bind(k.localMemoryPerThread); bind(k.sharedMemoryExecuted);
       bind(k.shmemLimitConfig); bind(k.graphId); bind(static_cast<int64_t>(k.graphNodeId));
       bind(k.clusterX); bind(k.clusterY); bind(k.clusterZ);
-      sqlite3_step(insert);
-      sqlite3_reset(insert);
+      OrExit(insert.Run());
     });
     since_commit += w.sizes[b] / sizeof(ActivityKernel);
     if (since_commit >= kCommitEvery) {
-      sqlite3_exec(db, "COMMIT; BEGIN;", nullptr, nullptr, nullptr);
+      OrExit(db.Exec("COMMIT; BEGIN;"));
       since_commit = 0;
     }
   }
-  sqlite3_exec(db, "COMMIT; PRAGMA journal_mode=DELETE;", nullptr, nullptr, nullptr);
-  sqlite3_finalize(insert);
-  sqlite3_close_v2(db);
+  OrExit(db.Exec("COMMIT; PRAGMA journal_mode=DELETE;"));
+  insert = occ::sql::Stmt();
+  db = occ::sql::Db();
   const double seconds = std::chrono::duration<double>(Clock::now() - begin).count();
   Result r{static_cast<double>(w.launches) / seconds, TableBytes(path, "'kernel'") / static_cast<double>(w.launches)};
   for (const char* s : {"", "-wal", "-shm", "-journal"}) std::remove((path + s).c_str());

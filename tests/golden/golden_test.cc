@@ -24,9 +24,9 @@
 #include <vector>
 
 #include "analyzer/occ_report.h"
-#include "analyzer/sqlite_db.h"
 #include "kTraceSchemaSql.h"
 #include "reports/strings.h"
+#include "sqlite_db.h"
 
 namespace occ {
 namespace {

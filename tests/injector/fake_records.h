@@ -2,8 +2,6 @@
 // delivers them (records back to back, 8-byte aligned), as libkineto's tests do.
 #pragma once
 
-#include <sqlite3.h>
-
 #include <unistd.h>
 
 #include <cstdint>
@@ -13,6 +11,7 @@
 #include <string>
 
 #include "injector/activity_records.h"
+#include "sqlite_db.h"
 
 namespace occ::inj::testing {
 
@@ -101,35 +100,25 @@ class FakeActivityBuffer {
 // Reads a trace with a separate connection, as occ-report would.
 class TraceReader {
  public:
-  explicit TraceReader(const std::string& path) {
-    sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READONLY, nullptr);
-  }
-  ~TraceReader() { sqlite3_close_v2(db_); }
-  TraceReader(const TraceReader&) = delete;
-  TraceReader& operator=(const TraceReader&) = delete;
+  explicit TraceReader(const std::string& path) : db_(sql::Db::OpenReadOnly(path)) {}
 
   // First column of the first row as text ("<null>" / "<no row>" / "<error: ...>").
   std::string Text(const std::string& sql) const {
-    sqlite3_stmt* stmt = nullptr;
-    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) {
-      return std::string("<error: ") + sqlite3_errmsg(db_) + ">";
-    }
-    std::string out = "<no row>";
-    if (sqlite3_step(stmt) == SQLITE_ROW) {
-      const unsigned char* text = sqlite3_column_text(stmt, 0);
-      out = text != nullptr ? reinterpret_cast<const char*>(text) : "<null>";
-    }
-    sqlite3_finalize(stmt);
-    return out;
+    if (!db_.ok()) return "<error: " + db_.status().message() + ">";
+    StatusOr<sql::Stmt> stmt = db_->Prepare(sql);
+    if (!stmt.ok()) return "<error: " + stmt.status().message() + ">";
+    StatusOr<bool> row = stmt->Step();
+    if (!row.ok()) return "<error: " + row.status().message() + ">";
+    if (!*row) return "<no row>";
+    return stmt->IsNull(0) ? "<null>" : stmt->Text(0);
   }
   int64_t Int(const std::string& sql) const { return std::strtoll(Text(sql).c_str(), nullptr, 10); }
   std::string Meta(const std::string& name) const {
     return Text("SELECT value FROM OCC_META WHERE name='" + name + "'");
   }
-  sqlite3* db() const { return db_; }
 
  private:
-  sqlite3* db_ = nullptr;
+  StatusOr<sql::Db> db_;
 };
 
 inline std::string TempPath(const std::string& stem) {

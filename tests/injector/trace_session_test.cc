@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -528,23 +529,24 @@ TEST(TraceSessionTest, RecordsAfterTheEndAreCountedAsDropped) {
 class WriteLock {
  public:
   explicit WriteLock(const std::string& path) {
-    sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE, nullptr);
-    locked_ = sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) == SQLITE_OK;
+    StatusOr<sql::Db> db = sql::Db::OpenReadWrite(path);
+    if (!db.ok()) return;
+    db_ = std::move(db).value();
+    StatusOr<sql::Transaction> transaction = sql::Transaction::BeginImmediate(db_);
+    if (transaction.ok()) transaction_.emplace(std::move(transaction).value());
   }
-  ~WriteLock() { Release(); }
   WriteLock(const WriteLock&) = delete;
   WriteLock& operator=(const WriteLock&) = delete;
-  bool locked() const { return locked_; }
+  bool locked() const { return transaction_.has_value(); }
+  // Rolls back (the transaction's destructor) and closes the connection.
   void Release() {
-    if (db_ == nullptr) return;
-    if (locked_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-    sqlite3_close_v2(db_);
-    db_ = nullptr;
+    transaction_.reset();
+    db_ = sql::Db();
   }
 
  private:
-  sqlite3* db_ = nullptr;
-  bool locked_ = false;
+  sql::Db db_;
+  std::optional<sql::Transaction> transaction_;  // after db_: rolled back before it closes
 };
 
 bool WaitUntilInactive(const TraceSession& session) {

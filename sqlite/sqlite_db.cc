@@ -1,7 +1,6 @@
+// occ::sql's connection, statement and transaction code (sqlite_db.h says what it gives).
+// Takes the SQLite C API; every failure becomes a Status naming the database's label.
 #include "sqlite_db.h"
-
-#include <regex.h>
-#include <sqlite3.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -48,6 +47,8 @@ Status Db::Error(std::string_view what, std::string_view statement) const {
   return SqliteError(db_.get(), label_, what, statement);
 }
 
+// SQLITE_OPEN_NOMUTEX throughout: a connection is used by one thread at a time (the analyzer
+// is single-threaded, the injector's connection belongs to its writer thread).
 StatusOr<Db> Db::OpenWith(const std::string& path, const std::string& label, int flags) {
   sqlite3* raw = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
@@ -67,6 +68,10 @@ StatusOr<Db> Db::OpenWith(const std::string& path, const std::string& label, int
 
 StatusOr<Db> Db::OpenReadOnly(const std::string& path) {
   return OpenWith(path, path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX);
+}
+
+StatusOr<Db> Db::OpenReadWrite(const std::string& path) {
+  return OpenWith(path, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX);
 }
 
 StatusOr<Db> Db::OpenMemory(const std::string& label) {
@@ -117,15 +122,28 @@ Status Db::ExecUntrusted(std::string_view sql_text) const {
   return status;
 }
 
-StatusOr<Stmt> Db::Prepare(std::string_view sql_text) const {
+StatusOr<Stmt> Db::Prepare(std::string_view sql_text) const { return PrepareWith(sql_text, 0); }
+
+StatusOr<Stmt> Db::PreparePersistent(std::string_view sql_text) const {
+  return PrepareWith(sql_text, SQLITE_PREPARE_PERSISTENT);
+}
+
+StatusOr<Stmt> Db::PrepareWith(std::string_view sql_text, unsigned int flags) const {
   sqlite3_stmt* raw = nullptr;
-  int rc = sqlite3_prepare_v2(db_.get(), sql_text.data(), static_cast<int>(sql_text.size()), &raw,
-                              nullptr);
+  int rc = sqlite3_prepare_v3(db_.get(), sql_text.data(), static_cast<int>(sql_text.size()), flags,
+                              &raw, nullptr);
   if (rc != SQLITE_OK) {
     sqlite3_finalize(raw);
     return Error("cannot prepare query", sql_text);
   }
   return Stmt(db_.get(), label_, raw, std::string(sql_text));
+}
+
+Status Db::SetBusyTimeout(int milliseconds) const {
+  if (sqlite3_busy_timeout(db_.get(), milliseconds) != SQLITE_OK) {
+    return Error("cannot set the busy timeout");
+  }
+  return OkStatus();
 }
 
 StatusOr<bool> Db::HasTable(std::string_view name, std::string* type) const {
@@ -148,27 +166,14 @@ StatusOr<bool> Db::HasColumn(std::string_view table, std::string_view column) co
 Stmt::Stmt(sqlite3* db, std::string label, sqlite3_stmt* stmt, std::string sql_text)
     : db_(db), label_(std::move(label)), stmt_(stmt), sql_(std::move(sql_text)) {}
 
-Status Stmt::Check(int rc, std::string_view what) const {
-  if (rc == SQLITE_OK) return OkStatus();
-  return SqliteError(db_, label_, what, sql_);
-}
-
-Status Stmt::BindInt64(int index, int64_t value) {
-  return Check(sqlite3_bind_int64(stmt_.get(), index, value), "cannot bind parameter");
-}
-Status Stmt::BindDouble(int index, double value) {
-  return Check(sqlite3_bind_double(stmt_.get(), index, value), "cannot bind parameter");
-}
-Status Stmt::BindText(int index, std::string_view value) {
-  return Check(sqlite3_bind_text64(stmt_.get(), index, value.data(), value.size(),
-                                   SQLITE_TRANSIENT, SQLITE_UTF8),
-               "cannot bind parameter");
-}
-Status Stmt::BindNull(int index) {
-  return Check(sqlite3_bind_null(stmt_.get(), index), "cannot bind parameter");
+Status Stmt::BindFailed() {
+  Status error = SqliteError(db_, label_, "cannot bind parameter", sql_);
+  if (bind_error_.ok()) bind_error_ = error;
+  return error;
 }
 
 StatusOr<bool> Stmt::Step() {
+  if (!bind_error_.ok()) return bind_error_;
   int rc = sqlite3_step(stmt_.get());
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
@@ -178,7 +183,24 @@ StatusOr<bool> Stmt::Step() {
 Status Stmt::Reset() {
   sqlite3_reset(stmt_.get());
   sqlite3_clear_bindings(stmt_.get());
+  bind_error_ = OkStatus();
   return OkStatus();
+}
+
+Status Stmt::Run() {
+  if (!bind_error_.ok()) [[unlikely]] {
+    sqlite3_reset(stmt_.get());
+    return std::exchange(bind_error_, OkStatus());
+  }
+  const int rc = sqlite3_step(stmt_.get());
+  if (rc == SQLITE_DONE || rc == SQLITE_ROW) [[likely]] {
+    sqlite3_reset(stmt_.get());
+    return OkStatus();
+  }
+  // The message before sqlite3_reset, which may replace it.
+  Status error = SqliteError(db_, label_, "query failed", sql_);
+  sqlite3_reset(stmt_.get());
+  return error;
 }
 
 int Stmt::ColumnCount() const { return sqlite3_column_count(stmt_.get()); }
@@ -204,6 +226,11 @@ StatusOr<Transaction> Transaction::Begin(const Db& db) {
   return Transaction(&db);
 }
 
+StatusOr<Transaction> Transaction::BeginImmediate(const Db& db) {
+  OCC_RETURN_IF_ERROR(db.Exec("BEGIN IMMEDIATE"));
+  return Transaction(&db);
+}
+
 Transaction::Transaction(Transaction&& other) noexcept : db_(std::exchange(other.db_, nullptr)) {}
 
 Transaction::~Transaction() {
@@ -216,72 +243,6 @@ Status Transaction::Commit() {
   Status status = db->Exec("COMMIT");
   if (!status.ok()) (void)db->Exec("ROLLBACK");
   return status;
-}
-
-namespace {
-
-struct CompiledRegex {
-  regex_t regex{};
-  ~CompiledRegex() { regfree(&regex); }
-};
-
-void DeleteCompiledRegex(void* p) { delete static_cast<CompiledRegex*>(p); }
-
-std::string RegexError(int rc, const regex_t* regex) {
-  char buffer[256];
-  regerror(rc, regex, buffer, sizeof buffer);
-  return buffer;
-}
-
-void RegexpFunction(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
-  if (argc != 2) return;
-  if (sqlite3_value_type(argv[0]) == SQLITE_NULL || sqlite3_value_type(argv[1]) == SQLITE_NULL) {
-    sqlite3_result_null(ctx);
-    return;
-  }
-  auto* compiled = static_cast<CompiledRegex*>(sqlite3_get_auxdata(ctx, 0));
-  if (compiled == nullptr) {
-    const char* pattern = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
-    auto fresh = std::make_unique<CompiledRegex>();
-    int rc = regcomp(&fresh->regex, pattern ? pattern : "", REG_EXTENDED | REG_NOSUB);
-    if (rc != 0) {
-      std::string message = "invalid regular expression: " + RegexError(rc, &fresh->regex);
-      sqlite3_result_error(ctx, message.c_str(), -1);
-      return;
-    }
-    compiled = fresh.release();
-    // SQLite owns it from here (and may delete it at once: re-read it after).
-    sqlite3_set_auxdata(ctx, 0, compiled, DeleteCompiledRegex);
-    compiled = static_cast<CompiledRegex*>(sqlite3_get_auxdata(ctx, 0));
-    if (compiled == nullptr) {
-      sqlite3_result_error_nomem(ctx);
-      return;
-    }
-  }
-  const char* text = reinterpret_cast<const char*>(sqlite3_value_text(argv[1]));
-  int rc = regexec(&compiled->regex, text ? text : "", 0, nullptr, 0);
-  sqlite3_result_int(ctx, rc == 0 ? 1 : 0);
-}
-
-}  // namespace
-
-Status RegisterRegexp(const Db& db) {
-  int rc = sqlite3_create_function_v2(db.get(), "regexp", 2,
-                                      SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
-                                      nullptr, RegexpFunction, nullptr, nullptr, nullptr);
-  if (rc != SQLITE_OK) return db.Error("cannot register REGEXP");
-  return OkStatus();
-}
-
-Status ValidateRegex(const std::string& pattern) {
-  CompiledRegex compiled;
-  int rc = regcomp(&compiled.regex, pattern.c_str(), REG_EXTENDED | REG_NOSUB);
-  if (rc != 0) {
-    std::string message = "--kernel '" + pattern + "': invalid regular expression: " +
-                          RegexError(rc, &compiled.regex);
-    return InvalidArgument(std::move(message));
-  }
-  return OkStatus();
 }
 
 }  // namespace occ::sql

@@ -1,5 +1,8 @@
-// Status / StatusOr for the analyzer: errors are values carrying a one-line message and a
-// category that the thin main() maps to an exit code. No exceptions cross a public API.
+// Status / StatusOr: errors as values carrying a one-line message and a category. Takes
+// nothing but the standard library; gives occ::Status, occ::StatusOr<T> and the
+// OCC_RETURN_IF_ERROR / OCC_ASSIGN_OR_RETURN macros. The analyzer's thin main() maps the
+// category to an exit code; the injector maps a failed Status to "tracing off" (errors.h),
+// since nothing may reach the traced program. No exceptions cross a public API.
 #pragma once
 
 #include <cassert>
