@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "arch_table.h"
+#include "message_text.h"
 #include "schema/report.pb.h"
 
 namespace occ {
@@ -14,29 +15,7 @@ namespace {
 
 using i64 = int64_t;
 
-std::string Num(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
-  return buf;
-}
-
-// 50, 62.5, 98.44: occupancy percentages as ncu prints them, without trailing zeros.
-std::string Pct(double v) {
-  std::string s = Num(v, 2);
-  while (!s.empty() && s.back() == '0') s.pop_back();
-  if (!s.empty() && s.back() == '.') s.pop_back();
-  return s + "%";
-}
-
-std::string FormatBytes(i64 bytes) {
-  if (bytes >= 1024 && bytes % 1024 == 0) return std::to_string(bytes / 1024) + " KiB";
-  return std::to_string(bytes) + " B";
-}
-
 i64 CeilDiv(i64 a, i64 b) { return (a + b - 1) / b; }
-
-// "1 block/SM", "5 blocks/SM".
-std::string BlocksPerSm(i64 n) { return std::to_string(n) + (n == 1 ? " block/SM" : " blocks/SM"); }
 
 StatusOr<OccupancyResult> At(const DeviceProps& d, const LaunchParams& l) {
   return ComputeOccupancyUnchecked(d, l);
@@ -433,7 +412,7 @@ StatusOr<BlockSizeAdvice> AdviseBlockSize(const DeviceProps& d, const LaunchPara
     advice.verdict = "no better option: " + std::to_string(l.block_threads) +
                      " threads per block is already among the best block sizes (" +
                      Pct(current.theoretical_occupancy_pct) + " theoretical occupancy" +
-                     (grid_known ? ", " + Num(advice.current.waves.waves_per_sm, 2) + " waves"
+                     (grid_known ? ", " + Fixed(advice.current.waves.waves_per_sm, 2) + " waves"
                                  : std::string()) +
                      ")";
     return advice;
@@ -467,7 +446,7 @@ StatusOr<BlockSizeAdvice> AdviseBlockSize(const DeviceProps& d, const LaunchPara
   }
   if (grid_known && advice.current.active_blocks_per_sm > 0 &&
       std::fabs(best.waves.waves_per_sm - advice.current.waves.waves_per_sm) >= 0.005) {
-    add("waves " + Num(advice.current.waves.waves_per_sm, 2) + " → " + Num(best.waves.waves_per_sm, 2));
+    add("waves " + Fixed(advice.current.waves.waves_per_sm, 2) + " → " + Fixed(best.waves.waves_per_sm, 2));
   }
   if (best.warp_waste_pct < advice.current.warp_waste_pct) {
     add("idle lanes " + Pct(advice.current.warp_waste_pct) + " → " + Pct(best.warp_waste_pct));

@@ -13,6 +13,7 @@
 #include "advice.h"
 #include "arch_table.h"
 #include "diff.h"
+#include "message_text.h"
 #include "sqlite_db.h"
 
 namespace occ {
@@ -25,30 +26,15 @@ constexpr double kLowTheoreticalPct = 80;      // ncu TheoreticalOccupancy rule
 constexpr double kAchievedGapPoints = 10;      // ncu AchievedOccupancy rule
 constexpr double kTailReportPct = 20;          // ncu tail-effect rule shows X >= 20 %
 
-std::string Fixed(double v, int digits = 1) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", digits, v);
-  return buffer;
-}
-
-std::string Abbrev(const std::string& text, size_t max_chars = 80) {
-  if (text.size() <= max_chars) return text;
-  return text.substr(0, max_chars) + "...";
-}
-
-std::string Dims(const int64_t d[3]) {
-  return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
-}
-
 // Why a recorded configuration cannot be a real launch, or "" if it can.
 std::string AbsurdValue(const ConfigStats& c) {
   if (c.grid[0] < 1 || c.grid[0] > kMaxGridX || c.grid[1] < 1 || c.grid[1] > kMaxGridYZ ||
       c.grid[2] < 1 || c.grid[2] > kMaxGridYZ) {
-    return "invalid grid " + Dims(c.grid);
+    return "invalid grid " + DimsText(c.grid);
   }
   if (c.block[0] < 1 || c.block[0] > 1024 || c.block[1] < 1 || c.block[1] > 1024 ||
       c.block[2] < 1 || c.block[2] > 64 || c.block[0] * c.block[1] * c.block[2] > 1024) {
-    return "invalid block " + Dims(c.block);
+    return "invalid block " + DimsText(c.block);
   }
   if (c.registers_per_thread < 0 || c.registers_per_thread > 255) {
     return "invalid register count " + std::to_string(c.registers_per_thread) + " per thread";
@@ -65,7 +51,7 @@ std::string AbsurdValue(const ConfigStats& c) {
     return "invalid executed shared memory configuration " + std::to_string(c.smem_executed);
   }
   for (int64_t d : c.cluster) {
-    if (d < 0 || d > 1024) return "invalid cluster " + Dims(c.cluster);
+    if (d < 0 || d > 1024) return "invalid cluster " + DimsText(c.cluster);
   }
   return "";
 }
@@ -96,11 +82,11 @@ std::string DeviceKey(const TraceDevice* d) {
 
 std::string ConfigKey(const ConfigStats& c, bool with_executed_carveout = true) {
   std::ostringstream key;
-  key << Dims(c.grid) << '|' << Dims(c.block) << '|' << c.registers_per_thread << '|'
+  key << DimsText(c.grid) << '|' << DimsText(c.block) << '|' << c.registers_per_thread << '|'
       << c.registers_known << '|' << c.static_smem << '|' << c.dynamic_smem << '|'
       << (with_executed_carveout ? c.smem_executed : -1) << '|' << c.smem_limit_config << '|'
       << c.carveout_pct << '|'
-      << c.cache_config << '|' << Dims(c.cluster) << '|' << c.local_mem_per_thread << '|'
+      << c.cache_config << '|' << DimsText(c.cluster) << '|' << c.local_mem_per_thread << '|'
       << c.name;
   return key.str();
 }

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "arch_table.h"
+#include "message_text.h"
 
 namespace occ {
 namespace {
@@ -23,16 +24,6 @@ constexpr char kSqliteMagic[] = "SQLite format 3";  // 15 chars + NUL = the 16-b
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// A short, single-line rendering of a possibly huge or binary kernel name for warnings.
-std::string Abbrev(const std::string& text, size_t max_chars = 80) {
-  std::string out;
-  for (char c : text) {
-    if (out.size() >= max_chars) return out + "...";
-    out += (static_cast<unsigned char>(c) < 0x20) ? '?' : c;
-  }
-  return out;
 }
 
 struct FileCheck {
@@ -195,7 +186,7 @@ Status TraceReader::ReadOccMeta() {
   }
   std::optional<int64_t> number = ParseInt(version);
   if (!number || *number < 1) {
-    return BadInput(path + ": unknown trace schema version '" + Abbrev(version, 40) + "'");
+    return BadInput(path + ": unknown trace schema version '" + AbbrevOneLine(version, 40) + "'");
   }
   if (*number > kSupportedTraceSchemaVersion) {
     return BadInput(path + ": trace schema version " + std::to_string(*number) +
@@ -344,7 +335,7 @@ Status TraceReader::ReadDevices() {
       auto looked_up = LookupGpu(p.name);
       if (!looked_up.ok()) {
         device.unknown_reason = "device " + std::to_string(device.device_id) + " ('" +
-                                Abbrev(p.name) + "') has no compute capability and is not in "
+                                AbbrevOneLine(p.name) + "') has no compute capability and is not in "
                                 "the architecture table";
         devices_.push_back(std::move(device));
         continue;
