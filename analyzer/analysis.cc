@@ -120,13 +120,6 @@ void Merge(ConfigStats* into, const ConfigStats& from) {
   if (into->graph_id == 0) into->graph_id = from.graph_id;
 }
 
-const TraceDevice* FindDevice(const std::vector<TraceDevice>& devices, int64_t device_id) {
-  for (const auto& d : devices) {
-    if (d.device_id == device_id) return &d;
-  }
-  return nullptr;
-}
-
 void FillIdentity(const Group& g, occtrace::KernelGroup* out) {
   const ConfigStats& c = g.stats;
   out->set_file_index(g.files.size() == 1 ? *g.files.begin() : -1);
@@ -569,9 +562,6 @@ StatusOr<Analysis> Analyze(const ReportOptions& options, const std::vector<std::
   int64_t first = 0, last = 0;
   for (auto& reader : a.readers) {
     OCC_ASSIGN_OR_RETURN(TraceScan scan, reader->Scan(options.kernel_regex));
-    if (scan.launches == 0) {
-      reader->AddWarning("no kernel launches in this file");
-    }
     any_launch |= scan.launches > 0;
     a.run_total_ns = SaturatingAdd(a.run_total_ns, scan.total_ns);
     a.run_launches += scan.launches;
@@ -597,15 +587,6 @@ StatusOr<Analysis> Analyze(const ReportOptions& options, const std::vector<std::
         it->second.device_ids.insert(c.device_id);
         Merge(&it->second.stats, c);
       }
-    }
-    // Kernels on devices the trace does not describe.
-    std::set<int64_t> missing;
-    for (const auto& c : scan.configs) {
-      if (!FindDevice(reader->devices(), c.device_id)) missing.insert(c.device_id);
-    }
-    for (int64_t id : missing) {
-      reader->AddWarning("kernels ran on device " + std::to_string(id) +
-                         ", which has no row in TARGET_INFO_GPU / TARGET_INFO_CUDA_DEVICE");
     }
   }
   FoldProfiledLaunches(&groups, &order);
