@@ -13,7 +13,9 @@
 #include "advice.h"
 #include "arch_table.h"
 #include "diff.h"
+#include "limiter_words.h"
 #include "message_text.h"
+#include "occupancy_curves.h"
 #include "sqlite_db.h"
 
 namespace occ {

@@ -11,9 +11,11 @@
 
 #include "advice.h"
 #include "arch_table.h"
+#include "limiter_words.h"
 #include "message_text.h"
 #include "occ_report.h"
 #include "occupancy.h"
+#include "occupancy_curves.h"
 #include "schema/occupancy.pb.h"
 
 namespace occ {

@@ -97,8 +97,8 @@ Status TraceReader::ReadDevices() {
       auto looked_up = LookupGpu(p.name);
       if (!looked_up.ok()) {
         device.unknown_reason = "device " + std::to_string(device.device_id) + " ('" +
-                                AbbrevOneLine(p.name) + "') has no compute capability and is not in "
-                                "the architecture table";
+                                AbbrevOneLine(p.name) +
+                                "') has no compute capability and is not in the architecture table";
         devices_.push_back(std::move(device));
         continue;
       }
