@@ -6,7 +6,7 @@
 #include <optional>
 #include <sstream>
 
-#include "analysis.h"
+#include "judge.h"
 #include "message_text.h"
 #include "occ_report.h"
 #include "sqlite_db.h"

@@ -90,6 +90,10 @@ struct ConfigStats {
   std::map<std::string, int64_t> not_measured_reasons;
 };
 
+// As recorded: absurd rows (judge.cc rejects them) can make these zero or negative.
+inline int64_t GridBlocks(const ConfigStats& c) { return c.grid[0] * c.grid[1] * c.grid[2]; }
+inline int64_t BlockThreads(const ConfigStats& c) { return c.block[0] * c.block[1] * c.block[2]; }
+
 struct TraceScan {
   std::vector<ConfigStats> configs;  // every configuration with at least one launch
   int64_t launches = 0;              // good launches, all kernels
