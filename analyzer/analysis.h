@@ -1,16 +1,28 @@
-// occ-report's analysis: reads every input (trace_reader.h), merges launch configurations
-// across files, judges each group with the occupancy model and the advice (occupancy.h,
-// advice.h), ranks them by GPU-time share x occupancy headroom and fills the Report message
-// (schema/report.proto) that every printer renders.
+// occ-report's analysis: BuildReport runs the inputs through the pipeline below and returns the
+// Report message that every printer renders. analysis.cc drives the stages; each stage's header
+// says what it takes and gives.
+//
+//   read    trace_reader.h       a file -> its devices and one row per launch configuration
+//                                (ConfigStats, trace_rows.h); one reader per format, read_*.cc
+//   group   grouping.h           the rows of every file -> groups of one kernel, configuration
+//                                and GPU model; profiled launches folded into their siblings'
+//   judge   judge.h              a group -> its verdict: theoretical occupancy (occupancy.h),
+//                                limiter, waves, issues, achieved occupancy and its gap
+//   advise  advice.h             a launch -> the model's suggestions (block size, register cap,
+//                                shared memory, barriers, grid size)
+//           group_advice.h       which suggestions fit the traced group; headroom, priority
+//           throughput_ceiling.h is more occupancy useful? measured throughput against the
+//                                hardware's ceilings; caps what a kernel near one can gain
+//           measured_evidence.h  the owner's knobs and the trace's own measurements
+//   report  report_builder.h     the groups -> the Report: summary, ranking, notes, --diff
+//   print   reports/printer.h    the Report -> text, Markdown, HTML, JSON or CSV
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "occupancy.h"
 #include "schema/report.pb.h"
 #include "status.h"
-#include "trace_reader.h"
 
 namespace occ {
 
@@ -31,15 +43,5 @@ Status ValidateReportOptions(const ReportOptions& options);
 // Builds the report. Unusable inputs are BadInput naming the file; bad rows are warnings in
 // Report.files[].warnings; no launch matching the filters is NotFound.
 StatusOr<occtrace::Report> BuildReport(const ReportOptions& options);
-
-// The model inputs for a recorded configuration (occupancy-model.md §9). InvalidArgument
-// naming the absurd value (grid 0, 1000 registers...) when the record cannot be a launch.
-// `on_traced_gpu` is false for --gpu what-if evaluation: the executed carveout the driver chose
-// on the traced GPU says nothing about another GPU (whose carveout sizes may not even include it).
-StatusOr<LaunchParams> LaunchParamsFor(const ConfigStats& config, const DeviceProps& device,
-                                       bool on_traced_gpu = true);
-
-// "grid 1024x1x1, block 256x1x1, 44 regs, smem 0+4096 B" (stable; used by diff rows).
-std::string ConfigLabel(const occtrace::KernelGroup& group);
 
 }  // namespace occ

@@ -11,8 +11,11 @@
 
 #include "advice.h"
 #include "arch_table.h"
+#include "limiter_words.h"
+#include "message_text.h"
 #include "occ_report.h"
 #include "occupancy.h"
+#include "occupancy_curves.h"
 #include "schema/occupancy.pb.h"
 
 namespace occ {
@@ -80,15 +83,6 @@ StatusOr<Dims> ParseDims(const std::string& flag, const std::string& text, int64
     v[i] = *parsed;
   }
   return Dims{v[0], v[1], v[2]};
-}
-
-std::string Pct(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.2f", v);
-  std::string s = buf;
-  while (s.back() == '0') s.pop_back();
-  if (s.back() == '.') s.pop_back();
-  return s + "%";
 }
 
 std::string LimitText(int v) { return v == kNoLimit ? "-" : std::to_string(v); }

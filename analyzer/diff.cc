@@ -6,10 +6,20 @@
 #include <map>
 #include <string>
 
-#include "analysis.h"
+#include "trace_rows.h"
 
 namespace occ {
 namespace {
+
+// "grid 1024x1x1, block 256x1x1, 44 regs, smem 0+4096 B": a diff row's configuration.
+std::string ConfigLabel(const occtrace::KernelGroup& g) {
+  return "grid " + std::to_string(g.grid_x()) + "x" + std::to_string(g.grid_y()) + "x" +
+         std::to_string(g.grid_z()) + ", block " + std::to_string(g.block_x()) + "x" +
+         std::to_string(g.block_y()) + "x" + std::to_string(g.block_z()) + ", " +
+         std::to_string(g.registers_per_thread()) + " regs, smem " +
+         std::to_string(g.static_shared_mem()) + "+" + std::to_string(g.dynamic_shared_mem()) +
+         " B";
+}
 
 struct KernelTotals {
   int64_t total_ns = 0;

@@ -6,19 +6,14 @@
 #include <optional>
 #include <sstream>
 
-#include "analysis.h"
+#include "judge.h"
+#include "message_text.h"
 #include "occ_report.h"
 #include "sqlite_db.h"
 #include "trace_reader.h"
 
 namespace occ {
 namespace {
-
-std::string Fixed(double v, int digits) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", digits, v);
-  return buffer;
-}
 
 std::string CsvField(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;

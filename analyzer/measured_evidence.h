@@ -1,5 +1,5 @@
 // Advice from what the trace itself measured, in the words of whoever owns the kernel.
-// Takes the judged kernel groups (analysis.cc) and gives them:
+// Takes the judged and advised kernel groups (judge.h, group_advice.h) and gives them:
 //  - their origin and owner (kernel_origin.h); library and framework kernels lose every
 //    launch-configuration suggestion (nobody running the program can apply one) and say what
 //    the user does control instead;

@@ -4,12 +4,12 @@
 #include <cmath>
 #include <string>
 
-#include "reports/strings.h"
+#include "message_text.h"
 
 namespace occ {
 namespace {
 
-using reports::FormatPct;
+std::string PercentText(double pct, int digits = 1) { return Fixed(pct, digits) + "%"; }
 
 constexpr const char* kUnitNames[kThroughputUnits] = {"DRAM", "L2", "L1", "issue slots", "tensor pipe"};
 
@@ -73,7 +73,7 @@ void JudgeThroughput(const ThroughputSums& sums, occtrace::KernelGroup* g) {
   t->set_busiest_pct(mean[busiest]);
   t->set_samples(static_cast<int32_t>(std::min<int64_t>(sums.launches, INT32_MAX)));
 
-  const std::string busiest_words = std::string(kUnitNames[busiest]) + " at " + FormatPct(mean[busiest]) + " of peak";
+  const std::string busiest_words = std::string(kUnitNames[busiest]) + " at " + PercentText(mean[busiest]) + " of peak";
   if (mean[busiest] >= kNearCeilingPct) {
     t->set_verdict("near_ceiling");
     t->set_summary("near the " + std::string(kUnitNames[busiest]) + " ceiling (" + busiest_words +
@@ -85,7 +85,7 @@ void JudgeThroughput(const ThroughputSums& sums, occtrace::KernelGroup* g) {
     g->set_priority(std::min(g->priority(), g->time_pct() * fraction));
   } else if (mean[busiest] < kLatencyBoundPct) {
     t->set_verdict("latency_bound");
-    t->set_summary("latency-bound (every unit below " + FormatPct(kLatencyBoundPct, 0) + " of its peak; busiest " +
+    t->set_summary("latency-bound (every unit below " + PercentText(kLatencyBoundPct, 0) + " of its peak; busiest " +
                    busiest_words + "): more resident warps can hide more latency, so occupancy matters here");
   } else {
     t->set_verdict("moderate");

@@ -1,117 +1,30 @@
-// Reads one input file — an occtrace trace (schema/trace_schema.sql), an Nsight Systems SQLite
-// export, or a `.sql` text dump of either (loaded into memory) — into per-configuration
-// aggregates. occtrace traces are aggregated by streaming OCC_LAUNCH once and summing per
-// configId (launch rows are never held in memory); nsys exports are grouped in SQL. Inputs are
-// opened read-only and never modified.
+// The read stage's entry: opens one input file, recognizes its format and reads it with that
+// format's reader. Takes a path; gives the file's facts (occtrace.InputFile), its devices and its
+// launches summed per configuration (trace_rows.h). One file per format:
+//   read_occtrace.cc     occtrace's own trace (schema/trace_schema.sql)
+//   read_nsys_export.cc  an Nsight Systems SQLite export
+//   read_sql_dump.cc     a `.sql` text dump of either, loaded into an in-memory database
+//   read_devices.cc      the device tables both formats share (TARGET_INFO_GPU ...)
+// Inputs are opened read-only and never modified.
 #pragma once
 
 #include <cstdint>
-#include <climits>
 #include <functional>
 #include <map>
 #include <memory>
-#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
-#include "occupancy.h"
 #include "schema/report.pb.h"
 #include "sqlite_db.h"
 #include "status.h"
-#include "throughput_ceiling.h"
+#include "trace_rows.h"
 
 namespace occ {
 
-// GPU-time sums saturate instead of overflowing: corrupt rows can hold durations near 2^63.
-inline int64_t SaturatingAdd(int64_t a, int64_t b) {
-  int64_t sum = 0;
-  if (__builtin_add_overflow(a, b, &sum)) return b > 0 ? INT64_MAX : INT64_MIN;
-  return sum;
-}
-
 // The newest occtrace trace schema this reader understands (OCC_META.schema_version).
 inline constexpr int kSupportedTraceSchemaVersion = 1;
-
-// A CUDA device of one input file, with what the occupancy model needs.
-struct TraceDevice {
-  int file_index = 0;
-  int device_id = 0;                 // CUDA ordinal (kernel rows' deviceId)
-  bool known = false;                // false: no usable properties (see unknown_reason)
-  std::string unknown_reason;
-  DeviceProps props;
-  int max_blocks_per_sm = 0;         // from the architecture table
-  occtrace::Source source = occtrace::SOURCE_TRACE;
-  std::vector<std::string> defaulted_fields;
-};
-
-// One launch configuration of one file with its aggregated launches. Integer fields are kept
-// as recorded (int64) so that absurd values can be reported rather than wrapped.
-struct ConfigStats {
-  int file_index = 0;
-  int64_t device_id = 0;
-  int64_t context_id = 0;
-  std::string name;                  // demangled (falls back to the short name)
-  std::string short_name;
-  std::string mangled_name;
-  int64_t grid[3] = {0, 0, 0};
-  int64_t block[3] = {0, 0, 0};
-  int64_t registers_per_thread = 0;
-  bool registers_known = true;       // false when the row has no register count
-  int64_t static_smem = 0;
-  int64_t dynamic_smem = 0;
-  int64_t local_mem_per_thread = 0;
-  int64_t smem_executed = 0;         // executed carveout, bytes (0 = not reported)
-  int64_t smem_limit_config = 0;     // 0 default, 1 opt-in
-  int64_t carveout_pct = -1;         // requested carveout %, -1 = none
-  int64_t cache_config = 0;          // requested CUfunc_cache
-  int64_t cluster[3] = {1, 1, 1};
-  int64_t graph_id = 0;
-  // From OCC_FUNCTION (the loaded cubin), when the trace has it; -1 / 0 = unknown.
-  int64_t barrier_count = -1;        // named barriers per block
-  int64_t func_max_threads = 0;      // __launch_bounds__ max threads per block
-  // From OCC_TRITON_KERNEL (Triton's compile metadata), when recorded; -1 = unknown.
-  int64_t triton_num_warps = -1;
-  int64_t triton_num_stages = -1;
-  bool matched = true;               // passes --kernel
-
-  int64_t launches = 0;
-  // Of `launches`, those without a duration: the tracer's forced flush handed the record back
-  // while the kernel still ran (start set, duration 0). Not in total/min/max; the mean is over
-  // the others.
-  int64_t untimed_launches = 0;
-  int64_t total_ns = 0;
-  int64_t min_ns = 0;
-  int64_t max_ns = 0;
-
-  // Achieved occupancy (OCC_ACHIEVED rows joined by correlationId/contextId).
-  int64_t achieved_samples = 0;
-  double achieved_sum = 0;
-  double achieved_min = 0;
-  double achieved_max = 0;
-  int64_t achieved_not_measured = 0;
-  std::map<std::string, int64_t> not_measured_reasons;
-  ThroughputSums throughput;         // of the measured launches, when the trace recorded it
-};
-
-struct TraceScan {
-  std::vector<ConfigStats> configs;  // every configuration with at least one launch
-  int64_t launches = 0;              // good launches, all kernels
-  int64_t total_ns = 0;              // GPU time of all good launches
-  int64_t first_start = 0;           // 0 when unknown
-  int64_t last_end = 0;
-};
-
-// One launch for `occ-report launches`.
-struct LaunchRow {
-  int64_t start = 0;
-  int64_t duration = 0;
-  int64_t stream_id = 0;
-  int64_t correlation_id = 0;
-  size_t config = 0;                 // index into the configs of the listing
-  double achieved_pct = -1;          // < 0: not measured
-  std::string achieved_status;       // "" when the launch has no OCC_ACHIEVED row
-};
 
 class TraceReader {
  public:
@@ -126,7 +39,8 @@ class TraceReader {
   void AddWarning(std::string warning);
 
   // Aggregates every launch per configuration. `kernel_regex` (POSIX ERE, empty = all) only
-  // sets ConfigStats::matched; totals cover all kernels so shares stay shares of the run.
+  // sets ConfigStats::matched; totals cover all kernels so shares stay shares of the run. Warns
+  // about a file without launches and about kernels on devices the file does not describe.
   StatusOr<TraceScan> Scan(const std::string& kernel_regex);
 
   // Streams launches whose kernel matches `kernel_regex`, in start order for nsys exports and
@@ -146,18 +60,35 @@ class TraceReader {
   };
   TraceReader() = default;
   Status Validate();
+
+  // read_sql_dump.cc
+  static StatusOr<sql::Db> LoadSqlDump(const std::string& path);
+
+  // read_occtrace.cc
+  Status ValidateOcctrace();
   Status ReadOccMeta();
-  Status ReadNsysMeta();
-  Status ReadDevices();
   Status LoadAchieved();
-  Status AddFunctionFacts(std::vector<ConfigStats>* configs);
-  Status AddTritonMetadata(std::vector<ConfigStats>* configs);
+  const AchievedRow* FindAchieved(int64_t correlation_id, int64_t context_id) const;
   StatusOr<std::vector<ConfigStats>> ReadOccConfigs(const std::string& kernel_regex,
                                                      std::vector<int64_t>* ids);
+  Status AddFunctionFacts(std::vector<ConfigStats>* configs);
+  Status AddTritonMetadata(std::vector<ConfigStats>* configs);
   StatusOr<TraceScan> ScanOcctrace(const std::string& kernel_regex);
-  StatusOr<TraceScan> ScanNsys(const std::string& kernel_regex);
+  Status ForEachOcctraceLaunch(const std::string& kernel_regex, int64_t limit,
+                               std::vector<ConfigStats>* configs,
+                               const std::function<Status(const LaunchRow&)>& visit);
+
+  // read_nsys_export.cc
+  Status ValidateNsysExport();
+  Status ReadNsysMeta();
   StatusOr<std::string> NsysColumn(const std::string& column, const std::string& fallback);
-  const AchievedRow* FindAchieved(int64_t correlation_id, int64_t context_id) const;
+  StatusOr<TraceScan> ScanNsys(const std::string& kernel_regex);
+  Status ForEachNsysLaunch(const std::string& kernel_regex, int64_t limit,
+                           std::vector<ConfigStats>* configs,
+                           const std::function<Status(const LaunchRow&)>& visit);
+
+  // read_devices.cc
+  Status ReadDevices();
 
   std::unique_ptr<sql::Db> db_;
   occtrace::InputFile info_;

@@ -245,7 +245,7 @@ TEST_F(TraceWriterTest, IdsAbove2Pow31SurviveEndToEnd) {
             "2147483653,2147483653,4294967280,4294967294");
   EXPECT_EQ(reader.Text("SELECT contextId || ',' || nullStreamId || ',' || parentContextId FROM OCC_CONTEXT"),
             "2147483653,65535,2147483649");
-  // The analyzer's join (trace_reader.cc FindAchieved): launch -> config context + correlation.
+  // The analyzer's join (read_occtrace.cc FindAchieved): launch -> config context + correlation.
   EXPECT_EQ(reader.Int("SELECT count(*) FROM OCC_ACHIEVED a JOIN OCC_LAUNCH l ON l.correlationId = a.correlationId "
                        "JOIN OCC_KERNEL_CONFIG c ON c.id = l.configId AND c.contextId = a.contextId"),
             1);

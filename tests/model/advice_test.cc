@@ -6,6 +6,8 @@
 
 #include "analyzer/advice.h"
 #include "analyzer/arch_table.h"
+#include "analyzer/limiter_words.h"
+#include "analyzer/occupancy_curves.h"
 
 namespace occ {
 namespace {

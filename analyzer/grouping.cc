@@ -1,0 +1,142 @@
+#include "grouping.h"
+
+#include <algorithm>
+#include <sstream>
+#include <utility>
+
+#include "message_text.h"
+
+namespace occ {
+namespace {
+
+std::string DeviceKey(const TraceDevice* d) {
+  if (d == nullptr || !d->known) {
+    return d == nullptr ? "none" : "unknown:" + std::to_string(d->file_index) + ":" +
+                                       std::to_string(d->device_id);
+  }
+  const DeviceProps& p = d->props;
+  std::ostringstream key;
+  key << p.name << '|' << p.cc_major << '.' << p.cc_minor << '|' << p.num_sms << '|'
+      << p.max_threads_per_sm << '|' << p.regs_per_sm << '|' << p.smem_per_sm << '|'
+      << p.smem_per_block_optin << '|' << p.reserved_smem_per_block;
+  return key.str();
+}
+
+std::string ConfigKey(const ConfigStats& c, bool with_executed_carveout = true) {
+  std::ostringstream key;
+  key << DimsText(c.grid) << '|' << DimsText(c.block) << '|' << c.registers_per_thread << '|'
+      << c.registers_known << '|' << c.static_smem << '|' << c.dynamic_smem << '|'
+      << (with_executed_carveout ? c.smem_executed : -1) << '|' << c.smem_limit_config << '|'
+      << c.carveout_pct << '|'
+      << c.cache_config << '|' << DimsText(c.cluster) << '|' << c.local_mem_per_thread << '|'
+      << c.name;
+  return key.str();
+}
+
+void Merge(ConfigStats* into, const ConfigStats& from) {
+  if (from.launches > 0) {
+    if (into->launches == 0) {
+      into->min_ns = from.min_ns;
+      into->max_ns = from.max_ns;
+    } else {
+      into->min_ns = std::min(into->min_ns, from.min_ns);
+      into->max_ns = std::max(into->max_ns, from.max_ns);
+    }
+  }
+  into->launches += from.launches;
+  into->untimed_launches += from.untimed_launches;
+  into->total_ns = SaturatingAdd(into->total_ns, from.total_ns);
+  if (from.achieved_samples > 0) {
+    if (into->achieved_samples == 0) {
+      into->achieved_min = from.achieved_min;
+      into->achieved_max = from.achieved_max;
+    } else {
+      into->achieved_min = std::min(into->achieved_min, from.achieved_min);
+      into->achieved_max = std::max(into->achieved_max, from.achieved_max);
+    }
+  }
+  into->achieved_samples += from.achieved_samples;
+  into->achieved_sum += from.achieved_sum;
+  into->achieved_not_measured += from.achieved_not_measured;
+  into->throughput.Merge(from.throughput);
+  for (const auto& [reason, n] : from.not_measured_reasons) into->not_measured_reasons[reason] += n;
+  if (into->graph_id == 0) into->graph_id = from.graph_id;
+}
+
+}  // namespace
+
+void AddToGroups(std::vector<ConfigStats> configs, const std::vector<TraceDevice>& devices,
+                 bool what_if, LaunchGroups* groups) {
+  for (auto& c : configs) {
+    if (!c.matched) continue;
+    const TraceDevice* device = FindDevice(devices, c.device_id);
+    std::string key = (what_if ? std::string("what-if") : DeviceKey(device)) + "#" + ConfigKey(c);
+    auto it = groups->by_key.find(key);
+    if (it == groups->by_key.end()) {
+      Group g;
+      g.device = device;
+      g.files.insert(c.file_index);
+      g.device_ids.insert(c.device_id);
+      g.stats = std::move(c);
+      groups->order.push_back(key);
+      groups->by_key.emplace(key, std::move(g));
+    } else {
+      it->second.files.insert(c.file_index);
+      it->second.device_ids.insert(c.device_id);
+      Merge(&it->second.stats, c);
+    }
+  }
+}
+
+void FoldProfiledLaunches(LaunchGroups* groups) {
+  auto profiled = [](const ConfigStats& c) { return c.achieved_samples + c.achieved_not_measured; };
+  auto only_profiled = [&](const ConfigStats& c) { return c.launches > 0 && profiled(c) >= c.launches; };
+  auto loose_key = [](const std::string& key, ConfigStats stats, bool any_requested_carveout) {
+    if (any_requested_carveout) stats.carveout_pct = -1;
+    return key.substr(0, key.find('#')) + "#" + ConfigKey(stats, false);
+  };
+  // Preferred target: launches the profiler did not touch, then the most launches.
+  auto better = [&](const ConfigStats& a, const ConfigStats& b) {
+    return std::make_pair(!only_profiled(a), a.launches) > std::make_pair(!only_profiled(b), b.launches);
+  };
+  // key without the executed carveout (and, in the second map, without the requested one) ->
+  // the best group that reported its carveout
+  std::map<std::string, std::string> reported, reported_any_request;
+  for (const auto& key : groups->order) {
+    const Group& g = groups->by_key.at(key);
+    if (g.stats.smem_executed == 0) continue;
+    for (bool any_request : {false, true}) {
+      auto& index = any_request ? reported_any_request : reported;
+      std::string loose = loose_key(key, g.stats, any_request);
+      auto it = index.find(loose);
+      if (it == index.end() || better(g.stats, groups->by_key.at(it->second).stats)) {
+        index[loose] = key;
+      }
+    }
+  }
+  std::vector<std::string> kept;
+  for (const auto& key : groups->order) {
+    Group& g = groups->by_key.at(key);
+    const bool unreported = g.stats.smem_executed == 0;
+    if (unreported || only_profiled(g.stats)) {
+      const bool request_unreported = g.stats.carveout_pct < 0;
+      const auto& index = request_unreported ? reported_any_request : reported;
+      auto it = index.find(loose_key(key, g.stats, request_unreported));
+      // count(): an entry of one map may name a group already folded through the other (a
+      // profiled-only group with a requested carveout); the group then simply stays apart.
+      if (it != index.end() && it->second != key && groups->by_key.count(it->second) > 0 &&
+          (unreported || !only_profiled(groups->by_key.at(it->second).stats))) {
+        Group& into = groups->by_key.at(it->second);
+        into.files.insert(g.files.begin(), g.files.end());
+        into.device_ids.insert(g.device_ids.begin(), g.device_ids.end());
+        Merge(&into.stats, g.stats);
+        groups->by_key.erase(key);
+        continue;
+      }
+    }
+    kept.push_back(key);
+  }
+  groups->order = std::move(kept);
+}
+
+}  // namespace occ

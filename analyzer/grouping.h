@@ -1,0 +1,51 @@
+// The group stage: merges the rows of every input (ConfigStats, trace_rows.h) into groups of
+// launches with one kernel and one configuration on one GPU model, across files and devices,
+// and folds the launches the range profiler replayed into their siblings' group. Takes each
+// file's rows and devices; gives the groups in order of first appearance.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "trace_rows.h"
+
+namespace occ {
+
+// A group of launches with one kernel and configuration, possibly over several files/devices.
+struct Group {
+  ConfigStats stats;
+  const TraceDevice* device = nullptr;   // the first device it ran on
+  std::set<int> files;
+  std::set<int64_t> device_ids;
+};
+
+// The groups by key (GPU model # configuration), and their keys in order of first appearance,
+// which keeps the report deterministic.
+struct LaunchGroups {
+  std::map<std::string, Group> by_key;
+  std::vector<std::string> order;
+};
+
+// Adds one file's configurations that match --kernel; `devices` are that file's. With `what_if`
+// (--gpu) every group is judged on one GPU, so the traced GPU model does not split groups.
+void AddToGroups(std::vector<ConfigStats> configs, const std::vector<TraceDevice>& devices,
+                 bool what_if, LaunchGroups* groups);
+
+// The executed carveout CUPTI reports for a launch the range profiler replayed is not the one the
+// program's launches get: 0 (with no timestamps), or another size. On the H100 (2026-11-22,
+// examples/train_small_h100.sql) 32 of 80 measured first launches reported 32 or 100 KiB where
+// their 29-59 siblings reported 8-228 KiB, among them a kernel with 120 KiB of dynamic shared
+// memory, which cannot run in 32 KiB; the same program traced without the profiler had no such
+// splits. Grouped by that value, each measured launch would form a group of its own and leave its
+// siblings "not measured". So a group with an unreported carveout, or whose every launch was
+// profiled, is folded into the group that has the same configuration apart from the carveout
+// and launches the profiler did not touch (else, for an unreported carveout, any reported one),
+// the one with most launches. Replayed records can lack the requested carveout percentage too
+// (NULL, read as -1), so such a group matches its siblings whatever they requested. In `all`
+// mode every launch is profiled: groups then fold only by the unreported-carveout rule.
+void FoldProfiledLaunches(LaunchGroups* groups);
+
+}  // namespace occ

@@ -1,0 +1,339 @@
+#include "judge.h"
+
+#include <algorithm>
+#include <climits>
+#include <string>
+#include <utility>
+
+#include "limiter_words.h"
+#include "message_text.h"
+#include "waves.h"
+
+namespace occ {
+namespace {
+
+constexpr int64_t kMaxGridX = 2147483647;
+constexpr int64_t kMaxGridYZ = 65535;
+constexpr int64_t kMaxSmemBytes = 1 << 20;     // no GPU has a megabyte of shared memory per block
+constexpr double kLowTheoreticalPct = 80;      // ncu TheoreticalOccupancy rule
+constexpr double kAchievedGapPoints = 10;      // ncu AchievedOccupancy rule
+constexpr double kTailReportPct = 20;          // ncu tail-effect rule shows X >= 20 %
+
+// Why a recorded configuration cannot be a real launch, or "" if it can.
+std::string AbsurdValue(const ConfigStats& c) {
+  if (c.grid[0] < 1 || c.grid[0] > kMaxGridX || c.grid[1] < 1 || c.grid[1] > kMaxGridYZ ||
+      c.grid[2] < 1 || c.grid[2] > kMaxGridYZ) {
+    return "invalid grid " + DimsText(c.grid);
+  }
+  if (c.block[0] < 1 || c.block[0] > 1024 || c.block[1] < 1 || c.block[1] > 1024 ||
+      c.block[2] < 1 || c.block[2] > 64 || c.block[0] * c.block[1] * c.block[2] > 1024) {
+    return "invalid block " + DimsText(c.block);
+  }
+  if (c.registers_per_thread < 0 || c.registers_per_thread > 255) {
+    return "invalid register count " + std::to_string(c.registers_per_thread) + " per thread";
+  }
+  if (c.static_smem < 0 || c.static_smem > kMaxSmemBytes || c.dynamic_smem < 0 ||
+      c.dynamic_smem > kMaxSmemBytes) {
+    return "invalid shared memory " + std::to_string(c.static_smem) + " B static + " +
+           std::to_string(c.dynamic_smem) + " B dynamic";
+  }
+  if (c.local_mem_per_thread < 0 || c.local_mem_per_thread > (int64_t{1} << 30)) {
+    return "invalid local memory " + std::to_string(c.local_mem_per_thread) + " B per thread";
+  }
+  if (c.smem_executed < 0 || c.smem_executed > 2 * kMaxSmemBytes) {
+    return "invalid executed shared memory configuration " + std::to_string(c.smem_executed);
+  }
+  for (int64_t d : c.cluster) {
+    if (d < 0 || d > 1024) return "invalid cluster " + DimsText(c.cluster);
+  }
+  return "";
+}
+
+void FillIdentity(const Group& g, occtrace::KernelGroup* out) {
+  const ConfigStats& c = g.stats;
+  out->set_file_index(g.files.size() == 1 ? *g.files.begin() : -1);
+  out->set_device_id(g.device_ids.size() == 1 ? static_cast<int32_t>(*g.device_ids.begin()) : -1);
+  out->set_name(c.name);
+  out->set_short_name(c.short_name);
+  out->set_mangled_name(c.mangled_name);
+  auto i32 = [](int64_t v) {
+    return static_cast<int32_t>(std::clamp<int64_t>(v, INT32_MIN, INT32_MAX));
+  };
+  out->set_grid_x(i32(c.grid[0]));
+  out->set_grid_y(i32(c.grid[1]));
+  out->set_grid_z(i32(c.grid[2]));
+  out->set_block_x(i32(c.block[0]));
+  out->set_block_y(i32(c.block[1]));
+  out->set_block_z(i32(c.block[2]));
+  out->set_registers_per_thread(i32(c.registers_per_thread));
+  out->set_static_shared_mem(i32(c.static_smem));
+  out->set_dynamic_shared_mem(i32(c.dynamic_smem));
+  out->set_local_mem_per_thread(i32(c.local_mem_per_thread));
+  out->set_shared_mem_executed(i32(c.smem_executed));
+  out->set_cluster_x(i32(c.cluster[0]));
+  out->set_cluster_y(i32(c.cluster[1]));
+  out->set_cluster_z(i32(c.cluster[2]));
+  out->set_launches(c.launches);
+  out->set_total_ns(c.total_ns);
+  const int64_t timed_launches = c.launches - c.untimed_launches;
+  out->set_mean_ns(timed_launches > 0
+                       ? static_cast<double>(c.total_ns) / static_cast<double>(timed_launches)
+                       : 0);
+  out->set_min_ns(c.min_ns);
+  out->set_max_ns(c.max_ns);
+  out->set_graph_id(c.graph_id);
+  // Triton's cache can hold one kernel name compiled several ways (Inductor's autotuner tries
+  // num_warps 2, 4, 8 ... under the same name), and the trace keeps one of them: quote it only
+  // when it is the compilation this configuration ran (num_warps x 32 threads per block).
+  const int64_t block_threads = std::max<int64_t>(1, c.block[0]) * std::max<int64_t>(1, c.block[1]) *
+                                std::max<int64_t>(1, c.block[2]);
+  if (c.triton_num_warps > 0 && c.triton_num_warps * 32 == block_threads) {
+    out->set_triton_num_warps(static_cast<int32_t>(c.triton_num_warps));
+    if (c.triton_num_stages >= 0) out->set_triton_num_stages(static_cast<int32_t>(c.triton_num_stages));
+  }
+}
+
+void FillOccupancy(const OccupancyResult& r, const std::string& sentence,
+                   occtrace::Occupancy* out) {
+  out->set_theoretical_occupancy_pct(r.theoretical_occupancy_pct);
+  out->set_active_blocks_per_sm(r.active_blocks_per_sm);
+  out->set_active_warps_per_sm(r.active_warps_per_sm);
+  out->set_max_warps_per_sm(r.max_warps_per_sm);
+  out->set_block_limit_warps(r.block_limit_warps);
+  out->set_block_limit_registers(r.block_limit_registers);
+  out->set_block_limit_shared_mem(r.block_limit_shared_mem);
+  out->set_block_limit_blocks(r.block_limit_blocks);
+  out->set_block_limit_barriers(r.block_limit_barriers);
+  out->set_ncu_block_limit_shared_mem(r.ncu_block_limit_shared_mem);
+  out->set_ncu_block_limit_barriers(r.ncu_block_limit_barriers);
+  out->set_allocated_registers_per_block(r.allocated_registers_per_block);
+  out->set_allocated_shared_mem_per_block(r.allocated_shared_mem_per_block);
+  out->set_allocated_registers_per_thread(r.allocated_registers_per_thread);
+  for (auto& name : LimitingFactorNames(RealLimiters(r))) out->add_limiting_factors(name);
+  out->set_limiter_sentence(sentence);
+}
+
+// ncu's achieved-occupancy rule, with the reasons a trace can show.
+void ExplainGap(const ConfigStats& c, const OccupancyResult& r, const Waves& w, int num_sms,
+                occtrace::Achieved* achieved) {
+  double theo = r.theoretical_occupancy_pct;
+  double gap = achieved->gap_points();
+  if (gap <= kAchievedGapPoints || r.active_blocks_per_sm <= 0 || r.max_warps_per_sm <= 0) return;
+  const double per_block_pct = 100.0 * r.warps_per_block / r.max_warps_per_sm;
+  const int64_t grid = GridBlocks(c);
+  bool explained = false;
+  // Achieved occupancy averages over active SM cycles only: an SM holding fewer blocks than
+  // the limit lowers it, an idle SM does not.
+  if (w.full_waves == 0) {
+    int64_t busy_sms = std::min<int64_t>(grid, num_sms);
+    int64_t blocks_per_busy_sm = (grid + busy_sms - 1) / std::max<int64_t>(busy_sms, 1);
+    double estimate = std::min<double>(theo, per_block_pct * static_cast<double>(
+                                                                 std::min<int64_t>(blocks_per_busy_sm, r.active_blocks_per_sm)));
+    achieved->add_gap_explanations(
+        "small grid: " + std::to_string(grid) + " blocks are less than one wave of " +
+        std::to_string(w.blocks_per_wave) + " (" + std::to_string(r.active_blocks_per_sm) +
+        " blocks/SM x " + std::to_string(num_sms) + " SMs), so busy SMs hold at most " +
+        std::to_string(std::min<int64_t>(blocks_per_busy_sm, r.active_blocks_per_sm)) +
+        " of " + std::to_string(r.active_blocks_per_sm) + " possible blocks: wave-capped "
+        "estimate " + Fixed(estimate) + "%");
+    explained = estimate <= achieved->mean_pct() + kAchievedGapPoints;
+  } else if (w.tail_blocks > 0) {
+    int64_t tail_sms = std::min<int64_t>(w.tail_blocks, num_sms);
+    double tail_blocks_per_sm = static_cast<double>(w.tail_blocks) / static_cast<double>(tail_sms);
+    double tail_occ = std::min(theo, per_block_pct * tail_blocks_per_sm);
+    double estimate = (static_cast<double>(w.full_waves) * theo + tail_occ) /
+                      static_cast<double>(w.full_waves + 1);
+    if (w.tail_pct >= kTailReportPct || estimate < theo - 1) {
+      achieved->add_gap_explanations(
+          "tail effect: " + std::to_string(w.full_waves) + (w.full_waves == 1 ? " full wave" : " full waves") +
+          " and a partial wave of " +
+          std::to_string(w.tail_blocks) + " blocks; during the tail SMs hold fewer blocks "
+          "(wave-capped estimate " + Fixed(estimate) + "%)" +
+          // Which SMs receive the tail blocks changes from launch to launch, and with it the
+          // achieved occupancy of grids whose tail is a large share (>= 20 %) of the run
+          // (1122 x 256 on an H200: 85-97 %, in ncu and occtrace alike; docs/accuracy.md).
+          (achieved->samples() < 3 && w.tail_pct >= kTailReportPct ? "; the tail's placement on the SMs, and so this value, varies from "
+                                     "launch to launch: sample more launches (OCCTRACE_SAMPLES) for a steady mean"
+                                   : ""));
+      explained = estimate <= achieved->mean_pct() + kAchievedGapPoints;
+    }
+  }
+  if (!explained) {
+    achieved->add_gap_explanations(
+        "warp scheduling overhead or workload imbalance within or across blocks (blocks finishing "
+        "at different times leave SMs partly empty): the grid shape alone does not explain the gap");
+  }
+}
+
+void FileWarning(JudgeContext* ctx, int file_index, const std::string& warning) {
+  if (file_index >= 0 && static_cast<size_t>(file_index) < ctx->files->size()) {
+    (*ctx->files)[static_cast<size_t>(file_index)].add_warnings(warning);
+  }
+}
+
+}  // namespace
+
+Judged JudgeGroup(JudgeContext* ctx, const Group& g, int64_t run_total_ns) {
+  Judged j;
+  occtrace::KernelGroup& out = j.group;
+  const ConfigStats& c = g.stats;
+  FillIdentity(g, &out);
+  out.set_time_pct(run_total_ns > 0 ? 100.0 * static_cast<double>(c.total_ns) /
+                                          static_cast<double>(run_total_ns)
+                                    : 0);
+  auto unjudged = [&](const std::string& reason) {
+    out.set_judged(false);
+    out.set_not_judged_reason(reason);
+    return j;
+  };
+  std::string absurd = AbsurdValue(c);
+  if (!absurd.empty()) {
+    FileWarning(ctx, *g.files.begin(), "kernel '" + Abbrev(c.name) + "': " + absurd +
+                                           " in the trace: not judged");
+    return unjudged("the trace records an " + absurd);
+  }
+  if (!c.registers_known) return unjudged("no register count recorded for this kernel");
+  const DeviceProps* device = nullptr;
+  if (ctx->what_if) {
+    device = &*ctx->what_if;
+  } else if (g.device == nullptr) {
+    return unjudged("device " + std::to_string(c.device_id) + " has no device row in the trace "
+                    "(unknown GPU; --gpu NAME evaluates it on a named GPU)");
+  } else if (!g.device->known) {
+    return unjudged("unknown GPU: " + g.device->unknown_reason +
+                    " (--gpu NAME evaluates it on a named GPU)");
+  } else {
+    device = &g.device->props;
+  }
+  auto params = LaunchParamsFor(c, *device, /*on_traced_gpu=*/!ctx->what_if);
+  if (!params.ok()) return unjudged(params.status().message());
+  LaunchParams launch = *params;
+  AdviceInputs inputs;
+  inputs.grid_blocks = GridBlocks(c);
+  inputs.local_memory_per_thread = static_cast<int>(c.local_mem_per_thread);
+  inputs.barrier_count_known = c.barrier_count >= 0;
+  auto advice_or = AdviseLaunch(*device, launch, inputs);
+  if (!advice_or.ok()) return unjudged(advice_or.status().message());
+  j.device = device;
+  j.advice = std::move(*advice_or);
+  const LaunchAdvice& advice = j.advice;
+  const OccupancyResult& r = advice.occupancy;
+  out.set_judged(true);
+  FillOccupancy(r, advice.limiter_sentence, out.mutable_occupancy());
+  out.set_limiting_factor(advice.primary_limiter);
+
+  Waves w = advice.waves ? *advice.waves
+                         : ComputeWaves(GridBlocks(c), r.active_blocks_per_sm, device->num_sms);
+  out.set_waves_per_sm(w.waves_per_sm);
+  out.set_full_waves(w.full_waves);
+  out.set_tail_blocks(w.tail_blocks);
+  out.set_tail_pct(w.tail_pct);
+
+  // Issues: Nsight Compute's rules (occupancy-model.md §5.4), same thresholds.
+  const int64_t grid = GridBlocks(c);
+  const int64_t threads = BlockThreads(c);
+  if (r.active_blocks_per_sm == 0) {
+    out.add_issues("cannot run on " + device->name + ": " + advice.limiter_sentence);
+  }
+  if (threads % 32 != 0) {
+    int64_t warps = (threads + 31) / 32;
+    int64_t idle = warps * 32 - threads;
+    out.add_issues("block of " + std::to_string(threads) + " threads is not a multiple of 32: " +
+                   std::to_string(idle) + " of " + std::to_string(warps * 32) +
+                   " lanes in its warps are masked off (est. speedup up to " +
+                   Fixed(100.0 * static_cast<double>(idle) / static_cast<double>(warps * 32)) +
+                   "%)");
+  }
+  if (grid < device->num_sms) {
+    out.add_issues("grid of " + std::to_string(grid) + " blocks is smaller than the GPU's " +
+                   std::to_string(device->num_sms) + " SMs: " +
+                   std::to_string(device->num_sms - grid) + " SMs stay idle (est. speedup up to " +
+                   Fixed(100.0 * static_cast<double>(device->num_sms - grid) / device->num_sms) +
+                   "%)");
+  } else if (w.full_waves >= 1 && w.tail_blocks > 0 && w.tail_pct >= kTailReportPct) {
+    std::string tail = TailSentence(w);
+    if (!tail.empty()) out.add_issues(tail);
+  }
+  if (r.active_blocks_per_sm > 0 && r.theoretical_occupancy_pct < kLowTheoreticalPct) {
+    out.add_issues("theoretical occupancy " + Fixed(r.theoretical_occupancy_pct) +
+                   "% is below 80%: " + advice.limiter_sentence);
+  }
+  if (c.local_mem_per_thread > 0) {
+    out.add_issues("uses " + std::to_string(c.local_mem_per_thread) +
+                   " B of local memory per thread (register spills or stack)");
+  }
+  for (const auto& note : advice.notes) {
+    // Barrier, wave and grid notes are covered above or once per report.
+    if (note.find("barrier") != std::string::npos || note.find("wave") != std::string::npos ||
+        note.find("grid") != std::string::npos || note.find("local memory") != std::string::npos ||
+        note.find("idle lanes") != std::string::npos) {
+      continue;
+    }
+    bool dup = false;
+    for (const auto& issue : out.issues()) dup |= issue == note;
+    if (!dup) out.add_issues(note);
+  }
+
+  // Achieved occupancy.
+  if (c.achieved_samples > 0 || c.achieved_not_measured > 0) {
+    occtrace::Achieved* a = out.mutable_achieved();
+    a->set_samples(static_cast<int32_t>(std::min<int64_t>(c.achieved_samples, INT32_MAX)));
+    a->set_not_measured(static_cast<int32_t>(std::min<int64_t>(c.achieved_not_measured, INT32_MAX)));
+    std::string reasons;
+    for (const auto& [reason, n] : c.not_measured_reasons) {
+      reasons += (reasons.empty() ? "" : ", ") + reason + " (" + std::to_string(n) + ")";
+    }
+    a->set_not_measured_reason(reasons);
+    if (c.achieved_samples > 0) {
+      a->set_mean_pct(c.achieved_sum / static_cast<double>(c.achieved_samples));
+      a->set_min_pct(c.achieved_min);
+      a->set_max_pct(c.achieved_max);
+      // Only meaningful on the GPU the trace ran on.
+      if (!ctx->what_if) {
+        a->set_gap_points(r.theoretical_occupancy_pct - a->mean_pct());
+        ExplainGap(c, r, w, device->num_sms, a);
+      }
+    }
+  }
+  j.ok = true;
+  return j;
+}
+
+StatusOr<LaunchParams> LaunchParamsFor(const ConfigStats& c, const DeviceProps& device,
+                                       bool on_traced_gpu) {
+  std::string absurd = AbsurdValue(c);
+  if (!absurd.empty()) return InvalidArgument(absurd);
+  LaunchParams p;
+  p.block_threads = static_cast<int>(BlockThreads(c));
+  if (p.block_threads > device.max_threads_per_block) {
+    return InvalidArgument("block of " + std::to_string(p.block_threads) + " threads exceeds " +
+                           device.name + "'s limit of " +
+                           std::to_string(device.max_threads_per_block));
+  }
+  p.regs_per_thread = static_cast<int>(c.registers_per_thread);
+  p.static_smem = static_cast<int>(c.static_smem);
+  p.dynamic_smem = static_cast<int>(c.dynamic_smem);
+  // A launch that ran with more than the default per-block limit must have opted in, whatever
+  // the recorded limit config says (older records lack it).
+  bool opt_in = c.smem_limit_config == 1 || c.static_smem + c.dynamic_smem > device.smem_per_block;
+  p.shmem_limit_config = opt_in ? ShmemLimitConfig::kOptIn : ShmemLimitConfig::kDefault;
+  // The launch succeeded, so its dynamic size was allowed: the attribute is at least that, and
+  // for opt-in launches whatever the device allows (occupancy-model.md §9).
+  p.max_dynamic_smem = opt_in ? std::max<int>(p.dynamic_smem,
+                                              device.smem_per_block_optin - p.static_smem)
+                              : p.dynamic_smem;
+  p.carveout_pct = (c.carveout_pct >= 0 && c.carveout_pct <= 100) ? static_cast<int>(c.carveout_pct)
+                                                                  : -1;
+  int64_t cache = c.cache_config & 0xF;
+  p.cache_config = cache <= 3 ? static_cast<CacheConfig>(cache) : CacheConfig::kPreferNone;
+  // Not in CUPTI records: from the cubin (OCC_FUNCTION) when recorded, else 1 (noted in the report).
+  p.num_block_barriers = c.barrier_count >= 0 ? static_cast<int>(c.barrier_count) : 1;
+  if (c.func_max_threads > 0) p.func_max_threads_per_block = static_cast<int>(c.func_max_threads);
+  p.executed_smem_config = on_traced_gpu ? static_cast<int>(c.smem_executed) : 0;
+  int64_t cluster = std::max<int64_t>(1, c.cluster[0]) * std::max<int64_t>(1, c.cluster[1]) *
+                    std::max<int64_t>(1, c.cluster[2]);
+  p.cluster_size = static_cast<int>(std::min<int64_t>(cluster, 1024));
+  return p;
+}
+
+}  // namespace occ

@@ -1,0 +1,450 @@
+// occtrace's own trace format (schema/trace_schema.sql). Takes the open database; gives the run's
+// facts from OCC_META, one ConfigStats per OCC_KERNEL_CONFIG row with what the cubin
+// (OCC_FUNCTION) and Triton's cache (OCC_TRITON_KERNEL) add, and OCC_LAUNCH summed into them in
+// one streamed pass (launch rows are never held in memory), achieved occupancy joined from
+// OCC_ACHIEVED by correlationId and context.
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <limits>
+#include <optional>
+#include <unordered_map>
+#include <utility>
+
+#include "message_text.h"
+#include "read_helpers.h"
+#include "trace_reader.h"
+
+namespace occ {
+namespace {
+
+// Integer-valued meta lookups tolerate text with spaces; anything else is "not a number".
+std::optional<int64_t> ParseInt(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  long long value = std::strtoll(text.c_str(), &end, 10);
+  if (errno != 0 || end == text.c_str()) return std::nullopt;
+  while (*end == ' ') ++end;
+  if (*end != '\0') return std::nullopt;
+  return static_cast<int64_t>(value);
+}
+
+// configId -> index into the config vector: dense ids (the injector's) use a table, sparse
+// ones a hash map.
+class ConfigIndex {
+ public:
+  explicit ConfigIndex(const std::vector<int64_t>& ids) {
+    int64_t max_id = ids.empty() ? 0 : *std::max_element(ids.begin(), ids.end());
+    int64_t min_id = ids.empty() ? 0 : *std::min_element(ids.begin(), ids.end());
+    dense_ = min_id >= 0 && max_id < 4 * static_cast<int64_t>(ids.size()) + 4096;
+    if (dense_) {
+      table_.assign(static_cast<size_t>(max_id) + 1, -1);
+      for (size_t i = 0; i < ids.size(); ++i) {
+        table_[static_cast<size_t>(ids[i])] = static_cast<int32_t>(i);
+      }
+    } else {
+      for (size_t i = 0; i < ids.size(); ++i) map_[ids[i]] = static_cast<int32_t>(i);
+    }
+  }
+  int32_t Find(int64_t id) const {
+    if (dense_) {
+      return (id >= 0 && static_cast<uint64_t>(id) < table_.size()) ? table_[static_cast<size_t>(id)]
+                                                                     : -1;
+    }
+    auto it = map_.find(id);
+    return it == map_.end() ? -1 : it->second;
+  }
+
+ private:
+  bool dense_ = true;
+  std::vector<int32_t> table_;
+  std::unordered_map<int64_t, int32_t> map_;
+};
+
+}  // namespace
+
+// The metadata, then the tables every occtrace trace has.
+Status TraceReader::ValidateOcctrace() {
+  const std::string& path = info_.path();
+  OCC_RETURN_IF_ERROR(ReadOccMeta());
+  for (const char* table : {"OCC_LAUNCH", "OCC_KERNEL_CONFIG", "StringIds"}) {
+    OCC_ASSIGN_OR_RETURN(bool present, db_->HasTable(table));
+    if (!present) return BadInput(path + ": occtrace trace without its " + table + " table");
+  }
+  return OkStatus();
+}
+
+Status TraceReader::ReadOccMeta() {
+  const std::string& path = info_.path();
+  OCC_ASSIGN_OR_RETURN(bool has_meta, db_->HasTable("OCC_META"));
+  if (has_meta) {
+    OCC_ASSIGN_OR_RETURN(sql::Stmt stmt, db_->Prepare("SELECT name, value FROM OCC_META"));
+    while (true) {
+      OCC_ASSIGN_OR_RETURN(bool row, stmt.Step());
+      if (!row) break;
+      meta_[stmt.Text(0)] = stmt.Text(1);
+    }
+  }
+  auto get = [&](std::initializer_list<const char*> keys) -> std::string {
+    for (const char* key : keys) {
+      auto it = meta_.find(key);
+      if (it != meta_.end()) return it->second;
+    }
+    return "";
+  };
+  std::string version = get({"schema_version"});
+  if (version.empty()) {
+    return BadInput(path + ": occtrace trace without OCC_META.schema_version: unknown schema");
+  }
+  std::optional<int64_t> number = ParseInt(version);
+  if (!number || *number < 1) {
+    return BadInput(path + ": unknown trace schema version '" + AbbrevOneLine(version, 40) + "'");
+  }
+  if (*number > kSupportedTraceSchemaVersion) {
+    return BadInput(path + ": trace schema version " + std::to_string(*number) +
+                    " is newer than this occ-report reads (" +
+                    std::to_string(kSupportedTraceSchemaVersion) + "); upgrade occ-report");
+  }
+  info_.set_schema_version(version);
+  info_.set_command(get({"command", "cmdline", "command_line"}));
+  info_.set_host(get({"host", "hostname"}));
+  info_.set_pid(ParseInt(get({"pid"})).value_or(0));
+  info_.set_occtrace_version(get({"occtrace_version", "version"}));
+  info_.set_cuda_driver_version(get({"cuda_driver_version", "driver_version"}));
+  info_.set_cuda_runtime_version(get({"cuda_runtime_version", "runtime_version"}));
+  info_.set_cupti_version(get({"cupti_version"}));
+  info_.set_dropped_records(ParseInt(get({"dropped_records"})).value_or(0));
+  info_.set_achieved_mode(get({"achieved_mode"}));
+  info_.set_achieved_status(get({"achieved_status"}));
+  if (info_.dropped_records() > 0) {
+    AddWarning(std::to_string(info_.dropped_records()) +
+               " activity records were dropped while tracing: totals are lower bounds");
+  }
+  return OkStatus();
+}
+
+Status TraceReader::LoadAchieved() {
+  OCC_ASSIGN_OR_RETURN(bool present, db_->HasTable("OCC_ACHIEVED"));
+  if (!present) return OkStatus();
+  // Throughput columns joined the table later: older traces lack them (read as NULL).
+  OCC_ASSIGN_OR_RETURN(bool has_throughput, db_->HasColumn("OCC_ACHIEVED", "dramThroughputPct"));
+  const std::string throughput_columns =
+      has_throughput ? "dramThroughputPct, l2ThroughputPct, l1ThroughputPct, issueSlotsPct, tensorPipePct"
+                     : "NULL, NULL, NULL, NULL, NULL";
+  OCC_ASSIGN_OR_RETURN(sql::Stmt stmt,
+                       db_->Prepare("SELECT correlationId, contextId, status, achievedOccupancyPct, gpuTimeNs, " +
+                                    throughput_columns + " FROM OCC_ACHIEVED"));
+  constexpr int kFirstThroughputColumn = 5;
+  int64_t bad = 0, bad_throughput = 0;
+  while (true) {
+    OCC_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) break;
+    AchievedRow a;
+    a.context_id = stmt.Int64(1);
+    a.status = stmt.Text(2);
+    if (!stmt.IsNull(3)) a.pct = stmt.Double(3);
+    if (!stmt.IsNull(4)) a.gpu_time_ns = stmt.Double(4);
+    if (a.status == "measured" && !(a.pct >= 0 && a.pct <= 100.5)) {
+      ++bad;
+      continue;
+    }
+    for (int unit = 0; unit < kThroughputUnits; ++unit) {
+      if (stmt.IsNull(kFirstThroughputColumn + unit)) continue;
+      const double pct = stmt.Double(kFirstThroughputColumn + unit);
+      // Counters can overshoot a sustained peak by a little; beyond that the value is not a %.
+      if (pct >= 0 && pct <= 110) {
+        a.throughput[unit] = pct;
+      } else {
+        ++bad_throughput;
+      }
+    }
+    if (!(a.gpu_time_ns >= 0 && a.gpu_time_ns < 1e15)) a.gpu_time_ns = -1;
+    achieved_.emplace(stmt.Int64(0), std::move(a));
+  }
+  constexpr size_t kFilterBits = size_t{1} << 20;
+  achieved_filter_.assign(kFilterBits / 64, 0);
+  for (const auto& [corr, row] : achieved_) {
+    uint64_t bit = static_cast<uint64_t>(corr) & (kFilterBits - 1);
+    achieved_filter_[bit / 64] |= uint64_t{1} << (bit % 64);
+  }
+  if (bad > 0) {
+    AddWarning(std::to_string(bad) + " OCC_ACHIEVED rows with an achieved occupancy outside "
+               "0..100% skipped");
+  }
+  if (bad_throughput > 0) {
+    AddWarning(std::to_string(bad_throughput) + " OCC_ACHIEVED throughput values outside 0..110% ignored");
+  }
+  return OkStatus();
+}
+
+const TraceReader::AchievedRow* TraceReader::FindAchieved(int64_t correlation_id,
+                                                          int64_t context_id) const {
+  if (achieved_filter_.empty()) return nullptr;
+  uint64_t bit = static_cast<uint64_t>(correlation_id) & (achieved_filter_.size() * 64 - 1);
+  if ((achieved_filter_[bit / 64] & (uint64_t{1} << (bit % 64))) == 0) return nullptr;
+  auto [begin, end] = achieved_.equal_range(correlation_id);
+  for (auto it = begin; it != end; ++it) {
+    if (it->second.context_id == context_id) return &it->second;
+  }
+  return nullptr;
+}
+
+StatusOr<std::vector<ConfigStats>> TraceReader::ReadOccConfigs(const std::string& kernel_regex,
+                                                               std::vector<int64_t>* ids) {
+  OCC_ASSIGN_OR_RETURN(
+      sql::Stmt stmt,
+      db_->Prepare(
+          "SELECT c.id, c.deviceId, c.contextId, sd.value, ss.value, sm.value, c.gridX, c.gridY, "
+          "c.gridZ, c.blockX, c.blockY, c.blockZ, c.registersPerThread, c.staticSharedMemory, "
+          "c.dynamicSharedMemory, c.localMemoryPerThread, c.sharedMemoryExecuted, "
+          "c.sharedMemoryLimitConfig, c.sharedMemoryRequestedPercentage, c.cacheConfig, "
+          "c.clusterX, c.clusterY, c.clusterZ, c.graphId, "
+          "CASE WHEN ?1 IS NULL THEN 1 ELSE coalesce(sd.value, ss.value, '') REGEXP ?1 END "
+          "FROM OCC_KERNEL_CONFIG c LEFT JOIN StringIds sd ON sd.id = c.demangledName "
+          "LEFT JOIN StringIds ss ON ss.id = c.shortName "
+          "LEFT JOIN StringIds sm ON sm.id = c.mangledName ORDER BY c.id"));
+  if (kernel_regex.empty()) {
+    OCC_RETURN_IF_ERROR(stmt.BindNull(1));
+  } else {
+    OCC_RETURN_IF_ERROR(stmt.BindText(1, kernel_regex));
+  }
+  std::vector<ConfigStats> configs;
+  while (true) {
+    OCC_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) break;
+    ConfigStats c;
+    c.file_index = file_index_;
+    ids->push_back(stmt.Int64(0));
+    c.device_id = stmt.Int64(1);
+    c.context_id = stmt.Int64(2);
+    c.name = stmt.Text(3);
+    c.short_name = stmt.Text(4);
+    c.mangled_name = stmt.Text(5);
+    if (c.name.empty()) c.name = !c.short_name.empty() ? c.short_name : c.mangled_name;
+    if (c.name.empty()) c.name = "(unnamed kernel)";
+    for (int i = 0; i < 3; ++i) {
+      c.grid[i] = stmt.Int64(6 + i);
+      c.block[i] = stmt.Int64(9 + i);
+    }
+    c.registers_known = !stmt.IsNull(12);
+    c.registers_per_thread = stmt.Int64(12);
+    c.static_smem = stmt.Int64(13);
+    c.dynamic_smem = stmt.Int64(14);
+    c.local_mem_per_thread = stmt.Int64(15);
+    c.smem_executed = stmt.Int64(16);
+    c.smem_limit_config = stmt.Int64(17);
+    c.carveout_pct = stmt.IsNull(18) ? -1 : stmt.Int64(18);
+    c.cache_config = stmt.Int64(19);
+    for (int i = 0; i < 3; ++i) c.cluster[i] = stmt.IsNull(20 + i) ? 1 : stmt.Int64(20 + i);
+    c.graph_id = stmt.Int64(23);
+    c.matched = stmt.Int64(24) != 0;
+    configs.push_back(std::move(c));
+  }
+  OCC_RETURN_IF_ERROR(AddFunctionFacts(&configs));
+  OCC_RETURN_IF_ERROR(AddTritonMetadata(&configs));
+  return configs;
+}
+
+// OCC_TRITON_KERNEL (traces from occtrace versions that read Triton's cache): the num_warps and
+// num_stages a Triton kernel was compiled with, so advice can name the triton.Config to change.
+Status TraceReader::AddTritonMetadata(std::vector<ConfigStats>* configs) {
+  OCC_ASSIGN_OR_RETURN(bool has_triton, db_->HasTable("OCC_TRITON_KERNEL"));
+  if (!has_triton) return OkStatus();
+  OCC_ASSIGN_OR_RETURN(sql::Stmt stmt,
+                       db_->Prepare("SELECT s.value, t.numWarps, t.numStages FROM OCC_TRITON_KERNEL t "
+                                    "JOIN StringIds s ON s.id = t.mangledName"));
+  std::unordered_map<std::string, std::pair<int64_t, int64_t>> metadata;
+  while (true) {
+    OCC_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) break;
+    int64_t warps = stmt.IsNull(1) ? -1 : stmt.Int64(1);
+    int64_t stages = stmt.IsNull(2) ? -1 : stmt.Int64(2);
+    // A damaged file's absurd values are dropped rather than quoted back to the user.
+    if (warps < 1 || warps > 32) warps = -1;
+    if (stages < 0 || stages > 16) stages = -1;
+    metadata[stmt.Text(0)] = {warps, stages};
+  }
+  for (ConfigStats& c : *configs) {
+    auto it = metadata.find(c.mangled_name);
+    if (it == metadata.end()) continue;
+    c.triton_num_warps = it->second.first;
+    c.triton_num_stages = it->second.second;
+  }
+  return OkStatus();
+}
+
+// OCC_FUNCTION (traces from occtrace versions that read the loaded cubins) has what CUPTI's
+// kernel records lack: named-barrier counts and __launch_bounds__. A function name can appear
+// in several modules; the most constraining values are kept.
+Status TraceReader::AddFunctionFacts(std::vector<ConfigStats>* configs) {
+  OCC_ASSIGN_OR_RETURN(bool has_functions, db_->HasTable("OCC_FUNCTION"));
+  if (!has_functions) return OkStatus();
+  OCC_ASSIGN_OR_RETURN(
+      sql::Stmt stmt,
+      db_->Prepare("SELECT s.value, max(f.barrierCount), min(nullif(f.maxThreadsPerBlock, 0)) "
+                   "FROM OCC_FUNCTION f JOIN StringIds s ON s.id = f.mangledName "
+                   "GROUP BY f.mangledName"));
+  std::unordered_map<std::string, std::pair<int64_t, int64_t>> facts;
+  while (true) {
+    OCC_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) break;
+    int64_t barriers = stmt.IsNull(1) ? -1 : stmt.Int64(1);
+    int64_t max_threads = stmt.IsNull(2) ? 0 : stmt.Int64(2);
+    // Absurd values from a damaged file are ignored rather than fed to the model.
+    if (barriers < -1 || barriers > 16) barriers = -1;
+    if (max_threads < 0 || max_threads > 1024) max_threads = 0;
+    facts[stmt.Text(0)] = {barriers, max_threads};
+  }
+  for (ConfigStats& c : *configs) {
+    auto it = facts.find(c.mangled_name);
+    if (it == facts.end()) continue;
+    c.barrier_count = it->second.first;
+    c.func_max_threads = it->second.second;
+  }
+  return OkStatus();
+}
+
+StatusOr<TraceScan> TraceReader::ScanOcctrace(const std::string& kernel_regex) {
+  std::vector<int64_t> ids;
+  OCC_ASSIGN_OR_RETURN(std::vector<ConfigStats> configs, ReadOccConfigs(kernel_regex, &ids));
+  ConfigIndex index(ids);
+  const bool with_achieved = !achieved_.empty();
+  OCC_ASSIGN_OR_RETURN(sql::Stmt stmt,
+                       db_->Prepare(with_achieved
+                                        ? "SELECT configId, start, duration, correlationId "
+                                          "FROM OCC_LAUNCH"
+                                        : "SELECT configId, start, duration FROM OCC_LAUNCH"));
+  TraceScan scan;
+  int64_t unknown_config = 0, negative = 0, absurd = 0, replayed_without_time = 0, untimed = 0;
+  int64_t first_start = std::numeric_limits<int64_t>::max(), last_end = 0;
+  // Launch times beyond this are corrupt rows, not kernels (about 11.5 days).
+  constexpr int64_t kMaxDurationNs = 1'000'000'000'000'000;
+  while (true) {
+    OCC_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) break;
+    int32_t i = index.Find(stmt.Int64(0));
+    if (i < 0) {
+      ++unknown_config;
+      continue;
+    }
+    ConfigStats& c = configs[static_cast<size_t>(i)];
+    int64_t start = stmt.Int64(1);
+    int64_t duration = stmt.Int64(2);
+    if (duration < 0 || start < 0) {
+      ++negative;
+      continue;
+    }
+    if (duration > kMaxDurationNs) {
+      ++absurd;
+      continue;
+    }
+    if (with_achieved) {
+      const AchievedRow* a = FindAchieved(stmt.Int64(3), c.context_id);
+      if (a != nullptr) {
+        // A replayed (profiled) launch has no CUPTI timestamp: its time is the profiler's.
+        if (duration == 0) {
+          if (a->gpu_time_ns >= 0) {
+            duration = static_cast<int64_t>(a->gpu_time_ns + 0.5);
+          } else {
+            ++replayed_without_time;
+          }
+        }
+        if (a->status == "measured") {
+          if (c.achieved_samples == 0) {
+            c.achieved_min = c.achieved_max = a->pct;
+          } else {
+            c.achieved_min = std::min(c.achieved_min, a->pct);
+            c.achieved_max = std::max(c.achieved_max, a->pct);
+          }
+          ++c.achieved_samples;
+          c.achieved_sum += a->pct;
+          c.throughput.AddLaunch(a->throughput);
+        } else {
+          ++c.achieved_not_measured;
+          ++c.not_measured_reasons[a->status.empty() ? "unknown" : a->status];
+        }
+      }
+    }
+    if (duration == 0 && start > 0) {
+      // Handed over by a forced flush while running (trace_writer.cc): a launch, no time.
+      ++c.launches;
+      ++c.untimed_launches;
+      ++scan.launches;
+      ++untimed;
+      continue;
+    }
+    AddLaunch(&c, duration);
+    if (start > 0) {
+      first_start = std::min(first_start, start);
+      last_end = std::max(last_end, SaturatingAdd(start, duration));
+    }
+    ++scan.launches;
+    scan.total_ns = SaturatingAdd(scan.total_ns, duration);
+  }
+  if (unknown_config > 0) {
+    AddWarning(std::to_string(unknown_config) +
+               " OCC_LAUNCH rows reference a configId missing from OCC_KERNEL_CONFIG: skipped");
+  }
+  if (negative > 0) {
+    AddWarning(std::to_string(negative) + " OCC_LAUNCH rows with a negative start or duration: "
+               "skipped");
+  }
+  if (absurd > 0) {
+    AddWarning(std::to_string(absurd) + " OCC_LAUNCH rows with a duration above 10^15 ns: skipped");
+  }
+  if (untimed > 0) {
+    AddWarning(std::to_string(untimed) + " launches have no duration (their record was flushed while the "
+               "kernel ran): counted as launches, left out of GPU time");
+  }
+  if (replayed_without_time > 0) {
+    AddWarning(std::to_string(replayed_without_time) +
+               " profiled launches have no GPU time (OCC_ACHIEVED.gpuTimeNs empty): counted as 0 ns");
+  }
+  if (first_start != std::numeric_limits<int64_t>::max()) {
+    scan.first_start = first_start;
+    scan.last_end = last_end;
+  }
+  for (auto& c : configs) {
+    if (c.launches > 0) scan.configs.push_back(std::move(c));
+  }
+  info_.set_launches(scan.launches);
+  return scan;
+}
+
+Status TraceReader::ForEachOcctraceLaunch(const std::string& kernel_regex, int64_t limit,
+                                          std::vector<ConfigStats>* configs,
+                                          const std::function<Status(const LaunchRow&)>& visit) {
+  std::vector<int64_t> ids;
+  OCC_ASSIGN_OR_RETURN(*configs, ReadOccConfigs(kernel_regex, &ids));
+  ConfigIndex index(ids);
+  OCC_ASSIGN_OR_RETURN(sql::Stmt stmt,
+                       db_->Prepare("SELECT configId, start, duration, streamId, correlationId "
+                                    "FROM OCC_LAUNCH"));
+  int64_t shown = 0;
+  while (limit <= 0 || shown < limit) {
+    OCC_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) break;
+    int32_t i = index.Find(stmt.Int64(0));
+    if (i < 0 || !(*configs)[static_cast<size_t>(i)].matched) continue;
+    const ConfigStats& c = (*configs)[static_cast<size_t>(i)];
+    LaunchRow launch;
+    launch.start = stmt.Int64(1);
+    launch.duration = stmt.Int64(2);
+    launch.stream_id = stmt.Int64(3);
+    launch.correlation_id = stmt.Int64(4);
+    launch.config = static_cast<size_t>(i);
+    if (const AchievedRow* a = FindAchieved(launch.correlation_id, c.context_id)) {
+      launch.achieved_status = a->status;
+      if (a->status == "measured") launch.achieved_pct = a->pct;
+      if (launch.duration == 0 && a->gpu_time_ns >= 0) {
+        launch.duration = static_cast<int64_t>(a->gpu_time_ns + 0.5);
+      }
+    }
+    OCC_RETURN_IF_ERROR(visit(launch));
+    ++shown;
+  }
+  return OkStatus();
+}
+
+}  // namespace occ

@@ -1,0 +1,256 @@
+#include "report_builder.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+
+#include "arch_table.h"
+#include "diff.h"
+#include "judge.h"
+#include "measured_evidence.h"
+#include "message_text.h"
+#include "occupancy_curves.h"
+
+namespace occ {
+namespace {
+
+void AddCurve(const DeviceProps& device, const ConfigStats& c, bool on_traced_gpu,
+              occtrace::KernelGroup* out) {
+  auto params = LaunchParamsFor(c, device, on_traced_gpu);
+  if (!params.ok()) return;
+  auto curve = BlockSizeCurve(device, *params);
+  if (!curve.ok()) return;
+  for (const auto& p : curve->points) {
+    occtrace::BlockSizePoint* point = out->add_curve();
+    point->set_block_size(p.x);
+    point->set_active_blocks_per_sm(p.active_blocks_per_sm);
+    point->set_occupancy_pct(p.occupancy_pct);
+  }
+}
+
+void FillDevice(const TraceDevice& d, occtrace::Device* out) {
+  out->set_file_index(d.file_index);
+  out->set_device_id(d.device_id);
+  out->set_name(d.props.name.empty() ? "(unknown)" : d.props.name);
+  out->set_cc_major(d.props.cc_major);
+  out->set_cc_minor(d.props.cc_minor);
+  out->set_num_sms(d.props.num_sms);
+  out->set_max_warps_per_sm(d.props.warp_size > 0 ? d.props.max_threads_per_sm / d.props.warp_size
+                                                  : 0);
+  out->set_max_blocks_per_sm(d.max_blocks_per_sm);
+  out->set_regs_per_sm(d.props.regs_per_sm);
+  out->set_smem_per_sm(d.props.smem_per_sm);
+  out->set_smem_per_block_optin(d.props.smem_per_block_optin);
+  out->set_reserved_smem_per_block(d.props.reserved_smem_per_block);
+  out->set_source(d.known ? d.source : occtrace::SOURCE_UNSPECIFIED);
+  for (const auto& f : d.defaulted_fields) out->add_defaulted_fields(f);
+}
+
+}  // namespace
+
+StatusOr<occtrace::Report> ReportFromAnalysis(const ReportOptions& options,
+                                              const std::optional<DeviceProps>& what_if,
+                                              const Analysis& a) {
+  occtrace::Report report;
+  report.set_tool_version(OCC_VERSION);
+  report.set_generated_for(options.command_line);
+  for (auto& f : a.files) *report.add_files() = f;
+  for (const auto& reader : a.readers) {
+    for (const auto& d : reader->devices()) FillDevice(d, report.add_devices());
+  }
+  report.set_sort(options.sort);
+  report.set_top(options.top);
+
+  if (what_if) {
+    report.set_what_if_gpu(what_if->name + " (" + CcLabel(what_if->cc_major, what_if->cc_minor) +
+                           ", " + std::to_string(what_if->num_sms) + " SMs)");
+    TraceDevice d;
+    d.file_index = -1;
+    d.device_id = -1;
+    d.known = true;
+    d.props = *what_if;
+    d.source = occtrace::SOURCE_ARCH_TABLE;
+    auto arch = FindArchConstants(what_if->cc_major, what_if->cc_minor);
+    if (arch.ok()) d.max_blocks_per_sm = (*arch)->max_blocks_per_sm;
+    FillDevice(d, report.add_devices());
+    report.add_notes("re-evaluated on " + report.what_if_gpu() +
+                     " from the architecture table: registers and shared memory per kernel are "
+                     "assumed unchanged (a build for another architecture may differ); the "
+                     "recorded carveout and achieved occupancy do not apply there");
+  }
+
+  // Summary over every matched group (before --top / --min-time-pct).
+  occtrace::Summary* summary = report.mutable_summary();
+  summary->set_total_gpu_ns(a.run_total_ns);
+  summary->set_launches(a.run_launches);
+  summary->set_span_ns(a.last_end > a.first_start ? a.last_end - a.first_start : 0);
+  std::set<std::string> names;
+  int64_t below_half_ns = 0, recoverable = 0, judged_ns = 0, achieved_ns = 0;
+  double weighted_theo = 0, weighted_ach = 0;
+  std::map<std::string, int64_t> by_limiter;
+  int64_t matched_launches = 0;
+  for (const auto& g : a.judged) {
+    names.insert(g.name());
+    matched_launches += g.launches();
+    double theo = g.occupancy().theoretical_occupancy_pct();
+    if (theo < 50) below_half_ns = SaturatingAdd(below_half_ns, g.total_ns());
+    recoverable = SaturatingAdd(recoverable, g.recoverable_ns_upper_bound());
+    judged_ns = SaturatingAdd(judged_ns, g.total_ns());
+    weighted_theo += theo * static_cast<double>(g.total_ns());
+    if (g.achieved().samples() > 0) {
+      achieved_ns = SaturatingAdd(achieved_ns, g.total_ns());
+      weighted_ach += g.achieved().mean_pct() * static_cast<double>(g.total_ns());
+    }
+    by_limiter[g.limiting_factor()] = SaturatingAdd(by_limiter[g.limiting_factor()], g.total_ns());
+  }
+  int64_t unjudged_ns = 0;
+  for (const auto& g : a.unjudged) {
+    names.insert(g.name());
+    matched_launches += g.launches();
+    unjudged_ns = SaturatingAdd(unjudged_ns, g.total_ns());
+  }
+  if (matched_launches == 0) {
+    return NotFound("no kernel launch matches --kernel '" + options.kernel_regex + "'");
+  }
+  summary->set_kernels(static_cast<int32_t>(names.size()));
+  summary->set_groups(static_cast<int32_t>(a.judged.size() + a.unjudged.size()));
+  auto pct = [&](int64_t ns) {
+    return a.run_total_ns > 0 ? 100.0 * static_cast<double>(ns) / static_cast<double>(a.run_total_ns)
+                              : 0;
+  };
+  summary->set_time_below_50pct_theoretical_pct(pct(below_half_ns));
+  summary->set_recoverable_ns_upper_bound(recoverable);
+  summary->set_weighted_theoretical_occupancy_pct(
+      judged_ns > 0 ? weighted_theo / static_cast<double>(judged_ns) : 0);
+  summary->set_weighted_achieved_occupancy_pct(
+      achieved_ns > 0 ? weighted_ach / static_cast<double>(achieved_ns) : 0);
+  summary->set_unjudged_groups(static_cast<int32_t>(a.unjudged.size()));
+
+  if (unjudged_ns > 0 || !a.unjudged.empty()) by_limiter["unjudged"] += unjudged_ns;
+  std::vector<std::pair<std::string, int64_t>> limiters(by_limiter.begin(), by_limiter.end());
+  std::stable_sort(limiters.begin(), limiters.end(),
+                   [](const auto& x, const auto& y) { return x.second > y.second; });
+  for (const auto& [limiter, ns] : limiters) {
+    occtrace::LimiterShare* share = report.add_time_by_limiter();
+    share->set_limiter(limiter);
+    share->set_total_ns(ns);
+    share->set_time_pct(pct(ns));
+  }
+
+  // Rank.
+  std::vector<size_t> idx(a.judged.size());
+  for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  auto by = [&](size_t x, size_t y) {
+    const auto& gx = a.judged[x];
+    const auto& gy = a.judged[y];
+    if (options.sort == "time" && gx.total_ns() != gy.total_ns()) return gx.total_ns() > gy.total_ns();
+    if (options.sort == "headroom" && gx.headroom_pct() != gy.headroom_pct()) {
+      return gx.headroom_pct() > gy.headroom_pct();
+    }
+    if (options.sort == "launches" && gx.launches() != gy.launches()) return gx.launches() > gy.launches();
+    if (options.sort == "name" && gx.name() != gy.name()) return gx.name() < gy.name();
+    if (options.sort == "priority" && gx.priority() != gy.priority()) return gx.priority() > gy.priority();
+    if (gx.total_ns() != gy.total_ns()) return gx.total_ns() > gy.total_ns();
+    return gx.name() < gy.name();
+  };
+  std::stable_sort(idx.begin(), idx.end(), by);
+  int hidden_small = 0;
+  int shown = 0;
+  for (size_t i : idx) {
+    const auto& g = a.judged[i];
+    if (g.time_pct() < options.min_time_pct) {
+      ++hidden_small;
+      continue;
+    }
+    if (options.top > 0 && shown >= options.top) break;
+    occtrace::KernelGroup* out = report.add_groups();
+    *out = g;
+    out->set_rank(++shown);
+    const auto& [device, stats] = a.group_inputs[i];
+    if (what_if) {
+      AddCurve(*what_if, stats, /*on_traced_gpu=*/false, out);
+    } else if (device) {
+      AddCurve(device->props, stats, /*on_traced_gpu=*/true, out);
+    }
+  }
+  report.set_groups_total(static_cast<int32_t>(a.judged.size()));
+  BuildActions(&report, a.run_total_ns);
+  std::vector<occtrace::KernelGroup> unjudged = a.unjudged;
+  std::stable_sort(unjudged.begin(), unjudged.end(),
+                   [](const auto& x, const auto& y) { return x.total_ns() > y.total_ns(); });
+  for (auto& g : unjudged) *report.add_unjudged() = std::move(g);
+
+  if (!a.judged.empty()) {
+    // Traces with cubin facts (OCC_FUNCTION) know each kernel's named barriers; Nsight Systems
+    // exports and traces of older occtrace versions do not.
+    size_t barriers_unknown = 0;
+    for (const auto& [device, stats] : a.group_inputs) barriers_unknown += stats.barrier_count < 0;
+    if (barriers_unknown > 0) {
+      report.add_notes(
+          "barrier count not recorded for " +
+          (barriers_unknown == a.group_inputs.size()
+               ? std::string("any configuration")
+               : std::to_string(barriers_unknown) + " of " + std::to_string(a.group_inputs.size()) +
+                     " configurations") +
+          ": 1 named barrier assumed; kernels using 3 or more (sm_90/100/103) or 2 or more "
+          "(sm_110/12x) may fit fewer blocks per SM");
+    }
+    // Users check achieved occupancy against Nsight Compute, whose defaults measure another
+    // cache state (docs/accuracy.md: H100, memory-bound saxpy, 11-22 points apart).
+    bool any_measured = false;
+    for (const auto& g : report.groups()) any_measured |= g.achieved().samples() > 0;
+    if (any_measured && !what_if) {
+      report.add_notes(
+          "achieved occupancy is measured on the program's own launches, with the caches and clocks "
+          "the program left; to compare with Nsight Compute run ncu --cache-control none "
+          "--clock-control none (its defaults flush the caches before each kernel: on a "
+          "memory-bound kernel that reads up to about 20 points higher)");
+    }
+    report.add_notes("GPU-time shares are of all " + std::to_string(a.run_launches) +
+                     " launches in the input" + (a.files.size() > 1 ? "s" : "") + "; registers "
+                     "as reported by the driver");
+  }
+  if (hidden_small > 0) {
+    report.add_notes(std::to_string(hidden_small) + " groups below --min-time-pct " +
+                     Fixed(options.min_time_pct, 2) + "% not listed");
+  }
+  if (options.top > 0 && shown >= options.top &&
+      static_cast<int>(a.judged.size()) - hidden_small > shown) {
+    report.add_notes("showing the top " + std::to_string(shown) + " of " +
+                     std::to_string(static_cast<int>(a.judged.size()) - hidden_small) +
+                     " groups (--top 0 shows all)");
+  }
+  for (const auto& reader : a.readers) {
+    for (const auto& d : reader->devices()) {
+      if (d.defaulted_fields.empty()) continue;
+      std::string list;
+      for (const auto& f : d.defaulted_fields) list += (list.empty() ? "" : ", ") + f;
+      report.add_notes(reader->info().path() + ", device " + std::to_string(d.device_id) + " (" +
+                       Abbrev(d.props.name) + "): not recorded in the trace, taken from the "
+                       "architecture table for " + CcLabel(d.props.cc_major, d.props.cc_minor) +
+                       ": " + list);
+    }
+  }
+  if (a.files.size() > 1) {
+    report.add_notes("groups with the same kernel, configuration and GPU model are merged across "
+                     "files (file_index -1)");
+  }
+  return report;
+}
+
+void AddDiff(const Analysis* base, const Analysis& a, occtrace::Report* report) {
+  std::vector<occtrace::KernelGroup> before, after;
+  if (base != nullptr) {
+    before = base->judged;
+    before.insert(before.end(), base->unjudged.begin(), base->unjudged.end());
+    for (auto& f : base->files) {
+      for (const auto& w : f.warnings()) report->add_notes("--diff base " + f.path() + ": " + w);
+    }
+  }
+  after = a.judged;
+  after.insert(after.end(), a.unjudged.begin(), a.unjudged.end());
+  for (auto& row : DiffKernels(before, after)) *report->add_diff() = std::move(row);
+}
+
+}  // namespace occ

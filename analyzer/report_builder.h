@@ -1,0 +1,44 @@
+// The report stage: turns what the pipeline found in the inputs (Analysis) into the Report
+// message (schema/report.proto) that every printer in reports/ renders: the summary, GPU time
+// by limiter, the judged groups ranked by --sort and cut by --top / --min-time-pct (each shown
+// group with its block-size curve), the actions (measured_evidence.h), the unjudged groups, the
+// notes and, for --diff, one row per kernel (diff.h).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "analysis.h"
+#include "occupancy.h"
+#include "schema/report.pb.h"
+#include "status.h"
+#include "trace_reader.h"
+
+namespace occ {
+
+// What the read, group, judge and advise stages found in one set of inputs.
+struct Analysis {
+  std::vector<occtrace::InputFile> files;       // with every stage's warnings
+  std::vector<occtrace::KernelGroup> judged;    // matched by the filters, unsorted
+  std::vector<occtrace::KernelGroup> unjudged;
+  std::vector<std::pair<const TraceDevice*, ConfigStats>> group_inputs;  // parallel to judged
+  int64_t run_total_ns = 0;
+  int64_t run_launches = 0;
+  int64_t first_start = 0;
+  int64_t last_end = 0;
+  std::vector<std::unique_ptr<TraceReader>> readers;
+};
+
+// NotFound when no launch matches --kernel. `what_if`: the --gpu GPU, if any.
+StatusOr<occtrace::Report> ReportFromAnalysis(const ReportOptions& options,
+                                              const std::optional<DeviceProps>& what_if,
+                                              const Analysis& analysis);
+
+// --diff: the base's warnings as notes, and one row per kernel of either side. `base` is null
+// when the base has no launches (every kernel is then new).
+void AddDiff(const Analysis* base, const Analysis& analysis, occtrace::Report* report);
+
+}  // namespace occ
