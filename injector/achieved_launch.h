@@ -26,7 +26,7 @@ inline constexpr CUpti_CallbackId kDriverLaunchCbids[] = {
 };
 
 // Runtime launch APIs: only their ENTER/EXIT matter, to know the outermost correlation id,
-// which is what the kernel's activity record carries (cupti-notes.md §4).
+// which is what the kernel's activity record carries.
 inline constexpr CUpti_CallbackId kRuntimeLaunchCbids[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_v3020,
     CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_ptsz_v7000,

@@ -286,7 +286,7 @@ void AchievedLaunchPath::OnKernelLaunchExit(const CUpti_CallbackData* data,
 
 void AchievedLaunchPath::OnGraphLaunch(const CUpti_CallbackData* data) {
   if (data->callbackSite != CUPTI_API_ENTER || status_.disabled()) return;
-  // Start/Stop around cuGraphLaunch yields no range (cupti-notes.md §5.3): graph kernels are
+  // Start/Stop around cuGraphLaunch yields no range (docs/achieved.md, Limitations): graph kernels are
   // recorded as not measured, one row per graph launch the policy picks.
   const auto* params = static_cast<const cuGraphLaunch_params*>(data->functionParams);
   LaunchSignature signature;

@@ -224,7 +224,7 @@ void AchievedPolicy::Finish(const LaunchSignature& signature, int64_t profiling_
   if (it == signatures_.end()) return;
   SignatureState& state = it->second;
   // A launch that yielded no range keeps its sample (it is finished, not measured): retrying a
-  // signature that never yields one (cluster launches, cupti-notes.md §5.3) would spend ~3 ms
+  // signature that never yields one (cluster launches, docs/achieved.md) would spend ~3 ms
   // on every launch.
   ++state.finished;
   if (measured) {

