@@ -164,7 +164,7 @@ class TraceSession {
   // from a buffer callback or with mutex_ held.
   void FlushActivity(FlushKind kind);
 
-  // Installs the SIGINT/SIGTERM/SIGHUP handlers for this session (one session per process).
+  // Installs the SIGINT/SIGTERM/SIGHUP handlers for this TraceSession (one per process).
   void InstallSignalHandlers();
 
   // Final flush, drain, close, summary line. Idempotent; a no-op in a forked child.
