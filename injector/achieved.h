@@ -51,12 +51,17 @@ class AchievedProfiler {
   virtual void OnNewKernelConfigurations() {}
   // At process exit (or tracing shutdown), before the core's final flush.
   virtual void Shutdown() = 0;
+  // Whether CUPTI's activity buffers must be shared rather than per-thread: with the profiler
+  // measuring every launch (`all`), per-thread buffers run the pool dry (cupti_tracer.cc).
+  virtual bool NeedsSharedActivityBuffers() const { return false; }
   // name/value rows for OCC_META: mode, status (why absent), counts of measured launches...
   virtual std::vector<std::pair<std::string, std::string>> SessionMeta() const = 0;
 };
 
 // Reads OCCTRACE_ACHIEVED / OCCTRACE_SAMPLES / OCCTRACE_SAMPLE_BUDGET. Returns nullptr when
-// the mode is "off"; the core then records achieved_mode=off itself.
-std::unique_ptr<AchievedProfiler> CreateAchievedProfiler(AchievedSink sink);
+// the mode is "off"; the core then records achieved_mode=off itself. `launch_callbacks_shared`:
+// the core needs the launch callbacks itself (light tracing), so the profiler must never
+// switch them off while parked (quiet parking is then off).
+std::unique_ptr<AchievedProfiler> CreateAchievedProfiler(AchievedSink sink, bool launch_callbacks_shared = false);
 
 }  // namespace occ::inj

@@ -96,6 +96,7 @@ void AchievedLaunchPath::OnRuntimeLaunch(const CUpti_CallbackData* data) {
 }
 
 uint32_t AchievedLaunchPath::CorrelationId(const CUpti_CallbackData* data) const {
+  if (policy_.config().light_tracing) return data->correlationId;
   return t_thread.correlation.ForDriverLaunch(data->correlationId);
 }
 

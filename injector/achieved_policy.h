@@ -36,6 +36,10 @@ std::string_view AchievedModeName(AchievedMode mode);
 
 struct AchievedConfig {
   AchievedMode mode = AchievedMode::kSample;
+  // Light tracing owns the launch callbacks (light_tracer.h): the profiler never switches them
+  // (no quiet parking), needs no runtime callbacks, and names launches by the driver launch
+  // API's correlation id, as OCC_LAUNCH_CALL does.
+  bool light_tracing = false;
   int32_t samples_per_signature = 1;  // OCCTRACE_SAMPLES
   double budget_fraction = 0.05;      // OCCTRACE_SAMPLE_BUDGET, of elapsed wall time
   // Sample mode: after this long with nothing to measure (no measurement running or ended, no

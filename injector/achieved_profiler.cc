@@ -71,6 +71,8 @@ class RangeAchievedProfiler final : public AchievedLaunchPath {
 
   void Shutdown() override { ShutDownContexts(); }
 
+  bool NeedsSharedActivityBuffers() const override { return policy_.config().mode == AchievedMode::kAll; }
+
   std::vector<std::pair<std::string, std::string>> SessionMeta() const override {
     std::vector<std::pair<std::string, std::string>> meta;
     const AchievedConfig& config = policy_.config();
@@ -132,12 +134,16 @@ class RangeAchievedProfiler final : public AchievedLaunchPath {
 
 }  // namespace
 
-std::unique_ptr<AchievedProfiler> CreateAchievedProfiler(AchievedSink sink) {
+std::unique_ptr<AchievedProfiler> CreateAchievedProfiler(AchievedSink sink, bool launch_callbacks_shared) {
   std::vector<std::string> warnings;
-  const AchievedConfig config = ParseAchievedConfig(ProcessEnvironment(), &warnings);
+  AchievedConfig config = ParseAchievedConfig(ProcessEnvironment(), &warnings);
   for (const std::string& warning : warnings) LogLine("%s", warning.c_str());
+  if (launch_callbacks_shared) {
+    config.park_stops_callbacks = false;
+    config.light_tracing = true;
+  }
   if (config.mode == AchievedMode::kOff) return nullptr;
-  return CreateRangeAchievedProfiler(std::move(sink), config, CreateCuptiProfilerDevice(),
+  return CreateRangeAchievedProfiler(std::move(sink), config, CreateCuptiProfilerDevice(/*owns_launch_callbacks=*/!launch_callbacks_shared),
                                      BootTimeNs, ProcessStartBootTimeNs());
 }
 

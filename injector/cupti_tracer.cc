@@ -16,6 +16,7 @@
 #include "injector/achieved.h"
 #include "injector/env_settings.h"
 #include "injector/errors.h"
+#include "injector/light_tracer.h"
 #include "injector/output_path.h"
 #include "injector/subscriber_guard.h"
 #include "injector/trace_session.h"
@@ -28,6 +29,7 @@ struct Tracer {
   CUpti_SubscriberHandle subscriber = nullptr;
   std::unique_ptr<TraceSession> session;
   std::unique_ptr<AchievedProfiler> achieved;
+  std::unique_ptr<LightTracer> light;  // OCCTRACE_MODE=light
   // `achieved` for the writer thread, which may run before it is set: published once it is.
   std::atomic<AchievedProfiler*> achieved_for_writer{nullptr};
   // False once CUPTI reported a fatal error (it then finalizes itself) or after the final
@@ -188,6 +190,7 @@ void CUPTIAPI OnCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_Call
       ReportStateNotification(tracer, cbid, static_cast<const CUpti_StateData*>(cbdata));
     }
   }
+  if (tracer->light && tracer->tracing.load(std::memory_order_relaxed)) tracer->light->OnCallback(domain, cbid, cbdata);
   if (tracer->achieved) tracer->achieved->OnCallback(domain, cbid, cbdata);
 }
 
@@ -224,15 +227,19 @@ bool EnableTracing(Tracer* tracer) {
   // Per-function facts (barriers, local memory) from the cubin; optional: tracing goes on without.
   OCC_CUPTI_LOG(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED));
   OCC_CUPTI_CHECK(cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_STATE));
-  // With the range profiler in use, CUPTI's per-thread activity buffers (its default) leave
-  // one buffer in flight per profiled launch until CUPTI hands it back, which can be seconds:
-  // in `all` mode (~300 profiled launches/s) the pool ran dry and 1,028-1,414 of 3,438 kernel
-  // records were dropped (H200, 2026-11-21; more frequent flushes made it worse). Shared
-  // buffers: 0 dropped. Must be set before the callbacks are registered. Without the profiler,
-  // OCCTRACE_CUPTI_PER_THREAD_BUFFERS may choose either.
+  // With the range profiler measuring every launch (`all`), CUPTI's per-thread activity
+  // buffers (its default) leave one buffer in flight per profiled launch until CUPTI hands it
+  // back, which can be seconds: at ~300 profiled launches/s the pool ran dry and 1,028-1,414
+  // of 3,438 kernel records were dropped (H200, 2026-11-21; more frequent flushes made it
+  // worse). Shared buffers: 0 dropped. In `sample` mode the budget keeps profiled launches far
+  // rarer, and shared buffers cost 0.7 us per launch on the program's threads (H100,
+  // 2026-11-25; docs/performance.md), so every other mode keeps CUPTI's per-thread default.
+  // Must be set before the callbacks are registered. OCCTRACE_CUPTI_PER_THREAD_BUFFERS
+  // overrides, except in `all` mode.
   const SessionOptions& options = tracer->session->options();
-  if (tracer->achieved || options.cupti_per_thread_buffers.has_value()) {
-    uint8_t per_thread = !tracer->achieved && options.cupti_per_thread_buffers.value_or(false) ? 1 : 0;
+  const bool shared_needed = tracer->achieved && tracer->achieved->NeedsSharedActivityBuffers();
+  if (shared_needed || options.cupti_per_thread_buffers.has_value()) {
+    uint8_t per_thread = !shared_needed && options.cupti_per_thread_buffers.value_or(true) ? 1 : 0;
     size_t size = sizeof(per_thread);
     OCC_CUPTI_LOG(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, &size, &per_thread));
   }
@@ -266,7 +273,10 @@ bool EnableTracing(Tracer* tracer) {
   OCC_CUPTI_CHECK(cuptiActivityRegisterCallbacks(BufferRequested, BufferCompleted));
   OCC_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE));
   OCC_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONTEXT));
-  // CONCURRENT_KERNEL, never KERNEL: the latter serializes every kernel of the program.
+  // CONCURRENT_KERNEL, never KERNEL: the latter serializes every kernel of the program. Light
+  // tracing switches it on and off for its timing windows (set_kernel_records) instead.
+  // Light tracing keeps them on until its first window ends (kernel_windows.h).
+  if (tracer->light && !tracer->light->EnableCallbacks(tracer->subscriber)) return false;
   OCC_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
   if (options.cupti_flush_period_ms > 0) {
     OCC_CUPTI_LOG(cuptiActivityFlushPeriod(static_cast<uint32_t>(options.cupti_flush_period_ms)));
@@ -338,12 +348,24 @@ int InitializeTracing() {
       achieved->OnNewKernelConfigurations();
     }
   };
+  hooks.set_kernel_records = [tracer](bool on) {
+    if (!tracer->tracing.load()) return;
+    if (on) {
+      OCC_CUPTI_LOG(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+    } else {
+      OCC_CUPTI_LOG(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+    }
+  };
   hooks.final_meta = [tracer] {
     std::vector<std::pair<std::string, std::string>> rows;
     if (tracer->achieved) {
       rows = tracer->achieved->SessionMeta();
     } else {
       rows.emplace_back("achieved_mode", "off");
+    }
+    if (tracer->light) {
+      rows.emplace_back("light_functions_unreadable", std::to_string(tracer->light->functions_unreadable()));
+      rows.emplace_back("light_captured_launches", std::to_string(tracer->light->captured_launches()));
     }
     return rows;
   };
@@ -367,10 +389,24 @@ int InitializeTracing() {
   session.SetMeta("output_path", output.path);
 
   g_tracer = tracer;
+  if (LaunchCallStreams* launch_calls = session.launch_calls()) {
+    LightTracerOptions light_options;
+    if (const char* work = getenv("OCCTRACE_LIGHT_CALLBACK_WORK")) {
+      const std::string_view value = TrimBlanks(work);
+      if (value == "no-timestamp") light_options.work = LightTracerOptions::Work::kNoTimestamp;
+      if (value == "none") light_options.work = LightTracerOptions::Work::kCallbacksOnly;
+    }
+    light_options.runtime_callbacks = EnvSwitch("OCCTRACE_LIGHT_RUNTIME_CALLBACKS", /*fallback=*/false);
+    tracer->light = std::make_unique<LightTracer>(
+        launch_calls, [tracer] { if (tracer->session) tracer->session->NotifyNewLaunchShape(); },
+        light_options);
+  }
   try {
-    tracer->achieved = CreateAchievedProfiler([tracer](AchievedSample&& sample) {
-      if (tracer->session) tracer->session->SubmitAchieved(std::move(sample));
-    });
+    tracer->achieved = CreateAchievedProfiler(
+        [tracer](AchievedSample&& sample) {
+          if (tracer->session) tracer->session->SubmitAchieved(std::move(sample));
+        },
+        /*launch_callbacks_shared=*/tracer->light != nullptr);
     tracer->achieved_for_writer.store(tracer->achieved.get(), std::memory_order_release);
   } catch (const std::exception& e) {
     LogLine("achieved-occupancy profiler unavailable: %s", e.what());

@@ -64,6 +64,13 @@ const DriverApi& Driver() {
     Resolve(handle, "cuStreamIsCapturing", &loaded.cuStreamIsCapturing);
     Resolve(handle, "cuCtxPushCurrent_v2", &loaded.cuCtxPushCurrent);
     Resolve(handle, "cuCtxPopCurrent_v2", &loaded.cuCtxPopCurrent);
+    Resolve(handle, "cuFuncGetName", &loaded.cuFuncGetName);
+    Resolve(handle, "cuFuncGetAttribute", &loaded.cuFuncGetAttribute);
+    Resolve(handle, "cuGraphGetNodes", &loaded.cuGraphGetNodes);
+    Resolve(handle, "cuGraphNodeGetType", &loaded.cuGraphNodeGetType);
+    Resolve(handle, "cuGraphKernelNodeGetParams_v2", &loaded.cuGraphKernelNodeGetParams);
+    Resolve(handle, "cuGraphChildGraphNodeGetGraph", &loaded.cuGraphChildGraphNodeGetGraph);
+    Resolve(handle, "cuKernelGetFunction", &loaded.cuKernelGetFunction);
     return loaded;
   }();
   return api;

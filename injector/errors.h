@@ -39,6 +39,14 @@ struct DriverApi {
   decltype(&::cuStreamIsCapturing) cuStreamIsCapturing = nullptr;
   decltype(&::cuCtxPushCurrent) cuCtxPushCurrent = nullptr;
   decltype(&::cuCtxPopCurrent) cuCtxPopCurrent = nullptr;
+  // Light tracing (light_tracer.cc): per-function facts and graph kernel nodes.
+  decltype(&::cuFuncGetName) cuFuncGetName = nullptr;
+  decltype(&::cuFuncGetAttribute) cuFuncGetAttribute = nullptr;
+  decltype(&::cuGraphGetNodes) cuGraphGetNodes = nullptr;
+  decltype(&::cuGraphNodeGetType) cuGraphNodeGetType = nullptr;
+  decltype(&::cuGraphKernelNodeGetParams) cuGraphKernelNodeGetParams = nullptr;  // _v2
+  decltype(&::cuGraphChildGraphNodeGetGraph) cuGraphChildGraphNodeGetGraph = nullptr;
+  decltype(&::cuKernelGetFunction) cuKernelGetFunction = nullptr;
   bool Loaded() const { return cuDeviceGet != nullptr && cuDeviceGetAttribute != nullptr; }
 };
 // Resolved once, on first use (thread-safe).

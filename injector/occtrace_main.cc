@@ -50,12 +50,17 @@ int main(int argc, char** argv) {
   bool force = false;
   bool quiet = false;
   std::string achieved;
+  std::string mode;
   app.add_option("-o,--output", output,
                  "trace file; placeholders %p pid, %h host, %q{VAR} environment variable, %n "
                  "sequence number, %% (default occtrace-%p.db)");
   app.add_flag("--force", force, "overwrite an existing trace file");
   app.add_option("--achieved", achieved, "achieved-occupancy measurement: off, sample or all")
       ->check(CLI::IsMember({"off", "sample", "all"}));
+  app.add_option("--mode", mode,
+                 "full: every launch timed (CUPTI kernel records); light: every launch's "
+                 "configuration from launch callbacks, GPU time sampled in windows")
+      ->check(CLI::IsMember({"full", "light"}));
   app.add_flag("--quiet", quiet, "no summary line at exit");
   app.prefix_command();
   app.footer("Example: occtrace -o 'train-%q{RANK}.db' -- python train.py --epochs 1");
@@ -83,6 +88,7 @@ int main(int argc, char** argv) {
   if (force) setenv("OCCTRACE_FORCE", "1", 1);
   if (quiet) setenv("OCCTRACE_QUIET", "1", 1);
   if (!achieved.empty()) setenv("OCCTRACE_ACHIEVED", achieved.c_str(), 1);
+  if (!mode.empty()) setenv("OCCTRACE_MODE", mode.c_str(), 1);
 
   std::vector<char*> args;
   for (std::string& arg : command) args.push_back(arg.data());

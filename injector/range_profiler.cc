@@ -393,6 +393,8 @@ namespace {
 
 class CuptiProfilerDevice final : public ProfilerDevice {
  public:
+  bool owns_launch_callbacks_ = true;
+
   bool Initialize(ProfilerError* error) override { return InitializeCuptiProfiler(error); }
   void Deinitialize() override { DeinitializeCuptiProfiler(); }
   std::unique_ptr<ContextProfiler> CreateContextProfiler(CUcontext ctx, bool occupancy_only,
@@ -415,6 +417,7 @@ class CuptiProfilerDevice final : public ProfilerDevice {
   }
   bool SetLaunchCallbacks(CUpti_SubscriberHandle subscriber, bool on,
                           ProfilerError* error) override {
+    if (!owns_launch_callbacks_) return true;
     const uint32_t enable = on ? 1 : 0;
     bool ok = true;
     for (CUpti_CallbackId cbid : kDriverLaunchCbids) {
@@ -431,8 +434,10 @@ class CuptiProfilerDevice final : public ProfilerDevice {
 
 }  // namespace
 
-std::unique_ptr<ProfilerDevice> CreateCuptiProfilerDevice() {
-  return std::make_unique<CuptiProfilerDevice>();
+std::unique_ptr<ProfilerDevice> CreateCuptiProfilerDevice(bool owns_launch_callbacks) {
+  auto device = std::make_unique<CuptiProfilerDevice>();
+  device->owns_launch_callbacks_ = owns_launch_callbacks;
+  return device;
 }
 
 }  // namespace occ::inj

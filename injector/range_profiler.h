@@ -117,7 +117,9 @@ class ProfilerDevice {
 };
 
 // The real device: CUPTI's range profiler, the driver resolved at run time (errors.h Driver()).
-std::unique_ptr<ProfilerDevice> CreateCuptiProfilerDevice();
+// `owns_launch_callbacks` false: another part of occtrace (light tracing) keeps the driver
+// launch callbacks on, and SetLaunchCallbacks leaves every launch callback alone.
+std::unique_ptr<ProfilerDevice> CreateCuptiProfilerDevice(bool owns_launch_callbacks = true);
 
 class ContextRangeProfiler final : public ContextProfiler {
  public:

@@ -102,6 +102,23 @@ void ApplyEnvironment(const EnvLookup& env, SessionOptions* options, std::vector
       static_cast<int>(integer("OCCTRACE_MAX_RECORD_AGE_MS", options->max_record_age_ms, 0, 3600000));
   options->debug_flush = SwitchSetting(env, "OCCTRACE_DEBUG_FLUSH", options->debug_flush, warnings);
   options->quiet = SwitchSetting(env, "OCCTRACE_QUIET", options->quiet, warnings);
+  if (std::optional<std::string> mode = env("OCCTRACE_MODE")) {
+    const std::string_view value = TrimBlanks(*mode);
+    if (value == "light") {
+      options->light = true;
+    } else if (value == "full" || value.empty()) {
+      options->light = false;
+    } else {
+      warnings->push_back("OCCTRACE_MODE='" + *mode + "' is not full or light; using " +
+                          (options->light ? "light" : "full"));
+    }
+  }
+  KernelWindowSettings& windows = options->windows;
+  windows.period_ns = integer("OCCTRACE_LIGHT_PERIOD_MS", static_cast<long>(windows.period_ns / 1'000'000), 10, 3'600'000) * 1'000'000L;
+  windows.window_ns = integer("OCCTRACE_LIGHT_WINDOW_MS", static_cast<long>(windows.window_ns / 1'000'000), 1, 3'600'000) * 1'000'000L;
+  windows.max_duty = static_cast<double>(integer("OCCTRACE_LIGHT_MAX_DUTY_PCT", static_cast<long>(windows.max_duty * 100 + 0.5), 0, 100)) / 100.0;
+  windows.windows_for_new_configs =
+      SwitchSetting(env, "OCCTRACE_LIGHT_NEW_CONFIG_WINDOWS", windows.windows_for_new_configs, warnings);
 }
 
 void ApplyEnvironment(SessionOptions* options) {
@@ -144,6 +161,15 @@ std::unique_ptr<TraceSession> TraceSession::Start(const SessionOptions& options,
   w.SetMeta("setting_cupti_device_buffers", std::to_string(options.cupti_device_buffers));
   w.SetMeta("setting_max_buffers", std::to_string(options.max_buffers));
   w.SetMeta("setting_max_record_age_ms", std::to_string(options.max_record_age_ms));
+  w.SetMeta("trace_mode", options.light ? "light" : "full");
+  if (options.light) {
+    w.SetLightMode();
+    w.SetMeta("setting_light_period_ms", std::to_string(options.windows.period_ns / 1'000'000));
+    w.SetMeta("setting_light_window_ms", std::to_string(options.windows.window_ns / 1'000'000));
+    w.SetMeta("setting_light_max_duty_pct", std::to_string(static_cast<int>(options.windows.max_duty * 100 + 0.5)));
+    w.SetMeta("setting_light_new_config_windows", options.windows.windows_for_new_configs ? "1" : "0");
+    session->launch_calls_ = std::make_unique<LaunchCallStreams>();
+  }
   w.SetMeta("status", "running");
   w.SetMeta("launch_count", "0");
   if (!w.Commit()) return nullptr;
@@ -271,7 +297,7 @@ void TraceSession::CloseWriter(const std::string& status) {
   auto closing_meta = [&] {
     std::vector<std::pair<std::string, std::string>> rows = hook_rows;
     const WriterStats& stats = writer_->stats();
-    rows.emplace_back("launch_count", std::to_string(stats.launches));
+    if (!launch_calls_) rows.emplace_back("launch_count", std::to_string(stats.launches));
     rows.emplace_back("kernel_count", std::to_string(stats.kernels));
     rows.emplace_back("config_count", std::to_string(stats.configs));
     rows.emplace_back("achieved_count", std::to_string(stats.achieved));
@@ -286,6 +312,24 @@ void TraceSession::CloseWriter(const std::string& status) {
     rows.emplace_back("cubin_modules_skipped", std::to_string(stats.modules_skipped));
     rows.emplace_back("cubin_modules_dropped", std::to_string(dropped_modules_.load()));
     rows.emplace_back("function_count", std::to_string(stats.functions));
+    if (launch_calls_) {
+      rows.emplace_back("launch_count", std::to_string(stats.launch_calls));
+      rows.emplace_back("timed_launch_count", std::to_string(stats.timed_launches));
+      rows.emplace_back("light_graph_launches", std::to_string(stats.graph_launches));
+      rows.emplace_back("light_unknown_graph_launches", std::to_string(stats.unknown_graph_launches));
+      rows.emplace_back("light_timed_unmatched", std::to_string(stats.timed_unmatched));
+      rows.emplace_back("light_launches_dropped", std::to_string(launch_calls_->dropped()));
+      const int64_t now = SteadyNs();
+      rows.emplace_back("light_windows", std::to_string(windows_ ? windows_->windows_opened() : 0));
+      rows.emplace_back("light_windows_for_new_configs", std::to_string(windows_ ? windows_->windows_for_new_configs() : 0));
+      rows.emplace_back("light_records_on_ms", std::to_string(windows_ ? windows_->open_ns_total(now) / 1'000'000 : 0));
+      rows.emplace_back("light_records_on_pct", std::to_string(windows_ && windows_->started() && now > windows_start_ns_
+          ? 100.0 * static_cast<double>(windows_->open_ns_total(now)) / static_cast<double>(now - windows_start_ns_) : 0.0));
+      rows.emplace_back("light_records_switch_on_ms_max", std::to_string(static_cast<double>(records_switch_ns_max_[1]) / 1e6));
+      rows.emplace_back("light_records_switch_off_ms_max", std::to_string(static_cast<double>(records_switch_ns_max_[0]) / 1e6));
+      rows.emplace_back("light_records_switch_on_ms_total", std::to_string(static_cast<double>(records_switch_ns_total_[1]) / 1e6));
+      rows.emplace_back("light_records_switch_off_ms_total", std::to_string(static_cast<double>(records_switch_ns_total_[0]) / 1e6));
+    }
     // Kinds occtrace never enables arriving in its buffers: another client (Kineto since
     // 2026-08 enables activities without subscribing) changed CUPTI's process-wide activity
     // state, and may also disable kernel records at its stop.

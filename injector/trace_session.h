@@ -55,6 +55,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -70,9 +71,17 @@
 #include "injector/achieved.h"
 #include "injector/env_settings.h"
 #include "injector/held_buffers.h"
+#include "injector/kernel_windows.h"
+#include "injector/launch_calls.h"
 #include "injector/trace_writer.h"
 
 namespace occ::inj {
+
+// std::chrono::steady_clock in ns: the writer thread's clock for timing windows.
+inline int64_t SteadyNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 struct SessionOptions {
   std::string path;                      // created by ClaimOutputFile
@@ -113,6 +122,11 @@ struct SessionOptions {
   std::vector<std::string> triton_cache_roots;
   // OCCTRACE_DEBUG_FLUSH: one stderr line per writer tick (flush kinds, durations, buffers).
   bool debug_flush = false;
+  // OCCTRACE_MODE=light: launches from launch callbacks (launch_calls.h), kernel records only
+  // in timing windows (kernel_windows.h: OCCTRACE_LIGHT_PERIOD_MS, OCCTRACE_LIGHT_WINDOW_MS,
+  // OCCTRACE_LIGHT_MAX_DUTY_PCT, OCCTRACE_LIGHT_NEW_CONFIG_WINDOWS).
+  bool light = false;
+  KernelWindowSettings windows;
 };
 
 struct SessionHooks {
@@ -127,6 +141,9 @@ struct SessionHooks {
   // On the writer thread, when the records it wrote held a kernel configuration not seen before
   // (the achieved profiler's OnNewKernelConfigurations()).
   std::function<void()> new_kernel_configurations;
+  // Light tracing: switches CUPTI's kernel records on or off (a timing window opens or closes).
+  // On the writer thread, with no lock of the session held.
+  std::function<void(bool on)> set_kernel_records;
 };
 
 class TraceSession {
@@ -153,6 +170,15 @@ class TraceSession {
   // `library`: the shared object the image was mapped from (dladdr), empty when unknown.
   void SubmitModule(uint32_t module_id, const void* image, size_t size, std::string library = {});
   void SetMeta(std::string name, std::string value);
+
+  // Light tracing: where launch callbacks append their launches (null in a full trace). Lives
+  // as long as the session; appending after Finish is harmless (never read).
+  LaunchCallStreams* launch_calls() const { return launch_calls_.get(); }
+  // Light tracing: a launch shape not seen before was launched; the writer wakes to open a
+  // timing window while it runs. One eventfd write: safe on any thread, never blocks.
+  void NotifyNewLaunchShape() {
+    if (!InForkedChild()) Wake();
+  }
 
   enum class FlushKind {
     kPeriodic,        // writer thread, FlushAll(0); skipped while another flush runs
@@ -213,6 +239,9 @@ class TraceSession {
   }
   void WriterLoop();
   void ProcessItems(std::deque<Item>* items);
+  // Light tracing, writer thread: opens or closes a timing window as the schedule says;
+  // returns when it next needs a wake-up (steady-clock ns).
+  int64_t UpdateKernelWindows();
   bool OnWriterThread() const { return std::this_thread::get_id() == writer_thread_id_; }
 
   // The buffer pool (trace_session_buffers.cc).
@@ -259,6 +288,14 @@ class TraceSession {
   std::atomic<size_t> queued_module_bytes_{0};
   std::atomic<uint64_t> dropped_modules_{0};
   uint64_t stale_forced_flushes_ = 0;  // writer thread only
+  // Light tracing; the schedule and window figures are the writer thread's.
+  std::unique_ptr<LaunchCallStreams> launch_calls_;
+  std::optional<KernelWindowSchedule> windows_;
+  bool kernel_records_on_ = true;  // light tracing enables records at the start (cupti_tracer.cc)
+  int64_t windows_start_ns_ = 0;
+  uint64_t configs_at_window_open_ = 0;
+  int64_t records_switch_ns_max_[2] = {0, 0};  // longest call that switched records off / on
+  int64_t records_switch_ns_total_[2] = {0, 0};
   WriterStats final_stats_;
   std::string close_status_;
 };

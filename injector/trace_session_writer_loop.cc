@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 
 #include "injector/trace_session_signals.h"
 
@@ -51,6 +52,11 @@ void TraceSession::SetMeta(std::string name, std::string value) {
 }
 
 void TraceSession::ProcessItems(std::deque<Item>* items) {
+  // Launch calls first: a kernel record in `items` belongs to a launch whose call was appended
+  // before the kernel ran, hence before its buffer was queued (launch_calls.h).
+  if (launch_calls_) {
+    launch_calls_->Drain([this](const LaunchCall& call) { writer_->AddLaunchCall(call); });
+  }
   for (Item& item : *items) {
     if (auto* buffer = std::get_if<BufferItem>(&item)) {
       writer_->AddBuffer(buffer->data, buffer->valid_size);
@@ -76,13 +82,36 @@ void TraceSession::ProcessItems(std::deque<Item>* items) {
   }
 }
 
+int64_t TraceSession::UpdateKernelWindows() {
+  const int64_t now = SteadyNs();
+  if (!windows_) windows_.emplace(options_.windows);
+  const uint64_t configs = writer_->stats().configs;
+  const bool on = windows_->Update(now, writer_->stats().launch_calls > 0, configs != configs_at_window_open_);
+  windows_start_ns_ = windows_->start_ns();
+  if (on != kernel_records_on_ && hooks_.set_kernel_records) {
+    if (on) configs_at_window_open_ = configs;
+    const int64_t before = SteadyNs();
+    hooks_.set_kernel_records(on);
+    const int64_t took = SteadyNs() - before;
+    records_switch_ns_max_[on] = std::max(records_switch_ns_max_[on], took);
+    records_switch_ns_total_[on] += took;
+    kernel_records_on_ = on;
+  }
+  // While a window is open, wake when it should close; otherwise the commit period suffices.
+  return on ? now + options_.windows.window_ns : INT64_MAX;
+}
+
 void TraceSession::WriterLoop() {
   using Clock = std::chrono::steady_clock;
   const auto period = std::chrono::milliseconds(options_.flush_period_ms);
   auto next_commit = Clock::now() + period;
+  int64_t next_window_event_ns = INT64_MAX;
   std::deque<Item> items;
   while (true) {
-    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_commit - Clock::now());
+    auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_commit - Clock::now());
+    if (next_window_event_ns != INT64_MAX) {
+      wait = std::min(wait, std::chrono::milliseconds(std::max<int64_t>(0, (next_window_event_ns - SteadyNs()) / 1'000'000 + 1)));
+    }
     pollfd fd{wake_fd_, POLLIN, 0};
     poll(&fd, 1, static_cast<int>(std::max<int64_t>(0, wait.count())));
     uint64_t counter = 0;
@@ -109,11 +138,12 @@ void TraceSession::WriterLoop() {
       CloseOnWriter();
       return;
     }
+    if (launch_calls_ && phase == Phase::kRunning) next_window_event_ns = UpdateKernelWindows();
     const bool commit_requested = TakeCommitRequest();
     if (Clock::now() >= next_commit || commit_requested) {
       // Also after a write error: buffers must keep coming back to be counted and recycled.
       if (phase == Phase::kRunning && hooks_.flush_activity) FlushOnWriter();
-      writer_->SetMeta("launch_count", std::to_string(writer_->stats().launches));
+      writer_->SetMeta("launch_count", std::to_string(launch_calls_ ? writer_->stats().launch_calls : writer_->stats().launches));
       writer_->Commit();
       if (writer_->failed()) active_.store(false);
       next_commit = Clock::now() + period;

@@ -258,6 +258,7 @@ int64_t TraceWriter::InternConfig(const KernelConfigKey& key) {
 void TraceWriter::AddKernel(const ActivityKernel& kernel) {
   if (!AcceptRecord()) return;
   KernelConfigKey key = MakeKernelConfigKey(kernel);
+  if (light_mode_ && AddTimedLaunch(kernel)) return;
   key.mangled_name_id = InternKernelName(kernel.name);
   if (failed_) return;  // counted as lost by Fail()
   if (key.local_memory_per_thread == 0) {
@@ -535,6 +536,7 @@ void TraceWriter::SetMeta(std::string_view name, std::string_view value) {
 bool TraceWriter::Commit() {
   if (failed_ || db_.get() == nullptr) return false;
   FlushLaunches();
+  FlushLaunchCalls();
   if (failed_) return false;
   if (in_transaction_ && !OCC_SQL_OK(db_.Exec("COMMIT"))) return Fail();
   in_transaction_ = false;
@@ -549,6 +551,7 @@ bool TraceWriter::Close() {
   bool ok = !failed_;
   if (ok) {
     FlushLaunches();
+    FlushLaunchCalls();
     ok = !failed_ && (!in_transaction_ || OCC_SQL_OK(db_.Exec("COMMIT")));
     in_transaction_ = false;
     if (ok) uncommitted_records_ = uncommitted_launches_ = uncommitted_achieved_ = 0;

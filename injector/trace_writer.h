@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <string>
@@ -21,6 +22,7 @@
 #include "injector/achieved.h"
 #include "injector/activity_records.h"
 #include "injector/cubin_parser.h"
+#include "injector/launch_calls.h"
 #include "injector/triton_cache.h"
 #include "sqlite_db.h"
 
@@ -58,6 +60,14 @@ struct WriterStats {
   uint64_t modules_skipped = 0;  // images that are not a readable cubin (warned about)
   uint64_t functions = 0;        // OCC_FUNCTION rows
   uint64_t triton_kernels = 0;   // OCC_TRITON_KERNEL rows
+  // Light tracing (OCC_LAUNCH_CALL): launches from launch callbacks, graph launches among the
+  // calls, kernel records that timed one of them, kernel records matching no light
+  // configuration (stored as in a full trace), graph launches whose nodes were not known.
+  uint64_t launch_calls = 0;
+  uint64_t graph_launches = 0;
+  uint64_t timed_launches = 0;
+  uint64_t timed_unmatched = 0;
+  uint64_t unknown_graph_launches = 0;
 };
 
 class TraceWriter {
@@ -86,6 +96,15 @@ class TraceWriter {
   // there (OCC_TRITON_KERNEL).
   void AddModule(uint32_t module_id, const std::vector<uint8_t>& image, const std::string& library = {});
   void SetTritonCacheRoots(std::vector<std::string> roots);
+
+  // Light tracing (trace_writer_light.cc). After SetLightMode, AddLaunchCall stores one
+  // OCC_LAUNCH_CALL row per launch (a graph launch: one per kernel node) with a configuration
+  // built from the function's facts, and kernel records (from timing windows) are stored as
+  // OCC_LAUNCH rows of the configuration their launch call made, the record's carveout filling
+  // in what the facts lack. Records no light configuration matches are stored as in a full trace.
+  void SetLightMode();
+  bool light_mode() const { return light_mode_; }
+  void AddLaunchCall(const LaunchCall& call);
   void SetMeta(std::string_view name, std::string_view value);
 
   // Makes everything added so far durable and visible to readers (WAL commit).
@@ -116,6 +135,27 @@ class TraceWriter {
   struct LaunchRow {
     int64_t start, duration, config_id, stream_id, correlation_id;
   };
+  struct CallRow {
+    int64_t api_start, config_id, stream_id, correlation_id;
+  };
+  // What a kernel record and a launch call both say about a launch: how timed launches find
+  // their light configuration. No padding: compared and hashed as bytes.
+  struct TimingKey {
+    uint64_t graph_node_id = 0;
+    int64_t mangled_name_id = 0;
+    uint32_t context_id = 0;
+    int32_t grid[3] = {};
+    int32_t block[3] = {};
+    int32_t dynamic_shared_memory = 0;
+    bool operator==(const TimingKey& other) const { return std::memcmp(this, &other, sizeof(*this)) == 0; }
+  };
+  struct TimingKeyHash {
+    size_t operator()(const TimingKey& key) const;
+  };
+  struct LightConfig {
+    int64_t id = 0;
+    bool record_facts_filled = false;  // the record's carveout etc. written into its row
+  };
   struct DeviceState {
     std::optional<ActivityDevice> record;
     std::string name;
@@ -131,6 +171,12 @@ class TraceWriter {
   int64_t InternKernelName(const char* mangled);
   int64_t InternConfig(const KernelConfigKey& key);
   void FlushLaunches();
+  void FlushLaunchCalls();
+  void AddLightLaunch(const LaunchCall& call, const FunctionFacts& function, const uint32_t grid[3],
+                      const uint32_t block[3], uint32_t dynamic_shared_memory, uint32_t graph_id,
+                      uint64_t graph_node_id);
+  // A kernel record in light mode: true when it timed a light configuration's launch.
+  bool AddTimedLaunch(const ActivityKernel& kernel);
   void AddTritonMetadata(int64_t name_id, const std::string& name);
   void WriteDevice(uint32_t device_id);
 
@@ -146,7 +192,8 @@ class TraceWriter {
 
   sql::Stmt insert_string_, insert_config_, insert_launch_, insert_launch_batch_,
       upsert_meta_, insert_achieved_, upsert_gpu_, delete_cuda_device_, insert_cuda_device_,
-      upsert_occ_device_, upsert_context_, upsert_function_, upsert_module_, upsert_triton_;
+      upsert_occ_device_, upsert_context_, upsert_function_, upsert_module_, upsert_triton_,
+      insert_call_, insert_call_batch_, update_config_from_record_;
 
   std::unordered_map<std::string, int64_t> string_ids_;
   std::unordered_map<const char*, NameEntry> names_by_pointer_;
@@ -159,6 +206,12 @@ class TraceWriter {
   std::unordered_map<uint32_t, bool> green_contexts_;  // contextId -> isGreenContext
   std::map<uint32_t, DeviceState> devices_;
   std::vector<LaunchRow> pending_launches_;
+  bool light_mode_ = false;
+  std::vector<CallRow> pending_calls_;
+  std::unordered_map<TimingKey, LightConfig, TimingKeyHash> light_configs_;
+  // The same without the graph node id: a record whose node id differs from the one read at
+  // instantiation still finds its configuration (the first one made for that launch shape).
+  std::unordered_map<TimingKey, int64_t, TimingKeyHash> light_configs_any_node_;
   std::optional<TritonCacheIndex> triton_cache_;
   std::unordered_map<int64_t, bool> triton_looked_up_;  // name id -> found
 };

@@ -175,6 +175,17 @@ CREATE TABLE IF NOT EXISTS OCC_LAUNCH (
   correlationId INTEGER NOT NULL
 );
 
+-- Light tracing (OCC_META trace_mode = 'light'): one row per kernel launch, from the launch
+-- callbacks, timed or not; a graph launch gives one row per kernel node. OCC_LAUNCH then holds
+-- only the launches timed in a window (kernel records switched on for a while), with the same
+-- configId and correlationId as their row here. Empty in a full trace.
+CREATE TABLE IF NOT EXISTS OCC_LAUNCH_CALL (
+  apiStart      INTEGER NOT NULL,  -- ns (CUPTI timestamp) when the launch API returned
+  configId      INTEGER NOT NULL,  -- OCC_KERNEL_CONFIG.id
+  streamId      INTEGER NOT NULL,
+  correlationId INTEGER NOT NULL   -- the outermost launch API's, as OCC_LAUNCH and OCC_ACHIEVED carry it
+);
+
 -- Achieved occupancy: one row per launch the range profiler was asked to measure.
 CREATE TABLE IF NOT EXISTS OCC_ACHIEVED (
   correlationId              INTEGER NOT NULL,  -- OCC_LAUNCH.correlationId

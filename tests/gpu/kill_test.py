@@ -25,12 +25,13 @@ import time
 LOSS_S = 1.0
 
 
-def count_launches(path):
-    """Committed launches as another process sees them (read-only, WAL readers never block)."""
+def count_launches(path, table="OCC_LAUNCH"):
+    """Committed launches as another process sees them (read-only, WAL readers never block).
+    Light traces keep every launch in OCC_LAUNCH_CALL (OCC_LAUNCH holds the timed ones)."""
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1.0)
         try:
-            return db.execute("SELECT count(*) FROM OCC_LAUNCH").fetchone()[0]
+            return db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
         finally:
             db.close()
     except sqlite3.Error:
@@ -42,8 +43,11 @@ def run_one(args, workload, mode, kill_after, extra_env, label):
     for suffix in ("", "-wal", "-shm"):
         if os.path.exists(trace + suffix):
             os.remove(trace + suffix)
+    # "light": light tracing (OCCTRACE_MODE=light) with the default achieved sampling.
+    table = "OCC_LAUNCH_CALL" if mode == "light" else "OCC_LAUNCH"
+    mode_env = {"OCCTRACE_MODE": "light", "OCCTRACE_ACHIEVED": "sample"} if mode == "light" else {"OCCTRACE_ACHIEVED": mode}
     env = dict(os.environ, CUDA_INJECTION64_PATH=args.lib, OCCTRACE_OUTPUT=trace,
-               OCCTRACE_ACHIEVED=mode, PYTHONUNBUFFERED="1", **extra_env)
+               PYTHONUNBUFFERED="1", **mode_env, **extra_env)
     if workload == "torch":
         cmd = [sys.executable, "-u", os.path.join(args.workloads, "continuous_torch.py")]
     else:
@@ -72,7 +76,7 @@ def run_one(args, workload, mode, kill_after, extra_env, label):
         polls = []
         kill_at = first + kill_after
         while time.monotonic() < kill_at and proc.poll() is None:
-            polls.append((round(time.monotonic() - first, 2), count_launches(trace)))
+            polls.append((round(time.monotonic() - first, 2), count_launches(trace, table)))
             time.sleep(min(0.5, max(0.0, kill_at - time.monotonic())))
         killed_at = time.monotonic()
         proc.send_signal(signal.SIGKILL)
@@ -83,7 +87,7 @@ def run_one(args, workload, mode, kill_after, extra_env, label):
     completed_at_kill = [n for (t, n) in lines if t <= killed_at]
     db = sqlite3.connect(trace)
     integrity = db.execute("PRAGMA integrity_check").fetchone()[0]
-    stored = db.execute("SELECT count(*) FROM OCC_LAUNCH").fetchone()[0]
+    stored = db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
     meta = dict(db.execute("SELECT name, value FROM OCC_META").fetchall())
     db.close()
     seen = [n for (_, n) in polls if n is not None]

@@ -1,0 +1,454 @@
+#include "injector/light_tracer.h"
+
+#include <cupti.h>  // also brings generated_cuda_meta.h (launch parameter structs)
+
+#include <array>
+#include <deque>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "injector/achieved_launch.h"
+#include "injector/errors.h"
+
+namespace occ::inj {
+namespace {
+
+// Facts and graphs live until the process ends: a LaunchCall in a stream may point at them
+// long after the module or graph is gone. Both grow with the distinct functions and graphs a
+// program instantiates, which is bounded by its code.
+struct Registry {
+  std::mutex mutex;
+  std::deque<FunctionFacts> facts;
+  std::unordered_map<CUfunction, const FunctionFacts*> by_function;
+  std::deque<GraphExecFacts> graphs;
+  std::unordered_map<CUgraphExec, const GraphExecFacts*> by_graph_exec;
+};
+Registry& TheRegistry() {
+  static auto* registry = new Registry;  // leaked: callbacks may run during teardown
+  return *registry;
+}
+
+// Bumped when a module unloads (its CUfunctions may be reused by a later module) and when a
+// stream is destroyed (its handle may be reused): per-thread caches older than it are stale.
+std::atomic<uint64_t> g_functions_epoch{1};
+std::atomic<uint64_t> g_streams_epoch{1};
+
+struct ThreadCaches {
+  uint64_t functions_epoch = 0;
+  std::unordered_map<CUfunction, const FunctionFacts*> functions;
+  uint64_t streams_epoch = 0;
+  struct StreamEntry {
+    CUcontext context = nullptr;
+    CUstream stream = nullptr;
+    uint32_t id = 0;
+  };
+  std::array<StreamEntry, 8> streams{};
+  size_t next_stream_slot = 0;
+  CUcontext context = nullptr;
+  uint32_t context_id = 0;
+  uint32_t device_id = 0;
+  OuterCorrelation correlation;
+};
+thread_local ThreadCaches t_caches;
+
+bool ReadFacts(CUfunction function, FunctionFacts* facts) {
+  const DriverApi& driver = Driver();
+  if (driver.cuFuncGetName == nullptr || driver.cuFuncGetAttribute == nullptr) return false;
+  const char* name = nullptr;
+  CUfunction queried = function;
+  if (driver.cuFuncGetName(&name, queried) != CUDA_SUCCESS || name == nullptr) {
+    // The runtime launches CUkernel handles (context-independent) through cuLaunchKernel,
+    // which accepts either; the current context's CUfunction of that kernel answers instead.
+    if (driver.cuKernelGetFunction == nullptr ||
+        driver.cuKernelGetFunction(&queried, reinterpret_cast<CUkernel>(function)) != CUDA_SUCCESS ||
+        driver.cuFuncGetName(&name, queried) != CUDA_SUCCESS || name == nullptr) {
+      return false;
+    }
+  }
+  facts->mangled_name = name;
+  auto attribute = [&](CUfunction_attribute which, int fallback) {
+    int value = fallback;
+    if (driver.cuFuncGetAttribute(&value, which, queried) != CUDA_SUCCESS) value = fallback;
+    return value;
+  };
+  facts->registers_per_thread = attribute(CU_FUNC_ATTRIBUTE_NUM_REGS, 0);
+  facts->static_shared_memory = attribute(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, 0);
+  facts->local_memory_per_thread = attribute(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, 0);
+  facts->max_dynamic_shared_memory = attribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 0);
+  facts->carveout_pct = attribute(CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, -1);
+  facts->required_cluster[0] = static_cast<uint32_t>(attribute(CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, 0));
+  facts->required_cluster[1] = static_cast<uint32_t>(attribute(CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT, 0));
+  facts->required_cluster[2] = static_cast<uint32_t>(attribute(CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH, 0));
+  return true;
+}
+
+// cuLaunchKernelEx's attributes that kernel records report: cluster shape and policy, and
+// cooperative launches.
+void ApplyLaunchAttributes(const CUlaunchConfig* config, LaunchCall* call) {
+  if (config == nullptr || config->attrs == nullptr) return;
+  for (unsigned i = 0; i < config->numAttrs; ++i) {
+    const CUlaunchAttribute& attribute = config->attrs[i];
+    switch (attribute.id) {
+      case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION:
+        call->cluster[0] = attribute.value.clusterDim.x;
+        call->cluster[1] = attribute.value.clusterDim.y;
+        call->cluster[2] = attribute.value.clusterDim.z;
+        break;
+      case CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+        call->cluster_scheduling_policy = static_cast<uint32_t>(attribute.value.clusterSchedulingPolicyPreference);
+        break;
+      case CU_LAUNCH_ATTRIBUTE_COOPERATIVE:
+        if (attribute.value.cooperative != 0) call->launch_type = CUPTI_ACTIVITY_LAUNCH_TYPE_COOPERATIVE_SINGLE_DEVICE;
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+constexpr CUpti_CallbackId kCaptureBeginCbids[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture,          CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2,       CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph,   CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz,
+};
+constexpr CUpti_CallbackId kCaptureEndCbids[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture, CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz,
+};
+bool IsCaptureBegin(CUpti_CallbackId cbid) {
+  for (CUpti_CallbackId id : kCaptureBeginCbids) {
+    if (id == cbid) return true;
+  }
+  return false;
+}
+bool IsCaptureEnd(CUpti_CallbackId cbid) {
+  return cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture || cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz;
+}
+
+bool Succeeded(const CUpti_CallbackData* data) {
+  return data->functionReturnValue == nullptr ||
+         *static_cast<const CUresult*>(data->functionReturnValue) == CUDA_SUCCESS;
+}
+
+// Kernel nodes of `graph` and of the graphs its child-graph nodes hold.
+void CollectKernelNodes(CUgraph graph, int depth, GraphExecFacts* out) {
+  const DriverApi& driver = Driver();
+  if (depth > 16 || driver.cuGraphGetNodes == nullptr || driver.cuGraphNodeGetType == nullptr) {
+    out->complete = false;
+    return;
+  }
+  size_t count = 0;
+  if (driver.cuGraphGetNodes(graph, nullptr, &count) != CUDA_SUCCESS) {
+    out->complete = false;
+    return;
+  }
+  std::vector<CUgraphNode> nodes(count);
+  if (count > 0 && driver.cuGraphGetNodes(graph, nodes.data(), &count) != CUDA_SUCCESS) {
+    out->complete = false;
+    return;
+  }
+  for (CUgraphNode node : nodes) {
+    CUgraphNodeType type{};
+    if (driver.cuGraphNodeGetType(node, &type) != CUDA_SUCCESS) {
+      out->complete = false;
+      continue;
+    }
+    if (type == CU_GRAPH_NODE_TYPE_GRAPH) {
+      CUgraph child = nullptr;
+      if (driver.cuGraphChildGraphNodeGetGraph != nullptr &&
+          driver.cuGraphChildGraphNodeGetGraph(node, &child) == CUDA_SUCCESS) {
+        CollectKernelNodes(child, depth + 1, out);
+      } else {
+        out->complete = false;
+      }
+      continue;
+    }
+    if (type != CU_GRAPH_NODE_TYPE_KERNEL) {
+      ++out->other_nodes;
+      continue;
+    }
+    CUDA_KERNEL_NODE_PARAMS params{};
+    if (driver.cuGraphKernelNodeGetParams == nullptr ||
+        driver.cuGraphKernelNodeGetParams(node, &params) != CUDA_SUCCESS) {
+      out->complete = false;
+      continue;
+    }
+    CUfunction function = params.func;
+    if (function == nullptr && params.kern != nullptr) function = reinterpret_cast<CUfunction>(params.kern);
+    GraphKernelNode kernel;
+    kernel.function = function != nullptr ? FactsOfFunction(function) : nullptr;
+    if (kernel.function == nullptr) {
+      out->complete = false;
+      continue;
+    }
+    kernel.grid[0] = params.gridDimX;
+    kernel.grid[1] = params.gridDimY;
+    kernel.grid[2] = params.gridDimZ;
+    kernel.block[0] = params.blockDimX;
+    kernel.block[1] = params.blockDimY;
+    kernel.block[2] = params.blockDimZ;
+    kernel.dynamic_shared_memory = params.sharedMemBytes;
+    uint64_t node_id = 0;
+    if (cuptiGetGraphNodeId(node, &node_id) == CUPTI_SUCCESS) kernel.node_id = node_id;
+    out->kernels.push_back(kernel);
+  }
+}
+
+}  // namespace
+
+// Where FactsOfFunction found the facts: this thread's cache, the registry, or a first read.
+enum class FactsSource { kThreadCache, kRegistry, kNew };
+
+static const FunctionFacts* LookUpFacts(CUfunction function, FactsSource* source) {
+  ThreadCaches& caches = t_caches;
+  const uint64_t epoch = g_functions_epoch.load(std::memory_order_acquire);
+  if (caches.functions_epoch != epoch) {
+    caches.functions.clear();
+    caches.functions_epoch = epoch;
+  }
+  *source = FactsSource::kThreadCache;
+  if (auto it = caches.functions.find(function); it != caches.functions.end()) return it->second;
+  Registry& registry = TheRegistry();
+  const FunctionFacts* facts = nullptr;
+  *source = FactsSource::kRegistry;
+  {
+    std::lock_guard lock(registry.mutex);
+    if (auto it = registry.by_function.find(function); it != registry.by_function.end()) facts = it->second;
+  }
+  if (facts == nullptr) {
+    FunctionFacts read;
+    if (!ReadFacts(function, &read)) return nullptr;
+    std::lock_guard lock(registry.mutex);
+    auto [it, inserted] = registry.by_function.emplace(function, nullptr);
+    if (inserted) {
+      it->second = &registry.facts.emplace_back(std::move(read));
+      *source = FactsSource::kNew;
+    }
+    facts = it->second;
+  }
+  caches.functions.emplace(function, facts);
+  return facts;
+}
+
+const FunctionFacts* FactsOfFunction(CUfunction function) {
+  FactsSource source;
+  return LookUpFacts(function, &source);
+}
+
+const FunctionFacts* LightTracer::Facts(CUfunction function) {
+  FactsSource source;
+  const FunctionFacts* facts = LookUpFacts(function, &source);
+  if (source == FactsSource::kNew && on_new_function_) on_new_function_();
+  return facts;
+}
+
+bool LightTracer::Capturing(CUstream stream) {
+  if (active_captures_.load(std::memory_order_acquire) == 0) return false;
+  const DriverApi& driver = Driver();
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (driver.cuStreamIsCapturing == nullptr || driver.cuStreamIsCapturing(stream, &status) != CUDA_SUCCESS) {
+    return false;
+  }
+  if (status == CU_STREAM_CAPTURE_STATUS_NONE) return false;
+  captured_launches_.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
+bool LightTracer::EnableCallbacks(CUpti_SubscriberHandle subscriber) {
+  for (CUpti_CallbackId cbid : kRuntimeLaunchCbids) {
+    if (!options_.runtime_callbacks) break;
+    if (!OCC_CUPTI_OK(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid))) return false;
+  }
+  for (CUpti_CallbackId cbid : kDriverLaunchCbids) {
+    if (!OCC_CUPTI_OK(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid))) return false;
+  }
+  for (CUpti_CallbackId cbid : kCaptureBeginCbids) {
+    if (!OCC_CUPTI_OK(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid))) return false;
+  }
+  for (CUpti_CallbackId cbid : kCaptureEndCbids) {
+    if (!OCC_CUPTI_OK(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid))) return false;
+  }
+  for (CUpti_CallbackId cbid : {CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED, CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING,
+                                CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING, CUPTI_CBID_RESOURCE_STREAM_DESTROY_STARTING}) {
+    if (!OCC_CUPTI_OK(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, cbid))) return false;
+  }
+  return true;
+}
+
+void LightTracer::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* cbdata) {
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+    if (!IsRuntimeLaunchCbid(cbid)) return;
+    const auto* data = static_cast<const CUpti_CallbackData*>(cbdata);
+    t_caches.correlation.OnRuntimeLaunch(data->callbackSite == CUPTI_API_ENTER, data->correlationId);
+    return;
+  }
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+    const auto* data = static_cast<const CUpti_CallbackData*>(cbdata);
+    if (data->callbackSite != CUPTI_API_EXIT) return;
+    if (IsCaptureEnd(cbid)) {
+      // The capture ends even when cuStreamEndCapture fails (an invalidated capture).
+      if (active_captures_.load(std::memory_order_relaxed) > 0) active_captures_.fetch_sub(1, std::memory_order_acq_rel);
+      return;
+    }
+    if (!Succeeded(data)) return;
+    if (IsCaptureBegin(cbid)) {
+      active_captures_.fetch_add(1, std::memory_order_acq_rel);
+      return;
+    }
+    if (IsKernelLaunchCbid(cbid)) {
+      OnKernelLaunchExit(cbid, data);
+    } else if (IsGraphLaunchCbid(cbid)) {
+      OnGraphLaunchExit(cbid, data);
+    }
+    return;
+  }
+  if (domain != CUPTI_CB_DOMAIN_RESOURCE) return;
+  const auto* resource = static_cast<const CUpti_ResourceData*>(cbdata);
+  switch (cbid) {
+    case CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED:
+      OnGraphExecCreated(resource);
+      break;
+    case CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING: {
+      const auto* graph = static_cast<const CUpti_GraphData*>(resource->resourceDescriptor);
+      if (graph == nullptr) break;
+      Registry& registry = TheRegistry();
+      std::lock_guard lock(registry.mutex);
+      registry.by_graph_exec.erase(graph->graphExec);
+      break;
+    }
+    case CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING: {
+      Registry& registry = TheRegistry();
+      std::lock_guard lock(registry.mutex);
+      registry.by_function.clear();
+      g_functions_epoch.fetch_add(1, std::memory_order_acq_rel);
+      break;
+    }
+    case CUPTI_CBID_RESOURCE_STREAM_DESTROY_STARTING:
+      g_streams_epoch.fetch_add(1, std::memory_order_acq_rel);
+      break;
+    default:
+      break;
+  }
+}
+
+bool LightTracer::FillContext(CUcontext context, LaunchCall* call) {
+  ThreadCaches& caches = t_caches;
+  if (context != caches.context || context == nullptr) {
+    uint32_t context_id = 0;
+    uint32_t device_id = 0;
+    if (context == nullptr || cuptiGetContextId(context, &context_id) != CUPTI_SUCCESS ||
+        cuptiGetDeviceId(context, &device_id) != CUPTI_SUCCESS) {
+      return false;
+    }
+    caches.context = context;
+    caches.context_id = context_id;
+    caches.device_id = device_id;
+  }
+  call->context_id = caches.context_id;
+  call->device_id = caches.device_id;
+  return true;
+}
+
+uint32_t LightTracer::StreamId(CUcontext context, CUstream stream) {
+  ThreadCaches& caches = t_caches;
+  const uint64_t epoch = g_streams_epoch.load(std::memory_order_acquire);
+  if (caches.streams_epoch != epoch) {
+    caches.streams.fill({});
+    caches.streams_epoch = epoch;
+  }
+  for (const ThreadCaches::StreamEntry& entry : caches.streams) {
+    if (entry.context == context && entry.stream == stream && entry.context != nullptr) return entry.id;
+  }
+  uint32_t id = 0;
+  const bool per_thread = stream == CU_STREAM_PER_THREAD;
+  if (cuptiGetStreamIdEx(context, per_thread ? nullptr : stream, per_thread ? 1 : 0, &id) != CUPTI_SUCCESS) return 0;
+  caches.streams[caches.next_stream_slot] = {context, stream, id};
+  caches.next_stream_slot = (caches.next_stream_slot + 1) % caches.streams.size();
+  return id;
+}
+
+void LightTracer::OnKernelLaunchExit(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
+  if (options_.work == LightTracerOptions::Work::kCallbacksOnly) return;
+  const LaunchArgs args = ReadLaunchArgs(cbid, data->functionParams);
+  if (args.function == nullptr) return;
+  if (Capturing(args.stream)) return;
+  LaunchCall call;
+  call.function = Facts(args.function);
+  if (call.function == nullptr) {
+    functions_unreadable_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  if (!FillContext(data->context, &call)) return;
+  for (int i = 0; i < 3; ++i) {
+    call.grid[i] = args.grid[i];
+    call.block[i] = args.block[i];
+    call.cluster[i] = call.function->required_cluster[i];
+  }
+  call.dynamic_shared_memory = args.dynamic_smem;
+  if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel ||
+      cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz) {
+    call.launch_type = CUPTI_ACTIVITY_LAUNCH_TYPE_COOPERATIVE_SINGLE_DEVICE;
+  } else if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx) {
+    ApplyLaunchAttributes(static_cast<const cuLaunchKernelEx_params*>(data->functionParams)->config, &call);
+  } else if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz) {
+    ApplyLaunchAttributes(static_cast<const cuLaunchKernelEx_ptsz_params*>(data->functionParams)->config, &call);
+  }
+  call.stream_id = StreamId(data->context, args.stream);
+  call.correlation_id = t_caches.correlation.ForDriverLaunch(data->correlationId);
+  uint64_t now = 0;
+  if (options_.work == LightTracerOptions::Work::kFull && cuptiGetTimestamp(&now) == CUPTI_SUCCESS) {
+    call.api_start_ns = now;
+  }
+  streams_->Append(call);
+}
+
+void LightTracer::OnGraphLaunchExit(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
+  CUgraphExec exec = nullptr;
+  CUstream stream = nullptr;
+  if (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch) {
+    const auto* params = static_cast<const cuGraphLaunch_params*>(data->functionParams);
+    exec = params->hGraph;
+    stream = params->hStream;
+  } else {
+    const auto* params = static_cast<const cuGraphLaunch_ptsz_params*>(data->functionParams);
+    exec = params->hGraphExec;
+    stream = params->hStream;
+    if (stream == nullptr) stream = CU_STREAM_PER_THREAD;
+  }
+  if (Capturing(stream)) return;
+  LaunchCall call;
+  {
+    Registry& registry = TheRegistry();
+    std::lock_guard lock(registry.mutex);
+    if (auto it = registry.by_graph_exec.find(exec); it != registry.by_graph_exec.end()) call.graph = it->second;
+  }
+  if (!FillContext(data->context, &call)) return;
+  if (call.graph == nullptr) {
+    unknown_graph_launches_.fetch_add(1, std::memory_order_relaxed);
+    call.unknown_graph = 1;
+  }
+  call.stream_id = StreamId(data->context, stream);
+  call.correlation_id = t_caches.correlation.ForDriverLaunch(data->correlationId);
+  uint64_t now = 0;
+  if (cuptiGetTimestamp(&now) == CUPTI_SUCCESS) call.api_start_ns = now;
+  streams_->Append(call);
+}
+
+void LightTracer::OnGraphExecCreated(const CUpti_ResourceData* resource) {
+  const auto* graph = static_cast<const CUpti_GraphData*>(resource->resourceDescriptor);
+  if (graph == nullptr || graph->graphExec == nullptr) return;
+  GraphExecFacts facts;
+  CUgraph source = graph->graph != nullptr ? graph->graph : graph->originalGraph;
+  if (source == nullptr) {
+    facts.complete = false;
+  } else {
+    uint32_t graph_id = 0;
+    if (cuptiGetGraphId(source, &graph_id) == CUPTI_SUCCESS) facts.graph_id = graph_id;
+    CollectKernelNodes(source, 0, &facts);
+  }
+  Registry& registry = TheRegistry();
+  std::lock_guard lock(registry.mutex);
+  registry.by_graph_exec[graph->graphExec] = &registry.graphs.emplace_back(std::move(facts));
+}
+
+}  // namespace occ::inj

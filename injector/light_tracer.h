@@ -1,0 +1,87 @@
+// Light tracing's callback side (OCCTRACE_MODE=light): every kernel launch from CUPTI's launch
+// callbacks instead of its kernel activity records, which stay off except in timing windows
+// (kernel_windows.h).
+//
+// Per launch, on the launching thread: the driver launch callback's EXIT (only launches that
+// succeeded count, as only those produce a kernel record) reads the configuration from the
+// API's parameters, looks up the function's facts (read once per CUfunction with
+// cuFuncGetName / cuFuncGetAttribute, cached per thread) and the CUPTI context and stream ids
+// (cached per thread), and appends one LaunchCall to the thread's stream (launch_calls.h).
+// Nothing else: parsing into rows and SQLite happen on the writer thread.
+//
+// Counting each launch once, and only launches that run: a launch into a stream being captured
+// is a graph node, not a kernel run, and is skipped (its runs are the graph's launches).
+// Counting each launch once: a runtime launch (cudaLaunchKernel, CUDA 13's __cudaLaunchKernel)
+// reaches the driver's launch entry point beneath it, so only the driver callbacks record, with
+// the driver call's correlation id (as the achieved-occupancy samples of a light trace do; the
+// kernel record of a runtime launch carries the runtime call's). Graph launches record one call naming the
+// instantiated graph, whose kernel nodes were read when it was instantiated
+// (CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED); the writer expands it into one launch per node.
+#pragma once
+
+#include <cupti.h>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <utility>
+
+#include "injector/launch_calls.h"
+
+namespace occ::inj {
+
+// Benchmark switches that take parts of the per-launch path away, to measure what each costs
+// (bench/injector/gpu_bench.py variants; docs/performance.md). Defaults: the full path.
+struct LightTracerOptions {
+  enum class Work { kFull, kNoTimestamp, kCallbacksOnly };
+  Work work = Work::kFull;         // OCCTRACE_LIGHT_CALLBACK_WORK=full|no-timestamp|none
+  // OCCTRACE_LIGHT_RUNTIME_CALLBACKS=1: the runtime launch callbacks too, for the outermost
+  // correlation id (the kernel record's). Off by default: they cost ~1 us per launch (H100,
+  // 2026-11-25, docs/performance.md), and timed launches find their configuration by shape.
+  bool runtime_callbacks = false;
+};
+
+class LightTracer {
+ public:
+  // `on_new_function`: called (on the launching thread) the first time a function is launched,
+  // so that the writer can open a timing window while the new kernel runs. Must not block.
+  LightTracer(LaunchCallStreams* streams, std::function<void()> on_new_function,
+              LightTracerOptions options = {})
+      : streams_(streams), on_new_function_(std::move(on_new_function)), options_(options) {}
+
+  // Enables the launch, graph-instantiation, module-unload and stream-destroy callbacks.
+  bool EnableCallbacks(CUpti_SubscriberHandle subscriber);
+  // Every callback of the subscriber; ignores what is not light tracing's.
+  void OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* cbdata);
+
+  uint64_t unknown_graph_launches() const { return unknown_graph_launches_.load(std::memory_order_relaxed); }
+  uint64_t functions_unreadable() const { return functions_unreadable_.load(std::memory_order_relaxed); }
+  // Launches into a stream being captured into a graph: they run only as the graph's nodes,
+  // counted when the graph is launched.
+  uint64_t captured_launches() const { return captured_launches_.load(std::memory_order_relaxed); }
+
+ private:
+  void OnKernelLaunchExit(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
+  void OnGraphLaunchExit(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
+  void OnGraphExecCreated(const CUpti_ResourceData* resource);
+  bool FillContext(CUcontext context, LaunchCall* call);
+  uint32_t StreamId(CUcontext context, CUstream stream);
+  bool Capturing(CUstream stream);
+  const FunctionFacts* Facts(CUfunction function);
+
+  LaunchCallStreams* streams_;
+  std::function<void()> on_new_function_;
+  LightTracerOptions options_;
+  // Stream captures in progress (cuStreamBeginCapture* .. cuStreamEndCapture*): only while one
+  // is, a launch asks the driver whether its own stream is capturing.
+  std::atomic<int> active_captures_{0};
+  std::atomic<uint64_t> captured_launches_{0};
+  std::atomic<uint64_t> unknown_graph_launches_{0};
+  std::atomic<uint64_t> functions_unreadable_{0};
+};
+
+// The facts of `function`, read on first use and kept for the life of the process (null when
+// the driver cannot name it). Thread-safe; cached per thread.
+const FunctionFacts* FactsOfFunction(CUfunction function);
+
+}  // namespace occ::inj

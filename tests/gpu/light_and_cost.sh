@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# One GPU run's worth of checks for light tracing and for the default mode's cost. Run from the
+# repository root on a GPU machine with a staged tree (tests/gpu/stage.sh build gpu-stage):
+#
+#   PART=checks tests/gpu/light_and_cost.sh   light vs full traces of launch_matrix, PyTorch
+#                                              eager, torch.compile + CUDA graphs, Numba
+#                                              (light_checks.py); kill tests in sample and light
+#                                              modes; empty-kernel launch cost of every mode
+#   PART=bench  tests/gpu/light_and_cost.sh   step time, ResNet-50 and train_small: untraced,
+#                                              bare CUPTI, full off, full sample, light
+#
+# Writes $OUT/<part>.tgz (logs, JSON, light-check traces) and prints the summary lines.
+set -uo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+stage="${STAGE:-$root/gpu-stage}"
+out="${OUT:-$PWD/gpu-out}"
+part="${PART:-checks}"
+work="$(mktemp -d /tmp/occ-light.XXXXXX)"
+logs="$work/logs"
+mkdir -p "$logs" "$out"
+export PYTHONUNBUFFERED=1
+export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$stage/lib"
+cupti="$(find / -xdev \( -path /proc -o -path /sys \) -prune -o -name 'libcupti.so.13*' -print 2>/dev/null | grep -m1 site-packages)"
+[[ -n "$cupti" ]] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$(dirname "$cupti")"
+lib="$stage/bin/libocctrace.so"
+wl="$root/tests/gpu/workloads"
+{
+  date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv
+  python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"
+} >"$logs/env.txt" 2>&1
+cat "$logs/env.txt"
+light_sample="light=traced:OCCTRACE_MODE=light,OCCTRACE_ACHIEVED=sample"
+light_off="light-noachieved=traced:OCCTRACE_MODE=light"
+
+if [[ "$part" == checks ]]; then
+  echo "== light vs full traces"
+  timeout 330 python3 "$root/tests/gpu/light_checks.py" --lib "$lib" --launch-matrix "$stage/bin/launch_matrix" \
+    --workloads "$wl" --out "$work/light" --json "$logs/light_checks.json" ${LIGHT_ONLY:+--only "$LIGHT_ONLY"} \
+    2>&1 | tee "$logs/light_checks.txt"
+  for f in "$work"/light/*.db; do gzip -1 "$f"; done
+  tar -C "$work" -czf "$out/checks.tgz" logs light
+  [[ -n "${SKIP_KILL:-}" ]] && exit 0
+  echo "== kill tests: sample (per-thread CUPTI buffers) and light"
+  nvcc -O2 -arch=sm_90 -o "$work/continuous_cuda" "$root/tests/gpu/continuous_cuda.cu" >"$logs/nvcc.txt" 2>&1
+  timeout 150 python3 "$root/tests/gpu/kill_test.py" --lib "$lib" --cuda-bin "$work/continuous_cuda" --workloads "$wl" \
+    --out "$work/kill" --modes sample,light --kill-after 2,6 --json "$logs/kill.json" 2>&1 | tee "$logs/kill.txt"
+  rm -f "$work"/kill/*.db*
+  echo "== empty-kernel launch cost"
+  timeout 120 python3 "$root/bench/injector/gpu_bench.py" --lib "$lib" --launch-overhead "$stage/bin/launch_overhead" \
+    --train "$wl/train_small.py" --skip-train --rounds 3 --launches 200000 --achieved-sample \
+    --bare-cupti "$stage/bin/libbare_cupti_injection.so" --variant "$light_sample" --variant "$light_off" \
+    --json "$logs/launch.json" 2>&1 | tee "$logs/launch.txt"
+  tar -C "$work" -czf "$out/checks.tgz" logs light
+else
+  echo "== step-time benchmark"
+  # A sampling budget of 50 % measures every signature within seconds, so that the timed steps
+  # after WARMUP_S are the steady state of both sample-mode variants.
+  timeout 590 python3 "$root/bench/injector/gpu_bench.py" --lib "$lib" --launch-overhead "$stage/bin/launch_overhead" \
+    --train "$wl/train_small.py" --resnet "$wl/resnet50_step.py" --skip-launch --no-torchprof \
+    --bare-cupti "$stage/bin/libbare_cupti_injection.so" --rounds "${ROUNDS:-3}" --steps "${STEPS:-2000}" \
+    --resnet-steps "${RESNET_STEPS:-150}" --warmup-s "${WARMUP_S:-12}" \
+    --variant "sample=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5" \
+    --variant "light=traced:OCCTRACE_MODE=light,OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5" \
+    ${BENCH_ARGS:-} --json "$logs/bench.json" 2>&1 | tee "$logs/bench.txt"
+  tar -C "$work" -czf "$out/bench.tgz" logs
+fi
