@@ -333,7 +333,7 @@ void PrintCrossRank(const occtrace::Report& report, TextWriter& w) {
   constexpr int kIndent = 2;
   constexpr int kMaxRanksListed = 16;
   w.Section(CrossRankTitle(report));
-  w.Field("Ranks", RankIdentityText(report));
+  w.Field("Ranks", SanitizeForDisplay(RankIdentityText(report)));
   w.Field("Straggler", SanitizeForDisplay(StragglerText(report)), 0,
           x.slowest_over_median_pct() >= kStragglerPct ? Style::kWarn : Style::kPlain);
   w.Line();
