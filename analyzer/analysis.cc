@@ -7,10 +7,14 @@
 #include <utility>
 
 #include "arch_table.h"
+#include "cross_rank.h"
 #include "group_advice.h"
 #include "grouping.h"
+#include "input_paths.h"
 #include "judge.h"
+#include "kernel_origin.h"
 #include "measured_evidence.h"
+#include "rank_identity.h"
 #include "report_builder.h"
 #include "sqlite_db.h"
 #include "throughput_ceiling.h"
@@ -30,8 +34,17 @@ StatusOr<Analysis> Analyze(const ReportOptions& options, const std::vector<std::
   LaunchGroups groups;
   bool any_launch = false;
   int64_t first = 0, last = 0;
+  // Per file: GPU time of every kernel, and of NCCL's (before --kernel picks groups).
+  std::vector<std::pair<int64_t, int64_t>> file_gpu_ns;
   for (auto& reader : a.readers) {
     OCC_ASSIGN_OR_RETURN(TraceScan scan, reader->Scan(options.kernel_regex));
+    int64_t communication_ns = 0;
+    for (const auto& c : scan.configs) {
+      if (IsCommunicationKernel(c.mangled_name, c.name)) {
+        communication_ns = SaturatingAdd(communication_ns, c.total_ns);
+      }
+    }
+    file_gpu_ns.emplace_back(scan.total_ns, communication_ns);
     any_launch |= scan.launches > 0;
     a.run_total_ns = SaturatingAdd(a.run_total_ns, scan.total_ns);
     a.run_launches += scan.launches;
@@ -49,13 +62,21 @@ StatusOr<Analysis> Analyze(const ReportOptions& options, const std::vector<std::
   }
   a.first_start = first;
   a.last_end = last;
-  for (const auto& reader : a.readers) a.files.push_back(reader->info());
+  for (size_t i = 0; i < a.readers.size(); ++i) {
+    a.files.push_back(a.readers[i]->info());
+    a.files.back().set_total_gpu_ns(file_gpu_ns[i].first);
+    a.files.back().set_communication_gpu_ns(file_gpu_ns[i].second);
+  }
+  a.rank_warnings = ResolveRanks(&a.files);
+  const bool several_files = a.files.size() > 1;
+  const std::vector<int> rank_order = RankOrder(a.files);
   JudgeContext ctx;
   ctx.what_if = what_if;
   ctx.files = &a.files;
   for (const auto& key : groups.order) {
     const Group& g = groups.by_key.at(key);
     Judged j = JudgeGroup(&ctx, g, a.run_total_ns);
+    if (several_files) *j.group.mutable_rank_spread() = SpreadOf(g.by_file, rank_order);
     if (j.ok) {
       AdviseGroup(g.stats, *j.device, j.advice, &j.group);
       // Measured on the GPU the trace ran on: no verdict for another GPU's what-if.
@@ -69,6 +90,13 @@ StatusOr<Analysis> Analyze(const ReportOptions& options, const std::vector<std::
   // Who owns each kernel, and what the trace's own measurements say can be gained.
   ApplyOwnerAndEvidence(&a.judged, a.run_total_ns);
   ApplyOwnerAndEvidence(&a.unjudged, a.run_total_ns);
+  if (several_files) {
+    for (auto* list : {&a.judged, &a.unjudged}) {
+      for (auto& g : *list) {
+        g.mutable_rank_spread()->set_communication(g.owner_library() == kCommunicationLibrary);
+      }
+    }
+  }
   return a;
 }
 
@@ -93,8 +121,10 @@ Status ValidateReportOptions(const ReportOptions& options) {
   return OkStatus();
 }
 
-StatusOr<occtrace::Report> BuildReport(const ReportOptions& options) {
-  OCC_RETURN_IF_ERROR(ValidateReportOptions(options));
+StatusOr<occtrace::Report> BuildReport(const ReportOptions& given) {
+  OCC_RETURN_IF_ERROR(ValidateReportOptions(given));
+  ReportOptions options = given;
+  OCC_ASSIGN_OR_RETURN(options.inputs, ExpandInputPaths(given.inputs));
   std::optional<DeviceProps> what_if;
   if (!options.gpu.empty()) {
     OCC_ASSIGN_OR_RETURN(DeviceProps gpu, LookupGpu(options.gpu));

@@ -65,6 +65,20 @@ void Merge(ConfigStats* into, const ConfigStats& from) {
 
 }  // namespace
 
+void FileShare::Add(const ConfigStats& c) {
+  launches += c.launches;
+  total_ns = SaturatingAdd(total_ns, c.total_ns);
+  achieved_samples += c.achieved_samples;
+  achieved_sum += c.achieved_sum;
+}
+
+void FileShare::Add(const FileShare& other) {
+  launches += other.launches;
+  total_ns = SaturatingAdd(total_ns, other.total_ns);
+  achieved_samples += other.achieved_samples;
+  achieved_sum += other.achieved_sum;
+}
+
 void AddToGroups(std::vector<ConfigStats> configs, const std::vector<TraceDevice>& devices,
                  bool what_if, LaunchGroups* groups) {
   for (auto& c : configs) {
@@ -77,12 +91,14 @@ void AddToGroups(std::vector<ConfigStats> configs, const std::vector<TraceDevice
       g.device = device;
       g.files.insert(c.file_index);
       g.device_ids.insert(c.device_id);
+      g.by_file[c.file_index].Add(c);
       g.stats = std::move(c);
       groups->order.push_back(key);
       groups->by_key.emplace(key, std::move(g));
     } else {
       it->second.files.insert(c.file_index);
       it->second.device_ids.insert(c.device_id);
+      it->second.by_file[c.file_index].Add(c);
       Merge(&it->second.stats, c);
     }
   }
@@ -129,6 +145,7 @@ void FoldProfiledLaunches(LaunchGroups* groups) {
         Group& into = groups->by_key.at(it->second);
         into.files.insert(g.files.begin(), g.files.end());
         into.device_ids.insert(g.device_ids.begin(), g.device_ids.end());
+        for (const auto& [file, share] : g.by_file) into.by_file[file].Add(share);
         Merge(&into.stats, g.stats);
         groups->by_key.erase(key);
         continue;

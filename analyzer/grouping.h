@@ -14,12 +14,23 @@
 
 namespace occ {
 
+// One input file's part of a group's launches: what the cross-rank breakdown compares.
+struct FileShare {
+  int64_t launches = 0;
+  int64_t total_ns = 0;
+  int64_t achieved_samples = 0;
+  double achieved_sum = 0;
+  void Add(const ConfigStats& c);
+  void Add(const FileShare& other);
+};
+
 // A group of launches with one kernel and configuration, possibly over several files/devices.
 struct Group {
   ConfigStats stats;
   const TraceDevice* device = nullptr;   // the first device it ran on
   std::set<int> files;
   std::set<int64_t> device_ids;
+  std::map<int, FileShare> by_file;      // by InputFile index
 };
 
 // The groups by key (GPU model # configuration), and their keys in order of first appearance,

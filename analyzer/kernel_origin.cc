@@ -18,7 +18,9 @@ struct VendorMarker {
 };
 constexpr std::array kVendorMarkers = {
     VendorMarker{"nccl", true, "NCCL"},
+    // Templated or namespaced instantiations demangle with a prefix ("void ncclKernel...").
     VendorMarker{"ncclDevKernel", false, "NCCL"},
+    VendorMarker{"ncclKernel", false, "NCCL"},
     VendorMarker{"PyTorchMemEffAttention", false, "PyTorch (memory-efficient attention)"},
     VendorMarker{"cudnn", false, "cuDNN"},
     VendorMarker{"xmma_fprop", false, "cuDNN"},
@@ -96,6 +98,10 @@ KernelOrigin ClassifyKernel(std::string_view mangled, std::string_view demangled
     return o;
   }
   return o;
+}
+
+bool IsCommunicationKernel(std::string_view mangled, std::string_view demangled) {
+  return ClassifyKernel(mangled, demangled).library == kCommunicationLibrary;
 }
 
 std::string_view OriginName(KernelOriginKind kind) {

@@ -31,6 +31,11 @@ struct KernelOrigin {
 KernelOrigin ClassifyKernel(std::string_view mangled, std::string_view demangled,
                             bool has_triton_metadata = false);
 
+// NCCL's collective and point-to-point kernels (ncclKernel_*, ncclDevKernel_*): communication,
+// whose GPU time on one rank includes waiting for the others.
+inline constexpr std::string_view kCommunicationLibrary = "NCCL";
+bool IsCommunicationKernel(std::string_view mangled, std::string_view demangled);
+
 // "cuda_cpp", "numba", "cupy", "triton", "inductor", "aten", "vendor".
 std::string_view OriginName(KernelOriginKind kind);
 

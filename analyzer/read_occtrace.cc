@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "message_text.h"
+#include "rank_identity.h"
 #include "read_helpers.h"
 #include "trace_reader.h"
 
@@ -117,6 +118,7 @@ Status TraceReader::ReadOccMeta() {
   info_.set_dropped_records(ParseInt(get({"dropped_records"})).value_or(0));
   info_.set_achieved_mode(get({"achieved_mode"}));
   info_.set_achieved_status(get({"achieved_status"}));
+  SetRankFromMeta(meta_, &info_);
   if (info_.dropped_records() > 0) {
     AddWarning(std::to_string(info_.dropped_records()) +
                " activity records were dropped while tracing: totals are lower bounds");

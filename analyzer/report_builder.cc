@@ -6,6 +6,7 @@
 #include <string>
 
 #include "arch_table.h"
+#include "cross_rank.h"
 #include "diff.h"
 #include "judge.h"
 #include "measured_evidence.h"
@@ -157,6 +158,7 @@ StatusOr<occtrace::Report> ReportFromAnalysis(const ReportOptions& options,
   std::stable_sort(idx.begin(), idx.end(), by);
   int hidden_small = 0;
   int shown = 0;
+  std::vector<int> shown_rank(a.judged.size(), 0);
   for (size_t i : idx) {
     const auto& g = a.judged[i];
     if (g.time_pct() < options.min_time_pct) {
@@ -167,6 +169,7 @@ StatusOr<occtrace::Report> ReportFromAnalysis(const ReportOptions& options,
     occtrace::KernelGroup* out = report.add_groups();
     *out = g;
     out->set_rank(++shown);
+    shown_rank[i] = shown;
     const auto& [device, stats] = a.group_inputs[i];
     if (what_if) {
       AddCurve(*what_if, stats, /*on_traced_gpu=*/false, out);
@@ -180,6 +183,13 @@ StatusOr<occtrace::Report> ReportFromAnalysis(const ReportOptions& options,
   std::stable_sort(unjudged.begin(), unjudged.end(),
                    [](const auto& x, const auto& y) { return x.total_ns() > y.total_ns(); });
   for (auto& g : unjudged) *report.add_unjudged() = std::move(g);
+
+  if (a.files.size() > 1) {
+    std::vector<RankedGroup> all;
+    for (size_t i = 0; i < a.judged.size(); ++i) all.push_back({&a.judged[i], shown_rank[i]});
+    for (const auto& g : a.unjudged) all.push_back({&g, 0});
+    *report.mutable_cross_rank() = BuildCrossRank(a.files, a.rank_warnings, all);
+  }
 
   if (!a.judged.empty()) {
     // Traces with cubin facts (OCC_FUNCTION) know each kernel's named barriers; Nsight Systems
@@ -234,7 +244,8 @@ StatusOr<occtrace::Report> ReportFromAnalysis(const ReportOptions& options,
   }
   if (a.files.size() > 1) {
     report.add_notes("groups with the same kernel, configuration and GPU model are merged across "
-                     "files (file_index -1)");
+                     "files (file_index -1); each group's figures per file are in its rank_spread "
+                     "(JSON) and in the cross-rank section");
   }
   return report;
 }

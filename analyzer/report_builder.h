@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -29,6 +30,7 @@ struct Analysis {
   int64_t run_launches = 0;
   int64_t first_start = 0;
   int64_t last_end = 0;
+  std::vector<std::string> rank_warnings;        // ResolveRanks: duplicate ranks, world sizes
   std::vector<std::unique_ptr<TraceReader>> readers;
 };
 

@@ -26,7 +26,9 @@ const std::vector<std::string>& Header() {
       "Block Limit Warps", "Block Limit SM", "Block Limit Barriers", "Allocated Reg/Trd",
       "Waves Per SM", "Tail (%)", "Best Suggestion", "Predicted Theoretical Occupancy (%)",
       "Recoverable Time Upper Bound (ns)", "Priority", "Not Judged Reason", "Origin", "Owner Library",
-      "Tunable", "Measured Gain (ns)", "What To Change", "Device", "GPU", "CC",
+      "Tunable", "Measured Gain (ns)", "What To Change", "Ran On Ranks", "Slowest Rank",
+      "Slowest Rank Total (ns)", "Median Rank Total (ns)", "Slowest Over Median (%)",
+      "Per-Rank Total (ns)", "Device", "GPU", "CC",
       "SMs", "Input", "Tool"};
   return kHeader;
 }
@@ -53,6 +55,26 @@ std::string ActionFor(const occtrace::Report& report, const occtrace::KernelGrou
   return "";
 }
 
+// The cross-rank columns (several input files): which ranks ran the configuration, the slowest
+// against the median, and every rank's total as "rank 0=1200;rank 1=1250". Empty for one input.
+std::vector<std::string> RankCells(const occtrace::Report& report, const occtrace::KernelGroup& g) {
+  if (!HasCrossRank(report) || !g.has_rank_spread()) return std::vector<std::string>(6);
+  const occtrace::RankSpread& spread = g.rank_spread();
+  std::string ran_on, totals;
+  for (const occtrace::RankFigures& f : spread.per_rank()) {
+    const std::string name = RankName(report, f.file_index());
+    ran_on += (ran_on.empty() ? "" : ";") + name;
+    totals += (totals.empty() ? "" : ";") + name + "=" + std::to_string(f.total_ns());
+  }
+  const bool compared = spread.ran_on() >= 2;
+  return {ran_on,
+          compared ? RankName(report, spread.slowest_file_index()) : "",
+          compared ? std::to_string(spread.slowest_ns()) : "",
+          compared ? FormatFixed(spread.median_ns(), 1) : "",
+          compared ? FormatFixed(spread.slowest_over_median_pct(), 2) : "",
+          totals};
+}
+
 std::vector<std::string> Row(const occtrace::Report& report, const occtrace::KernelGroup& g) {
   const occtrace::Occupancy& occ = g.occupancy();
   const occtrace::Device* device = FindDevice(report, g);
@@ -68,6 +90,7 @@ std::vector<std::string> Row(const occtrace::Report& report, const occtrace::Ker
                                                                    : occ.block_limit_shared_mem();
   const int32_t barrier_limit = occ.ncu_block_limit_barriers() > 0 ? occ.ncu_block_limit_barriers()
                                                                    : occ.block_limit_barriers();
+  const std::vector<std::string> rank_cells = RankCells(report, g);
   return {
       g.rank() > 0 ? std::to_string(g.rank()) : "",
       g.name(),
@@ -119,6 +142,12 @@ std::vector<std::string> Row(const occtrace::Report& report, const occtrace::Ker
       g.origin().empty() ? "" : (g.tunable() ? "yes" : "no"),
       g.measured_gain_ns() > 0 ? std::to_string(g.measured_gain_ns()) : "",
       ActionFor(report, g),
+      rank_cells[0],
+      rank_cells[1],
+      rank_cells[2],
+      rank_cells[3],
+      rank_cells[4],
+      rank_cells[5],
       std::to_string(g.device_id()),
       device != nullptr ? device->name() : "",
       device != nullptr ? std::to_string(device->cc_major()) + "." + std::to_string(device->cc_minor())

@@ -475,6 +475,96 @@ void PrintNotes(const occtrace::Report& report, std::ostream& out) {
   out << "</ul>\n</section>\n";
 }
 
+
+// Several input files: per-rank totals (sortable), the straggler, the top configurations and a
+// rank × configuration table (ranks as rows, sortable by any configuration), and the
+// configurations some ranks did not run.
+void PrintCrossRank(const occtrace::Report& report, std::ostream& out) {
+  if (!HasCrossRank(report)) return;
+  const occtrace::CrossRank& x = report.cross_rank();
+  const bool straggler = x.slowest_over_median_pct() >= kStragglerPct;
+  out << "<section id=\"ranks\">\n<h2>" << E(CrossRankTitle(report)) << "</h2>\n<table class=\"kv\">\n";
+  KvRow(out, "Ranks", E(RankIdentityText(report)));
+  KvRow(out, "Straggler", straggler ? "<span class=\"warn\">" + E(StragglerText(report)) + "</span>"
+                                    : E(StragglerText(report)));
+  out << "</table>\n<div class=\"scroll\"><table class=\"sortable\" id=\"rank-table\">\n<thead><tr>"
+         "<th>Rank</th><th class=\"num\">GPU time</th><th class=\"num\">Compute</th>"
+         "<th class=\"num\">NCCL</th><th class=\"num\">Launches</th><th>File</th><th>Host</th>"
+         "</tr></thead>\n<tbody>\n";
+  for (const occtrace::RankSummary& r : x.ranks()) {
+    const occtrace::InputFile& file = report.files(r.file_index());
+    const bool slow = straggler && r.file_index() == x.slowest_file_index();
+    out << "<tr" << (slow ? " class=\"warn\"" : "") << "><td>" << E(r.label()) << "</td>"
+        << NumCell(FormatDuration(r.total_gpu_ns()), static_cast<double>(r.total_gpu_ns()))
+        << NumCell(FormatDuration(r.compute_gpu_ns()), static_cast<double>(r.compute_gpu_ns()))
+        << NumCell(CommunicationCell(report, r.communication_gpu_ns()),
+                   static_cast<double>(r.communication_gpu_ns()))
+        << NumCell(FormatCount(r.launches()), static_cast<double>(r.launches())) << "<td><code>"
+        << E(file.path()) << "</code></td><td>" << E(file.host()) << "</td></tr>\n";
+  }
+  out << "</tbody>\n</table></div>\n<p class=\"muted\">"
+      << E(AnyCommunication(report) ? std::string(kCommunicationMeaning)
+                                    : "Compute = GPU time outside NCCL kernels (none ran).")
+      << "</p>\n";
+  if (x.kernels_size() > 0) {
+    out << "<h3>" << E(kCrossRankKernelsTitle) << "</h3>\n<div class=\"scroll\"><table>\n<thead><tr>"
+           "<th></th><th>Kernel</th><th>Launch</th><th>Across ranks</th></tr></thead>\n<tbody>\n";
+    for (int i = 0; i < x.kernels_size(); ++i) {
+      const occtrace::RankKernel& k = x.kernels(i);
+      const occtrace::RankSpread& spread = k.spread();
+      const bool slow = !spread.communication() && spread.ran_on() >= 2 &&
+                        spread.slowest_over_median_pct() >= kStragglerPct;
+      out << "<tr><td>" << E(CrossRankKernelTag(i)) << "</td><td class=\"name\">";
+      if (k.group_rank() > 0) {
+        out << "<a href=\"#k" << k.group_rank() << "\">#" << k.group_rank() << "</a> ";
+      }
+      out << "<code>" << E(ShortenKernelName(k.name(), 70)) << "</code>";
+      if (!k.owner_library().empty()) out << " <span class=\"muted\">(" << E(k.owner_library()) << ")</span>";
+      out << "</td><td>" << E(k.launch()) << "</td><td" << (slow ? " class=\"warn\"" : "") << ">"
+          << E(SpreadText(report, spread)) << "</td></tr>\n";
+    }
+    out << "</tbody>\n</table></div>\n<div class=\"scroll\"><table class=\"sortable\" "
+           "id=\"rank-kernel-table\">\n<thead><tr><th>Rank</th>";
+    for (int i = 0; i < x.kernels_size(); ++i) out << "<th class=\"num\">" << E(CrossRankKernelTag(i)) << "</th>";
+    out << "</tr></thead>\n<tbody>\n";
+    for (const occtrace::RankSummary& r : x.ranks()) {
+      out << "<tr><td>" << E(r.label()) << "</td>";
+      for (const occtrace::RankKernel& k : x.kernels()) {
+        const occtrace::RankFigures* f = FindRankFigures(k.spread(), r.file_index());
+        if (f == nullptr) {
+          out << "<td class=\"num\" data-v=\"-1\">–</td>";
+          continue;
+        }
+        const bool slowest = k.spread().ran_on() >= 2 && f->file_index() == k.spread().slowest_file_index();
+        out << "<td class=\"num" << (slowest ? " warn" : "") << "\" data-v=\""
+            << FormatFixed(static_cast<double>(f->total_ns()), 3) << "\">" << E(RankCellText(*f)) << "</td>";
+      }
+      out << "</tr>\n";
+    }
+    out << "</tbody>\n</table></div>\n";
+  }
+  if (x.rank_only_configs_size() > 0) {
+    out << "<h3>" << E(kRankOnlyTitle) << " (" << E(FormatCount(x.rank_only_configs_total()))
+        << ")</h3>\n<ul>\n";
+    for (const occtrace::RankOnlyConfig& c : x.rank_only_configs()) {
+      out << "<li>";
+      if (c.group_rank() > 0) out << "<a href=\"#k" << c.group_rank() << "\">#" << c.group_rank() << "</a> ";
+      out << "<code>" << E(ShortenKernelName(c.name(), 70)) << "</code>, " << E(c.launch()) << ", "
+          << E(RankOnlyText(report, c)) << "</li>\n";
+    }
+    if (x.rank_only_configs_total() > x.rank_only_configs_size()) {
+      out << "<li class=\"muted\">and "
+          << E(FormatCount(x.rank_only_configs_total() - x.rank_only_configs_size()))
+          << " more (JSON: each group's rank_spread)</li>\n";
+    }
+    out << "</ul>\n";
+  }
+  for (const std::string& warning : x.warnings()) {
+    out << "<p class=\"warn\">Warning: " << E(warning) << "</p>\n";
+  }
+  out << "</section>\n";
+}
+
 }  // namespace
 
 void HtmlPrinter::DoPrint(const occtrace::Report& report, const PrintOptions&, std::ostream& out) {
@@ -484,6 +574,7 @@ void HtmlPrinter::DoPrint(const occtrace::Report& report, const PrintOptions&, s
   PrintRun(report, out);
   PrintLimiters(report, out);
   PrintTopTable(report, out);
+  PrintCrossRank(report, out);
   if (report.groups_size() > 0) out << "<section id=\"kernels\">\n<h2>Top kernels in detail</h2>\n";
   for (const occtrace::KernelGroup& g : report.groups()) PrintKernel(report, g, out);
   if (report.groups_size() > 0) out << "</section>\n";

@@ -281,12 +281,96 @@ void PrintNotes(const occtrace::Report& report, std::ostream& out) {
   }
 }
 
+// Several input files: per-rank totals, the straggler, the top configurations with one column
+// each (ranks as rows, so hundreds of ranks stay a readable table), and the configurations some
+// ranks did not run.
+void PrintCrossRank(const occtrace::Report& report, std::ostream& out) {
+  if (!HasCrossRank(report)) return;
+  const occtrace::CrossRank& x = report.cross_rank();
+  out << "## " << MarkdownText(CrossRankTitle(report)) << "\n\n";
+  out << "**Ranks:** " << MarkdownText(RankIdentityText(report)) << ".  \n**Straggler:** "
+      << MarkdownText(StragglerText(report)) << ".\n\n";
+  TableHeader({"Rank", "GPU time", "Compute", "NCCL", "Launches", "File", "Host"},
+              {false, true, true, true, true, false, false}, out);
+  for (const occtrace::RankSummary& r : x.ranks()) {
+    const occtrace::InputFile& file = report.files(r.file_index());
+    TableRow({Cell(r.label()), FormatDuration(r.total_gpu_ns()), FormatDuration(r.compute_gpu_ns()),
+              CommunicationCell(report, r.communication_gpu_ns()), FormatCount(r.launches()),
+              MarkdownCode(file.path(), true), file.host().empty() ? "" : Cell(file.host())},
+             out);
+  }
+  out << '\n'
+      << (AnyCommunication(report) ? std::string(kCommunicationMeaning)
+                                   : "Compute = GPU time outside NCCL kernels (none ran).")
+      << "\n\n";
+  if (x.kernels_size() > 0) {
+    out << "### " << kCrossRankKernelsTitle << "\n\n";
+    TableHeader({"", "Kernel", "Launch", "Slowest rank", "Over median", "Median", "Fastest rank"},
+                {false, false, false, false, true, true, false}, out);
+    for (int i = 0; i < x.kernels_size(); ++i) {
+      const occtrace::RankKernel& k = x.kernels(i);
+      const occtrace::RankSpread& spread = k.spread();
+      std::string kernel = (k.group_rank() > 0 ? "#" + std::to_string(k.group_rank()) + " " : "") +
+                           MarkdownCode(ShortenKernelName(k.name(), 72), false);
+      if (!k.owner_library().empty()) kernel += " (" + Cell(k.owner_library()) + ")";
+      std::string slowest = Cell(RankName(report, spread.slowest_file_index())) + " (" +
+                            FormatDuration(spread.slowest_ns()) + ")";
+      std::string fastest = Cell(RankName(report, spread.fastest_file_index())) + " (" +
+                            FormatDuration(spread.fastest_ns()) + ")";
+      if (spread.ran_on() < 2) {
+        slowest = Cell(RankName(report, spread.slowest_file_index())) + " only";
+        fastest = "";
+      } else if (spread.slowest_ns() == spread.fastest_ns()) {
+        slowest = "the same on every rank";
+        fastest = "";
+      } else if (spread.communication()) {
+        slowest += ", NCCL: likely waiting for a peer";
+      }
+      TableRow({CrossRankKernelTag(i), kernel, Cell(k.launch()), slowest,
+                SpreadOverMedianText(spread),
+                FormatDuration(static_cast<int64_t>(spread.median_ns() + 0.5)), fastest},
+               out);
+    }
+    out << '\n';
+    std::vector<std::string> headers = {"Rank"};
+    for (int i = 0; i < x.kernels_size(); ++i) headers.push_back(CrossRankKernelTag(i));
+    std::vector<bool> right(headers.size(), true);
+    right[0] = false;
+    TableHeader(headers, right, out);
+    for (const occtrace::RankSummary& r : x.ranks()) {
+      std::vector<std::string> cells = {Cell(r.label())};
+      for (const occtrace::RankKernel& k : x.kernels()) {
+        const occtrace::RankFigures* f = FindRankFigures(k.spread(), r.file_index());
+        cells.push_back(f != nullptr ? RankCellText(*f) : "–");
+      }
+      TableRow(cells, out);
+    }
+    out << '\n';
+  }
+  if (x.rank_only_configs_size() > 0) {
+    out << "### " << kRankOnlyTitle << " (" << FormatCount(x.rank_only_configs_total()) << ")\n\n";
+    for (const occtrace::RankOnlyConfig& c : x.rank_only_configs()) {
+      out << "- " << (c.group_rank() > 0 ? "#" + std::to_string(c.group_rank()) + " " : "")
+          << MarkdownCode(ShortenKernelName(c.name(), 72), false) << ", " << MarkdownText(c.launch())
+          << ", " << MarkdownText(RankOnlyText(report, c)) << '\n';
+    }
+    if (x.rank_only_configs_total() > x.rank_only_configs_size()) {
+      out << "- and " << FormatCount(x.rank_only_configs_total() - x.rank_only_configs_size())
+          << " more (JSON: each group's rank_spread)\n";
+    }
+    out << '\n';
+  }
+  for (const std::string& warning : x.warnings()) out << "- **Warning:** " << MarkdownText(warning) << '\n';
+  if (x.warnings_size() > 0) out << '\n';
+}
+
 }  // namespace
 
 void MarkdownPrinter::DoPrint(const occtrace::Report& report, const PrintOptions&, std::ostream& out) {
   PrintHeader(report, out);
   PrintActions(report, out);
   PrintTopTable(report, out);
+  PrintCrossRank(report, out);
   if (report.groups_size() > 0) out << "## Top kernels in detail\n\n";
   for (const occtrace::KernelGroup& g : report.groups()) PrintKernel(report, g, out);
   PrintLimiterShares(report, out);

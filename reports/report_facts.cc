@@ -1,5 +1,6 @@
 #include "reports/report_facts.h"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <map>
@@ -107,6 +108,7 @@ std::string FileFacts(const occtrace::InputFile& file) {
   }
   if (file.pid() > 0) out += ", pid " + std::to_string(file.pid());
   if (!file.host().empty()) out += (file.pid() > 0 ? " on " : ", host ") + file.host();
+  if (const std::string rank = FileRankText(file); !rank.empty()) out += ", " + rank;
   return out;
 }
 
@@ -455,5 +457,194 @@ const std::string_view kNoActions =
     "nothing to change in your own kernels: none ran measurably faster in another configuration, and "
     "the occupancy model suggests no change (library and framework kernels are marked \"not tunable "
     "from your code\")";
+
+// ---- Several input files ---------------------------------------------------------------------
+
+const std::string_view kCommunicationMeaning =
+    "Compute = GPU time outside NCCL kernels, which points at the straggler. NCCL kernels include "
+    "the time a rank waits for its peers: the rank whose NCCL kernels take longest is usually the "
+    "one waiting for a slower peer, not the slow one.";
+const std::string_view kCrossRankKernelsTitle =
+    "Top configurations by GPU time, per rank: total time (achieved occupancy, measured)";
+const std::string_view kRankOnlyTitle = "Configurations not every rank ran";
+
+bool AnyCommunication(const occtrace::Report& report) {
+  for (const occtrace::RankSummary& r : report.cross_rank().ranks()) {
+    if (r.communication_gpu_ns() > 0) return true;
+  }
+  return false;
+}
+
+std::string CommunicationCell(const occtrace::Report& report, int64_t ns) {
+  return AnyCommunication(report) ? FormatDuration(ns) : "–";
+}
+
+bool HasCrossRank(const occtrace::Report& report) {
+  return report.has_cross_rank() && report.cross_rank().ranks_size() > 1;
+}
+
+std::string RankName(const occtrace::Report& report, int file_index) {
+  for (const occtrace::RankSummary& r : report.cross_rank().ranks()) {
+    if (r.file_index() == file_index) return r.label();
+  }
+  return "file " + std::to_string(file_index);
+}
+
+namespace {
+
+// Files of the report that recorded a rank, ascending.
+std::vector<int32_t> KnownRanks(const occtrace::Report& report) {
+  std::vector<int32_t> ranks;
+  for (const occtrace::InputFile& f : report.files()) {
+    if (f.rank() >= 0 && !f.rank_source().empty()) ranks.push_back(f.rank());
+  }
+  std::sort(ranks.begin(), ranks.end());
+  return ranks;
+}
+
+std::string Plural(int64_t n, std::string_view one, std::string_view many) {
+  return FormatCount(n) + " " + std::string(n == 1 ? one : many);
+}
+
+}  // namespace
+
+std::string CrossRankTitle(const occtrace::Report& report) {
+  const occtrace::CrossRank& x = report.cross_rank();
+  const int files = x.ranks_size();
+  const std::vector<int32_t> ranks = KnownRanks(report);
+  if (ranks.empty()) return "Across input files: " + Plural(files, "file", "files");
+  std::string title = "Across ranks: " + Plural(files, "file", "files");
+  bool contiguous = ranks.size() > 1;
+  for (size_t i = 1; i < ranks.size(); ++i) contiguous &= ranks[i] == ranks[i - 1] + 1;
+  if (contiguous) {
+    title += ", ranks " + std::to_string(ranks.front()) + "–" + std::to_string(ranks.back());
+  } else {
+    title += ", " + Plural(static_cast<int64_t>(ranks.size()), "with a rank", "with a rank");
+  }
+  if (x.world_size() > 0) title += " of world size " + std::to_string(x.world_size());
+  return title;
+}
+
+std::string RankIdentityText(const occtrace::Report& report) {
+  const occtrace::CrossRank& x = report.cross_rank();
+  if (x.identity() == "occtrace") {
+    return "each trace's recorded rank (OCC_META, set from the launcher's variables: " +
+           x.rank_sources() + ")";
+  }
+  if (x.identity() == "file name") {
+    return "the rank in each file name (\"rank<N>\"); the traces record none";
+  }
+  if (x.identity() == "mixed") {
+    return "recorded ranks where the trace has one, else the rank in the file name or the "
+           "file's position (" + x.rank_sources() + ")";
+  }
+  return "no file records a rank: files are numbered in command-line order (file 0, file 1, …)";
+}
+
+std::string StragglerText(const occtrace::Report& report) {
+  const occtrace::CrossRank& x = report.cross_rank();
+  if (x.ranks_size() < 2) return "";
+  const std::string slowest = RankName(report, x.slowest_file_index());
+  const std::string median = FormatDuration(static_cast<int64_t>(std::llround(x.median_compute_ns())));
+  if (x.slowest_over_median_pct() < kStragglerPct) {
+    return "none: every rank's compute time (GPU time outside NCCL kernels) is within " +
+           FormatPct(kStragglerPct, 0) + " of the median (" + median + "; slowest " + slowest +
+           ", " + FormatPct(x.slowest_over_median_pct()) + " over)";
+  }
+  std::string out = slowest + ": compute time (GPU time outside NCCL kernels) " +
+                    FormatDuration(x.slowest_compute_ns()) + ", " +
+                    FormatPct(x.slowest_over_median_pct()) + " over the median rank (" + median + ")";
+  if (x.least_communication_file_index() >= 0) {
+    if (x.least_communication_file_index() == x.slowest_file_index()) {
+      out += "; it also spends the least time in NCCL kernels: the other ranks wait for it";
+    } else {
+      out += "; the least NCCL time is on " + RankName(report, x.least_communication_file_index());
+    }
+  }
+  return out;
+}
+
+std::string SpreadOverMedianText(const occtrace::RankSpread& spread) {
+  if (spread.ran_on() < 2) return "";
+  return "+" + FormatPct(spread.slowest_over_median_pct());
+}
+
+std::string SpreadText(const occtrace::Report& report, const occtrace::RankSpread& spread) {
+  if (spread.ran_on() == 0) return "no launches";
+  if (spread.ran_on() == 1) return "ran on " + RankName(report, spread.slowest_file_index()) + " only";
+  const std::string median = FormatDuration(static_cast<int64_t>(std::llround(spread.median_ns())));
+  if (spread.slowest_ns() == spread.fastest_ns()) {
+    return "the same on every rank that ran it: " + FormatDuration(spread.slowest_ns());
+  }
+  std::string out = std::string(spread.communication() ? "longest on " : "slowest on ") +
+                    RankName(report, spread.slowest_file_index()) + ": " +
+                    FormatDuration(spread.slowest_ns()) + ", " +
+                    FormatPct(spread.slowest_over_median_pct()) + " over the median (" + median +
+                    "); " + (spread.communication() ? "shortest " : "fastest ") +
+                    RankName(report, spread.fastest_file_index()) + ", " +
+                    FormatDuration(spread.fastest_ns());
+  if (spread.communication()) out += " (NCCL: the longest rank is usually waiting for a peer)";
+  return out;
+}
+
+std::string RankCellText(const occtrace::RankFigures& figures) {
+  std::string out = FormatDuration(figures.total_ns());
+  if (figures.achieved_samples() > 0 && figures.achieved_pct() >= 0) {
+    out += " (" + FormatPct(figures.achieved_pct()) + ")";
+  }
+  return out;
+}
+
+const occtrace::RankFigures* FindRankFigures(const occtrace::RankSpread& spread, int file_index) {
+  for (const occtrace::RankFigures& f : spread.per_rank()) {
+    if (f.file_index() == file_index) return &f;
+  }
+  return nullptr;
+}
+
+std::vector<int> ShownRankFigures(const occtrace::RankSpread& spread, int max_shown) {
+  const int n = spread.per_rank_size();
+  std::vector<int> all(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) all[static_cast<size_t>(i)] = i;
+  if (n <= max_shown || max_shown < 3) return all;
+  std::vector<int> by_time = all;
+  std::stable_sort(by_time.begin(), by_time.end(), [&](int a, int b) {
+    return spread.per_rank(a).total_ns() > spread.per_rank(b).total_ns();
+  });
+  std::vector<int> shown(by_time.begin(), by_time.begin() + (max_shown - 2));
+  shown.insert(shown.end(), by_time.end() - 2, by_time.end());
+  std::sort(shown.begin(), shown.end());
+  return shown;
+}
+
+std::string RankOnlyText(const occtrace::Report& report, const occtrace::RankOnlyConfig& config) {
+  std::string on;
+  for (int i = 0; i < config.on_files_size(); ++i) {
+    on += (i > 0 ? ", " : "") + RankName(report, config.on_files(i));
+  }
+  const std::string others = KnownRanks(report).empty() ? "files" : "ranks";
+  std::string out = "on " + on + (config.on_files_size() == 1 ? " only" : "") + " (of " +
+                    std::to_string(report.cross_rank().ranks_size()) + "): " +
+                    FormatDuration(config.total_ns()) + " in " +
+                    Plural(config.launches(), "launch", "launches");
+  out += config.kernel_on_other_files()
+             ? "; the kernel ran on the other " + others + " in other configurations"
+             : "; the kernel did not run on the other " + others;
+  return out;
+}
+
+std::string FileRankText(const occtrace::InputFile& file) {
+  if (file.rank() < 0 || file.rank_source().empty()) return "";
+  std::string out = "rank " + std::to_string(file.rank());
+  if (file.world_size() > 0) out += " of " + std::to_string(file.world_size());
+  if (file.local_rank() >= 0) {
+    out += ", local rank " + std::to_string(file.local_rank());
+    if (file.local_world_size() > 0) out += " of " + std::to_string(file.local_world_size());
+  }
+  out += file.rank_source() == "file name" ? " (from the file name)" : " (" + file.rank_source() + ")";
+  return out;
+}
+
+std::string CrossRankKernelTag(int index) { return "K" + std::to_string(index + 1); }
 
 }  // namespace occ::reports

@@ -33,7 +33,8 @@ std::string DeviceLimits(const occtrace::Device& device);
 // Empty when every limit came from the trace; otherwise says which came from the built-in
 // architecture table.
 std::string DeviceProvenance(const occtrace::Device& device);
-// "occtrace trace, schema 1, 12,345 launches, pid 4242 on node17".
+// "occtrace trace, schema 1, 12,345 launches, pid 4242 on node17, rank 3 of 8, local rank 3 of 8
+// (torchrun)".
 std::string FileFacts(const occtrace::InputFile& file);
 // "CUDA driver 13.0, runtime 12.8, CUPTI 26" from what the file recorded; empty if nothing.
 std::string FileVersions(const occtrace::InputFile& file);
@@ -130,6 +131,49 @@ std::string OriginText(const occtrace::KernelGroup& group);
 // An action's predicted gain: "601 µs (33.1% of GPU time), measured", "up to ... (upper bound)",
 // "not predicted".
 std::string ActionGainText(const occtrace::Action& action);
+
+// ---- Several input files (Report.cross_rank) ------------------------------------------------
+
+// True when the report compares several input files (ranks of a job, or several runs).
+bool HasCrossRank(const occtrace::Report& report);
+// True when some file ran NCCL kernels; a rank's NCCL time cell is "–" when none did.
+bool AnyCommunication(const occtrace::Report& report);
+std::string CommunicationCell(const occtrace::Report& report, int64_t ns);
+// The file's name in the cross-rank section: "rank 3", "rank 0 [file 2]", "file 1".
+std::string RankName(const occtrace::Report& report, int file_index);
+// "Across ranks: 4 files, ranks 0-3 of world size 4", "Across input files: 2 files".
+std::string CrossRankTitle(const occtrace::Report& report);
+// What tells the files apart: "each trace's OCC_META rank, from torchrun's variables", "the file
+// names (rank<N>)", "nothing recorded: files are numbered in command-line order".
+std::string RankIdentityText(const occtrace::Report& report);
+// The compute straggler: the rank whose GPU time outside NCCL kernels is furthest above the
+// median rank's, or that there is none above kStragglerPct.
+std::string StragglerText(const occtrace::Report& report);
+// A top configuration across ranks: "slowest on rank 2: 1.80 ms, 50.0% over the median
+// (1.20 ms); fastest rank 0, 1.19 ms"; for NCCL kernels "longest on ...", marked as waiting.
+std::string SpreadText(const occtrace::Report& report, const occtrace::RankSpread& spread);
+// "+50.0%" (slowest over median), "" when it ran on fewer than two files.
+std::string SpreadOverMedianText(const occtrace::RankSpread& spread);
+// One file's cell: "1.20 ms (45.1%)" with achieved occupancy when measured, else "1.20 ms".
+std::string RankCellText(const occtrace::RankFigures& figures);
+// The figures of `spread` for `file_index`, or nullptr when that file did not run it.
+const occtrace::RankFigures* FindRankFigures(const occtrace::RankSpread& spread, int file_index);
+// Which of spread.per_rank() a long listing shows: all up to `max_shown`, else the slowest
+// max_shown - 2 and the fastest 2, in rank order.
+std::vector<int> ShownRankFigures(const occtrace::RankSpread& spread, int max_shown);
+// "on rank 1 only (of 4)", "on ranks 0, 2 (of 4)"; then whether the kernel ran elsewhere in
+// other configurations.
+std::string RankOnlyText(const occtrace::Report& report, const occtrace::RankOnlyConfig& config);
+// "rank 3 of 8, local rank 3 of 8 (torchrun)", "rank 2 (from the file name)"; "" without one.
+std::string FileRankText(const occtrace::InputFile& file);
+// "K1" ... for the top configurations of the cross-rank section.
+std::string CrossRankKernelTag(int index);
+// Below this excess over the median the report names no straggler: step-to-step variation of a
+// healthy data-parallel job is a few percent.
+inline constexpr double kStragglerPct = 5.0;
+extern const std::string_view kCommunicationMeaning;
+extern const std::string_view kCrossRankKernelsTitle;
+extern const std::string_view kRankOnlyTitle;
 
 // The "What to change" section's heading and the line that stands for it when it is empty.
 extern const std::string_view kActionsTitle;

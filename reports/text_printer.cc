@@ -324,6 +324,96 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
   w.Field("Recoverable", RecoverableText(g.recoverable_ns_upper_bound()), kIndent);
 }
 
+// Several input files: per-rank totals, the straggler, the top configurations on each rank, and
+// the configurations some ranks did not run. Every per-rank listing wraps, so it holds any
+// number of ranks; beyond 16 a configuration lists its slowest and fastest ranks.
+void PrintCrossRank(const occtrace::Report& report, TextWriter& w) {
+  if (!HasCrossRank(report)) return;
+  const occtrace::CrossRank& x = report.cross_rank();
+  constexpr int kIndent = 2;
+  constexpr int kMaxRanksListed = 16;
+  w.Section(CrossRankTitle(report));
+  w.Field("Ranks", SanitizeForDisplay(RankIdentityText(report)));
+  w.Field("Straggler", SanitizeForDisplay(StragglerText(report)), 0,
+          x.slowest_over_median_pct() >= kStragglerPct ? Style::kWarn : Style::kPlain);
+  w.Line();
+  constexpr int kLabel = 16, kTime = 10, kLaunches = 10;
+  auto row = [&](const std::string& label, const std::string& total, const std::string& compute,
+                 const std::string& nccl, const std::string& launches, const std::string& file,
+                 Style style) {
+    std::string line = std::string(kIndent, ' ') + PadRight(TruncateToWidth(label, kLabel), kLabel) +
+                       PadLeft(total, kTime) + " " + PadLeft(compute, kTime) + " " +
+                       PadLeft(nccl, kTime) + " " + PadLeft(launches, kLaunches) + "  " + file;
+    line = TruncateToWidth(line, w.width());
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    w.Line(w.Styled(line, style));
+  };
+  row("Rank", "GPU time", "Compute", "NCCL", "Launches", "File (host)", Style::kBold);
+  for (const occtrace::RankSummary& r : x.ranks()) {
+    const occtrace::InputFile& file = report.files(r.file_index());
+    std::string where = SanitizeForDisplay(file.path());
+    if (!file.host().empty()) where += " (" + SanitizeForDisplay(file.host()) + ")";
+    const bool straggler = x.slowest_over_median_pct() >= kStragglerPct &&
+                           r.file_index() == x.slowest_file_index();
+    row(SanitizeForDisplay(r.label()), FormatDuration(r.total_gpu_ns()),
+        FormatDuration(r.compute_gpu_ns()), CommunicationCell(report, r.communication_gpu_ns()),
+        FormatCount(r.launches()), where, straggler ? Style::kWarn : Style::kPlain);
+  }
+  w.Paragraph(AnyCommunication(report) ? std::string(kCommunicationMeaning)
+                                       : "Compute = GPU time outside NCCL kernels (none ran).",
+              Style::kDim);
+
+  if (x.kernels_size() > 0) {
+    w.Line();
+    w.Paragraph(std::string(kCrossRankKernelsTitle), Style::kBold);
+    for (int i = 0; i < x.kernels_size(); ++i) {
+      const occtrace::RankKernel& k = x.kernels(i);
+      const std::string tag = PadRight(CrossRankKernelTag(i), 4);
+      const std::string shown = k.group_rank() > 0 ? "#" + std::to_string(k.group_rank()) + " " : "";
+      std::string title = shown + ShortenKernelName(k.name(), w.width() - 40);
+      if (!k.owner_library().empty()) title += " [" + k.owner_library() + "]";
+      w.Bullet(tag, SanitizeForDisplay(title) + ", " + k.launch(), kIndent);
+      const int col = kIndent + DisplayWidth(tag);
+      const occtrace::RankSpread& spread = k.spread();
+      const bool straggling = !spread.communication() && spread.ran_on() >= 2 &&
+                              spread.slowest_over_median_pct() >= kStragglerPct;
+      w.Bullet("", SanitizeForDisplay(SpreadText(report, spread)), col,
+               straggling ? Style::kWarn : Style::kPlain);
+      std::string cells;
+      const std::vector<int> listed = ShownRankFigures(spread, kMaxRanksListed);
+      for (int index : listed) {
+        const occtrace::RankFigures& f = spread.per_rank(index);
+        cells += (cells.empty() ? "" : " · ") + SanitizeForDisplay(RankName(report, f.file_index())) +
+                 " " + RankCellText(f);
+      }
+      if (static_cast<int>(listed.size()) < spread.per_rank_size()) {
+        cells += " (slowest and fastest of " + FormatCount(spread.per_rank_size()) + " ranks)";
+      }
+      w.Bullet("", cells, col, Style::kDim);
+    }
+  }
+
+  if (x.rank_only_configs_size() > 0) {
+    w.Line();
+    w.Paragraph(std::string(kRankOnlyTitle) + " (" + FormatCount(x.rank_only_configs_total()) + ")",
+                Style::kBold);
+    for (const occtrace::RankOnlyConfig& c : x.rank_only_configs()) {
+      const std::string shown = c.group_rank() > 0 ? "#" + std::to_string(c.group_rank()) + " " : "";
+      w.Bullet("- ", SanitizeForDisplay(shown + ShortenKernelName(c.name(), w.width() - 40) + ", " +
+                                        c.launch() + ", " + RankOnlyText(report, c)),
+               kIndent);
+    }
+    if (x.rank_only_configs_total() > x.rank_only_configs_size()) {
+      w.Bullet("- ", "and " + FormatCount(x.rank_only_configs_total() - x.rank_only_configs_size()) +
+                         " more (JSON: each group's rank_spread)",
+               kIndent, Style::kDim);
+    }
+  }
+  for (const std::string& warning : x.warnings()) {
+    w.Bullet("- ", "warning: " + SanitizeForDisplay(warning), 0, Style::kWarn);
+  }
+}
+
 void PrintLimiterShares(const occtrace::Report& report, TextWriter& w) {
   if (report.time_by_limiter_size() == 0) return;
   w.Section("GPU time by limiting factor (theoretical occupancy)");
@@ -417,6 +507,7 @@ void TextPrinter::DoPrint(const occtrace::Report& report, const PrintOptions& op
   PrintActions(report, w);
   PrintSummary(report, w);
   PrintTopTable(report, w);
+  PrintCrossRank(report, w);
   for (const occtrace::KernelGroup& group : report.groups()) PrintKernel(report, group, w);
   PrintLimiterShares(report, w);
   PrintUnjudged(report, w);

@@ -44,9 +44,19 @@ TEST(BadInput, MissingFile) {
   ExpectUnusable(dir.Path("nope.db"), "no such file");
 }
 
-TEST(BadInput, Directory) {
+// A directory is read as the trace files in it (cross_rank_test.cc); without any, one line.
+TEST(BadInput, DirectoryWithoutTraces) {
   ScratchDir dir;
-  ExpectUnusable(dir.Path(""), "is a directory");
+  testing::WriteFile(dir.Path("notes.txt"), "not a trace\n");
+  auto r = RunCli({"report", dir.Path("")});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("directory without trace files"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  // `launches` lists one trace: a directory is refused.
+  r = RunCli({"launches", dir.Path("")});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("is a directory"), std::string::npos) << r.err;
 }
 
 TEST(BadInput, NotSqlite) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 namespace occ {
 namespace {
@@ -51,6 +52,26 @@ TEST(KernelOrigin, RealNamesFromH100Traces) {
     EXPECT_EQ(o.tunable, c.tunable) << c.mangled;
     EXPECT_EQ(o.library.empty(), c.tunable) << c.mangled << ": libraries are named, user code is not";
   }
+}
+
+// NCCL's kernels under the names NCCL 2.19+ (ncclDevKernel_*) and older releases (ncclKernel_*)
+// give them; the cross-rank report treats their time as communication.
+TEST(KernelOrigin, NcclKernelsAreCommunication) {
+  const std::pair<const char*, const char*> names[] = {
+      {"_Z39ncclDevKernel_AllReduce_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE",
+       "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"},
+      {"_Z36ncclKernel_AllReduce_RING_LL_Sum_float12ncclWorkElem",
+       "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"},
+      {"_Z29ncclDevKernel_SendRecv24ncclDevKernelArgsStorageILm4096EE", ""},
+  };
+  for (const auto& [mangled, demangled] : names) {
+    const KernelOrigin origin = ClassifyKernel(mangled, demangled);
+    EXPECT_EQ(origin.kind, KernelOriginKind::kVendor) << mangled;
+    EXPECT_EQ(origin.library, "NCCL") << mangled;
+    EXPECT_FALSE(origin.tunable) << mangled;
+    EXPECT_TRUE(IsCommunicationKernel(mangled, demangled)) << mangled;
+  }
+  EXPECT_FALSE(IsCommunicationKernel("_Z14gemm_tn_kernelILi128EEvPKf", "void gemm_tn_kernel<128>(float const*)"));
 }
 
 TEST(KernelOrigin, TritonMetadataMakesAnUnprefixedKernelTriton) {

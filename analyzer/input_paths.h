@@ -1,0 +1,20 @@
+// The input files a report reads: the paths given, with each directory replaced by the trace
+// files in it, so that `occ-report traces/` reads every rank a job wrote there.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "status.h"
+
+namespace occ {
+
+// Files stay as given (the reader reports what is wrong with them). A directory becomes its
+// *.db, *.sqlite and *.sql files (not subdirectories), in name order with digit runs compared
+// as numbers (rank2 before rank10); BadInput when it holds none or cannot be read.
+StatusOr<std::vector<std::string>> ExpandInputPaths(const std::vector<std::string>& paths);
+
+// Name order with digit runs compared by value: "trace-2.db" < "trace-10.db".
+bool NaturalLess(const std::string& a, const std::string& b);
+
+}  // namespace occ
