@@ -45,6 +45,9 @@ void Merge(ConfigStats* into, const ConfigStats& from) {
   }
   into->launches += from.launches;
   into->untimed_launches += from.untimed_launches;
+  into->time_estimated = into->time_estimated || from.time_estimated;
+  into->estimate_samples += from.estimate_samples;
+  into->estimate_variance += from.estimate_variance;
   into->total_ns = SaturatingAdd(into->total_ns, from.total_ns);
   if (from.achieved_samples > 0) {
     if (into->achieved_samples == 0) {

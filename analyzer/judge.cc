@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <string>
 #include <utility>
 
@@ -75,7 +76,16 @@ void FillIdentity(const Group& g, occtrace::KernelGroup* out) {
   out->set_cluster_z(i32(c.cluster[2]));
   out->set_launches(c.launches);
   out->set_total_ns(c.total_ns);
-  const int64_t timed_launches = c.launches - c.untimed_launches;
+  // An estimate covers every launch; otherwise untimed launches are left out of the mean.
+  const int64_t timed_launches = c.time_estimated ? c.launches : c.launches - c.untimed_launches;
+  if (c.time_estimated) {
+    out->set_time_estimated(true);
+    out->set_timed_launches(c.estimate_samples);
+    // One timed launch gives no spread to build an interval from: -1 says so.
+    out->set_time_ci95_ns(c.estimate_samples < 2 && c.estimate_samples < c.launches
+                              ? -1
+                              : static_cast<int64_t>(1.96 * std::sqrt(std::max(0.0, c.estimate_variance)) + 0.5));
+  }
   out->set_mean_ns(timed_launches > 0
                        ? static_cast<double>(c.total_ns) / static_cast<double>(timed_launches)
                        : 0);

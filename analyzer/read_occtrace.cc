@@ -117,6 +117,7 @@ Status TraceReader::ReadOccMeta() {
   info_.set_cupti_version(get({"cupti_version"}));
   info_.set_dropped_records(ParseInt(get({"dropped_records"})).value_or(0));
   info_.set_achieved_mode(get({"achieved_mode"}));
+  info_.set_trace_mode(get({"trace_mode"}));
   info_.set_achieved_status(get({"achieved_status"}));
   SetRankFromMeta(meta_, &info_);
   if (info_.dropped_records() > 0) {
@@ -407,6 +408,7 @@ StatusOr<TraceScan> TraceReader::ScanOcctrace(const std::string& kernel_regex) {
     scan.first_start = first_start;
     scan.last_end = last_end;
   }
+  if (info_.trace_mode() == "light") OCC_RETURN_IF_ERROR(AddLaunchCalls(ids, &configs, &scan));
   for (auto& c : configs) {
     if (c.launches > 0) scan.configs.push_back(std::move(c));
   }

@@ -217,6 +217,16 @@ StatusOr<occtrace::Report> ReportFromAnalysis(const ReportOptions& options,
           "--clock-control none (its defaults flush the caches before each kernel: on a "
           "memory-bound kernel that reads up to about 20 points higher)");
     }
+    // Light traces count every launch but time only those that ran in a sampling window.
+    bool any_light = false;
+    for (const auto& file : a.files) any_light |= file.trace_mode() == "light";
+    if (any_light) {
+      report.add_notes(
+          "light trace: every launch is counted, GPU times are estimates (launches x the mean "
+          "duration of the launches timed in sampling windows; ± is a 95 % interval of the "
+          "sampling error); configurations never timed count 0 ns. Trace with --mode full for "
+          "every launch's own time");
+    }
     report.add_notes("GPU-time shares are of all " + std::to_string(a.run_launches) +
                      " launches in the input" + (a.files.size() > 1 ? "s" : "") + "; registers "
                      "as reported by the driver");

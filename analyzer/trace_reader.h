@@ -74,6 +74,9 @@ class TraceReader {
   Status AddFunctionFacts(std::vector<ConfigStats>* configs);
   Status AddTritonMetadata(std::vector<ConfigStats>* configs);
   StatusOr<TraceScan> ScanOcctrace(const std::string& kernel_regex);
+  // read_light_calls.cc: a light trace's launch counts and estimated times.
+  Status AddLaunchCalls(const std::vector<int64_t>& config_ids, std::vector<ConfigStats>* configs,
+                        TraceScan* scan);
   Status ForEachOcctraceLaunch(const std::string& kernel_regex, int64_t limit,
                                std::vector<ConfigStats>* configs,
                                const std::function<Status(const LaunchRow&)>& visit);

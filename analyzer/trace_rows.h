@@ -90,6 +90,13 @@ struct ConfigStats {
   int64_t achieved_not_measured = 0;
   std::map<std::string, int64_t> not_measured_reasons;
   ThroughputSums throughput;         // of the measured launches, when the trace recorded it
+
+  // Light traces (read_light_calls.cc): `launches` counts every launch, total_ns is the
+  // estimate launches x mean timed duration, from `estimate_samples` timed launches, with
+  // `estimate_variance` (ns^2) its sampling variance; variances add when configurations merge.
+  bool time_estimated = false;
+  int64_t estimate_samples = 0;
+  double estimate_variance = 0;
 };
 
 // As recorded: absurd rows (judge.cc rejects them) can make these zero or negative.

@@ -56,7 +56,7 @@ struct GraphExecFacts {
 struct LaunchCall {
   const FunctionFacts* function = nullptr;  // kernel launches
   const GraphExecFacts* graph = nullptr;    // graph launches (function is then null)
-  uint64_t api_start_ns = 0;                // cuptiGetTimestamp at the API's entry
+  uint64_t api_start_ns = 0;                // cuptiGetTimestamp when the launch API returned
   uint32_t correlation_id = 0;              // the outermost API's, as the kernel record carries
   uint32_t context_id = 0;                  // CUPTI context id
   uint32_t device_id = 0;

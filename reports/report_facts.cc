@@ -231,6 +231,21 @@ std::string LaunchText(const occtrace::KernelGroup& g) {
 }
 
 std::string TimeText(const occtrace::KernelGroup& g) {
+  if (g.time_estimated()) {
+    // Light trace: an estimate, with its sample and interval (report-guide.md, "Light traces").
+    const std::string interval =
+        g.time_ci95_ns() < 0 ? std::string(" (one timed launch: no interval)")
+        : g.total_ns() > 0   ? " ± " + FormatPct(100.0 * static_cast<double>(g.time_ci95_ns()) / static_cast<double>(g.total_ns()))
+                             : std::string();
+    if (g.timed_launches() == 0) {
+      return "GPU time unknown: none of its " + FormatCount(g.launches()) +
+             (g.launches() == 1 ? " launch" : " launches") + " ran in a timing window (light trace)";
+    }
+    return "≈" + FormatDuration(g.total_ns()) + interval + " (estimated from " + FormatCount(g.timed_launches()) +
+           " timed) in " + FormatCount(g.launches()) + (g.launches() == 1 ? " launch (" : " launches (") +
+           FormatPct(g.time_pct()) + " of GPU time); mean " + FormatDuration(static_cast<int64_t>(g.mean_ns())) +
+           ", min " + FormatDuration(g.min_ns()) + ", max " + FormatDuration(g.max_ns()) + " of the timed ones";
+  }
   return FormatDuration(g.total_ns()) + " in " + FormatCount(g.launches()) +
          (g.launches() == 1 ? " launch (" : " launches (") + FormatPct(g.time_pct()) +
          " of GPU time); mean " + FormatDuration(static_cast<int64_t>(g.mean_ns())) + ", min " +

@@ -1,0 +1,84 @@
+// Light traces (OCC_META trace_mode = 'light', docs/schema.md): every launch is a row of
+// OCC_LAUNCH_CALL, and OCC_LAUNCH holds only the launches timed in sampling windows. The scan
+// of OCC_LAUNCH (read_occtrace.cc) has summed the timed ones; this turns each configuration
+// into all its launches with an estimated GPU time: launches x mean timed duration, and the
+// estimate's sampling variance N^2 s^2 / n (1 - n/N), the finite-population form, since the
+// timed launches are a sample of the N launches without replacement.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <unordered_map>
+
+#include "trace_reader.h"
+
+namespace occ {
+
+Status TraceReader::AddLaunchCalls(const std::vector<int64_t>& config_ids, std::vector<ConfigStats>* configs,
+                                   TraceScan* scan) {
+  OCC_ASSIGN_OR_RETURN(bool has_calls, db_->HasTable("OCC_LAUNCH_CALL"));
+  if (!has_calls) {
+    AddWarning("the trace says trace_mode=light but has no OCC_LAUNCH_CALL table: only timed launches are counted");
+    return OkStatus();
+  }
+  struct Timed {
+    int64_t n = 0;
+    double sum = 0, sum_squares = 0;
+  };
+  std::unordered_map<int64_t, Timed> timed;
+  {
+    OCC_ASSIGN_OR_RETURN(sql::Stmt stmt, db_->Prepare("SELECT configId, COUNT(*), SUM(duration), "
+                                                      "SUM(CAST(duration AS REAL) * duration) "
+                                                      "FROM OCC_LAUNCH WHERE duration > 0 GROUP BY configId"));
+    while (true) {
+      OCC_ASSIGN_OR_RETURN(bool row, stmt.Step());
+      if (!row) break;
+      timed[stmt.Int64(0)] = Timed{stmt.Int64(1), stmt.Double(2), stmt.Double(3)};
+    }
+  }
+  std::unordered_map<int64_t, int64_t> calls;
+  {
+    OCC_ASSIGN_OR_RETURN(sql::Stmt stmt, db_->Prepare("SELECT configId, COUNT(*) FROM OCC_LAUNCH_CALL GROUP BY configId"));
+    while (true) {
+      OCC_ASSIGN_OR_RETURN(bool row, stmt.Step());
+      if (!row) break;
+      calls[stmt.Int64(0)] = stmt.Int64(1);
+    }
+  }
+  int64_t never_timed = 0;
+  scan->launches = 0;
+  scan->total_ns = 0;
+  for (size_t i = 0; i < configs->size(); ++i) {
+    ConfigStats& c = (*configs)[i];
+    const auto call = calls.find(config_ids[i]);
+    const auto sample = timed.find(config_ids[i]);
+    const int64_t launches = call != calls.end() ? call->second : 0;
+    const Timed t = sample != timed.end() ? sample->second : Timed{};
+    c.time_estimated = true;
+    c.estimate_samples = t.n;
+    // A timed launch without a launch call (a graph node light tracing could not read) still
+    // ran: the count is at least the timed ones.
+    c.launches = std::max(launches, t.n);
+    c.untimed_launches = c.launches - t.n;
+    if (t.n == 0) {
+      ++never_timed;
+      c.total_ns = 0;
+      c.estimate_variance = 0;
+    } else {
+      const double n = static_cast<double>(t.n);
+      const double total = static_cast<double>(c.launches);
+      const double mean = t.sum / n;
+      const double variance = t.n > 1 ? std::max(0.0, (t.sum_squares - n * mean * mean) / (n - 1)) : 0;
+      c.total_ns = static_cast<int64_t>(mean * total + 0.5);
+      c.estimate_variance = total * total * variance / n * std::max(0.0, 1 - n / total);
+    }
+    scan->launches += c.launches;
+    scan->total_ns = SaturatingAdd(scan->total_ns, c.total_ns);
+  }
+  if (never_timed > 0) {
+    AddWarning(std::to_string(never_timed) + " configurations of this light trace never ran in a timing "
+               "window: their launches are counted, their GPU time is unknown (counted as 0)");
+  }
+  return OkStatus();
+}
+
+}  // namespace occ

@@ -1,0 +1,120 @@
+// occ-report on light traces (OCC_META trace_mode = 'light'): every launch counted from
+// OCC_LAUNCH_CALL, GPU time estimated from the launches timed in OCC_LAUNCH. Expected values are
+// worked out by hand from the rows below.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "analyzer/analysis.h"
+#include "test_traces.h"
+
+namespace occ {
+namespace {
+
+using testing::MakeOccTrace;
+using testing::ScratchDir;
+
+// An H100, three configurations of two kernels:
+//   config 1: 10 launches, 4 timed (100, 110, 90, 100 us): mean 100 us, sample variance
+//             (0 + 100 + 100 + 0) / 3 = 66.67 us^2, estimate 10 x 100 = 1000 us, variance
+//             10^2 x 66.67 / 4 x (1 - 4/10) = 1000 us^2, 95 % interval 1.96 x 31.62 = 61.98 us;
+//   config 2: 5 launches, none timed: counted, 0 ns;
+//   config 3: 3 launches, all timed (50 us each): 150 us, no sampling error.
+constexpr char kLightTrace[] = R"sql(
+INSERT INTO OCC_META VALUES ('schema_version', '1'), ('pid', '42'), ('trace_mode', 'light'),
+  ('achieved_mode', 'off'), ('occtrace_version', '0.1.0');
+INSERT INTO StringIds VALUES (1, 'gemm_kernel'), (2, 'gemm_kernel'), (3, '_Z11gemm_kernelv'),
+  (4, 'scale_kernel'), (5, 'scale_kernel'), (6, '_Z12scale_kernelv');
+INSERT INTO TARGET_INFO_GPU (id, name, smCount, computeMajor, computeMinor, maxShmemPerBlock,
+  maxShmemPerBlockOptin, maxShmemPerSm, maxRegistersPerSm, maxRegistersPerBlock, threadsPerWarp,
+  maxWarpsPerSm, maxBlocksPerSm, maxThreadsPerBlock)
+  VALUES (0, 'NVIDIA H100 80GB HBM3', 132, 9, 0, 49152, 232448, 233472, 65536, 65536, 32, 64, 32, 1024);
+INSERT INTO TARGET_INFO_CUDA_DEVICE VALUES (0, 0, 42, 'GPU-0', 132);
+INSERT INTO OCC_DEVICE VALUES (0, 1024, 2048, 0, NULL, NULL, 13000);
+INSERT INTO OCC_KERNEL_CONFIG VALUES
+  (1, 0, 1, NULL, 1, 2, 3, 0, 0, 64, 264, 1, 1, 256, 1, 1, 0, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+  (2, 0, 1, NULL, 4, 5, 6, 0, 0, 32, 512, 1, 1, 128, 1, 1, 0, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+  (3, 0, 1, NULL, 4, 5, 6, 0, 0, 32, 1024, 1, 1, 128, 1, 1, 0, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+INSERT INTO OCC_LAUNCH_CALL VALUES
+  (1000, 1, 7, 1), (2000, 1, 7, 2), (3000, 1, 7, 3), (4000, 1, 7, 4), (5000, 1, 7, 5),
+  (6000, 1, 7, 6), (7000, 1, 7, 7), (8000, 1, 7, 8), (9000, 1, 7, 9), (10000, 1, 7, 10),
+  (11000, 2, 7, 11), (12000, 2, 7, 12), (13000, 2, 7, 13), (14000, 2, 7, 14), (15000, 2, 7, 15),
+  (16000, 3, 7, 16), (17000, 3, 7, 17), (18000, 3, 7, 18);
+INSERT INTO OCC_LAUNCH VALUES
+  (1500, 100000, 1, 7, 1), (2500, 110000, 1, 7, 2), (3500, 90000, 1, 7, 3), (4500, 100000, 1, 7, 4),
+  (16500, 50000, 3, 7, 16), (17500, 50000, 3, 7, 17), (18500, 50000, 3, 7, 18);
+)sql";
+
+const occtrace::KernelGroup* GroupWithGrid(const occtrace::Report& report, int grid_x) {
+  for (const auto& g : report.groups()) {
+    if (g.grid_x() == grid_x) return &g;
+  }
+  return nullptr;
+}
+
+TEST(LightTrace, CountsEveryLaunchAndEstimatesTimeFromTheTimedOnes) {
+  ScratchDir dir;
+  const std::string path = dir.Path("light.db");
+  MakeOccTrace(path, kLightTrace);
+  ReportOptions options;
+  options.inputs = {path};
+  options.top = 0;
+  auto report = BuildReport(options);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  ASSERT_EQ(report->files_size(), 1);
+  EXPECT_EQ(report->files(0).trace_mode(), "light");
+  EXPECT_EQ(report->files(0).launches(), 18);
+
+  const occtrace::KernelGroup* sampled = GroupWithGrid(*report, 264);
+  ASSERT_NE(sampled, nullptr);
+  EXPECT_EQ(sampled->launches(), 10);
+  EXPECT_TRUE(sampled->time_estimated());
+  EXPECT_EQ(sampled->timed_launches(), 4);
+  EXPECT_EQ(sampled->total_ns(), 1'000'000);
+  EXPECT_DOUBLE_EQ(sampled->mean_ns(), 100'000);
+  EXPECT_NEAR(static_cast<double>(sampled->time_ci95_ns()), 1.96 * std::sqrt(1000.0) * 1000, 1);
+
+  const occtrace::KernelGroup* untimed = GroupWithGrid(*report, 512);
+  ASSERT_NE(untimed, nullptr);
+  EXPECT_EQ(untimed->launches(), 5);
+  EXPECT_EQ(untimed->timed_launches(), 0);
+  EXPECT_EQ(untimed->total_ns(), 0);
+
+  const occtrace::KernelGroup* all_timed = GroupWithGrid(*report, 1024);
+  ASSERT_NE(all_timed, nullptr);
+  EXPECT_EQ(all_timed->launches(), 3);
+  EXPECT_EQ(all_timed->total_ns(), 150'000);
+  EXPECT_EQ(all_timed->time_ci95_ns(), 0);
+
+  // Shares are of the estimated total, 1000 + 0 + 150 us.
+  EXPECT_NEAR(sampled->time_pct(), 100.0 * 1000 / 1150, 1e-6);
+  bool warned = false;
+  for (const auto& w : report->files(0).warnings()) warned |= w.find("never ran in a timing window") != std::string::npos;
+  EXPECT_TRUE(warned);
+  bool noted = false;
+  for (const auto& n : report->notes()) noted |= n.find("light trace") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
+TEST(LightTrace, AFullTraceIsNotEstimated) {
+  ScratchDir dir;
+  const std::string path = dir.Path("full.db");
+  std::string full = kLightTrace;
+  full.replace(full.find("('trace_mode', 'light')"), sizeof("('trace_mode', 'light')") - 1, "('trace_mode', 'full')");
+  MakeOccTrace(path, full);
+  ReportOptions options;
+  options.inputs = {path};
+  options.top = 0;
+  auto report = BuildReport(options);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  // A full trace's launches are its OCC_LAUNCH rows: the 7 timed ones, with their own times.
+  EXPECT_EQ(report->files(0).launches(), 7);
+  const occtrace::KernelGroup* g = GroupWithGrid(*report, 264);
+  ASSERT_NE(g, nullptr);
+  EXPECT_FALSE(g->time_estimated());
+  EXPECT_EQ(g->total_ns(), 400'000);
+}
+
+}  // namespace
+}  // namespace occ
