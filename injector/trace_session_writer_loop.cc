@@ -86,10 +86,13 @@ int64_t TraceSession::UpdateKernelWindows() {
   const int64_t now = SteadyNs();
   if (!windows_) windows_.emplace(options_.windows);
   const uint64_t configs = writer_->stats().configs;
+  const uint64_t windows_before = windows_->windows_opened();
   const bool on = windows_->Update(now, writer_->stats().launch_calls > 0, configs != configs_at_window_open_);
+  // Every window opened, the first included (records were already on, so no switch): the
+  // configurations known now are timed in it.
+  if (windows_->windows_opened() != windows_before) configs_at_window_open_ = configs;
   windows_start_ns_ = windows_->start_ns();
   if (on != kernel_records_on_ && hooks_.set_kernel_records) {
-    if (on) configs_at_window_open_ = configs;
     const int64_t before = SteadyNs();
     hooks_.set_kernel_records(on);
     const int64_t took = SteadyNs() - before;

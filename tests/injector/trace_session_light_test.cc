@@ -1,0 +1,245 @@
+// TraceSession in light mode: the OCCTRACE_MODE / OCCTRACE_LIGHT_* settings, launch calls
+// appended from application threads reaching the file within the commit period, timing
+// windows switching kernel records through the hook, and the closing light_* OCC_META rows.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "injector/trace_session.h"
+#include "tests/injector/fake_records.h"
+
+namespace occ::inj {
+namespace {
+
+using testing::TraceReader;
+
+EnvLookup MapEnv(std::map<std::string, std::string> values) {
+  return [values = std::move(values)](const char* name) -> std::optional<std::string> {
+    auto it = values.find(name);
+    if (it == values.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+bool Contains(const std::vector<std::string>& lines, const std::string& text) {
+  for (const std::string& line : lines) {
+    if (line.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(TraceSessionLightSettingsTest, ModeAndWindowSettings) {
+  SessionOptions defaults;
+  std::vector<std::string> warnings;
+  ApplyEnvironment(MapEnv({}), &defaults, &warnings);
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_FALSE(defaults.light);
+  EXPECT_EQ(defaults.windows.period_ns, 5'000'000'000);
+  EXPECT_EQ(defaults.windows.window_ns, 200'000'000);
+  EXPECT_DOUBLE_EQ(defaults.windows.max_duty, 0.10) << "the default survives the round trip through percent";
+  EXPECT_TRUE(defaults.windows.windows_for_new_configs);
+
+  SessionOptions light;
+  ApplyEnvironment(MapEnv({{"OCCTRACE_MODE", " light "},
+                           {"OCCTRACE_LIGHT_PERIOD_MS", "2000"},
+                           {"OCCTRACE_LIGHT_WINDOW_MS", "50"},
+                           {"OCCTRACE_LIGHT_MAX_DUTY_PCT", "25"},
+                           {"OCCTRACE_LIGHT_NEW_CONFIG_WINDOWS", "off"}}),
+                   &light, &warnings);
+  EXPECT_TRUE(warnings.empty()) << (warnings.empty() ? "" : warnings.front());
+  EXPECT_TRUE(light.light);
+  EXPECT_EQ(light.windows.period_ns, 2'000'000'000);
+  EXPECT_EQ(light.windows.window_ns, 50'000'000);
+  EXPECT_DOUBLE_EQ(light.windows.max_duty, 0.25);
+  EXPECT_FALSE(light.windows.windows_for_new_configs);
+
+  // full (or blank) switches back; a bad mode keeps the current one and says so.
+  ApplyEnvironment(MapEnv({{"OCCTRACE_MODE", "heavy"}}), &light, &warnings);
+  EXPECT_TRUE(light.light);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0], "OCCTRACE_MODE='heavy' is not full or light; using light");
+  ApplyEnvironment(MapEnv({{"OCCTRACE_MODE", "full"}}), &light, &warnings);
+  EXPECT_FALSE(light.light);
+  light.light = true;
+  ApplyEnvironment(MapEnv({{"OCCTRACE_MODE", ""}}), &light, &warnings);
+  EXPECT_FALSE(light.light);
+  EXPECT_EQ(warnings.size(), 1u);
+  // Settings applied again without the variables keep their values.
+  EXPECT_EQ(light.windows.period_ns, 2'000'000'000);
+  EXPECT_DOUBLE_EQ(light.windows.max_duty, 0.25);
+
+  SessionOptions bad;
+  warnings.clear();
+  ApplyEnvironment(MapEnv({{"OCCTRACE_LIGHT_PERIOD_MS", "5"},
+                           {"OCCTRACE_LIGHT_WINDOW_MS", "0"},
+                           {"OCCTRACE_LIGHT_MAX_DUTY_PCT", "101"},
+                           {"OCCTRACE_LIGHT_NEW_CONFIG_WINDOWS", "maybe"}}),
+                   &bad, &warnings);
+  EXPECT_EQ(warnings.size(), 4u);
+  EXPECT_TRUE(Contains(warnings, "OCCTRACE_LIGHT_PERIOD_MS='5' is not an integer in [10, 3600000]; using 5000"));
+  EXPECT_TRUE(Contains(warnings, "OCCTRACE_LIGHT_WINDOW_MS='0' is not an integer in [1, 3600000]; using 200"));
+  EXPECT_TRUE(Contains(warnings, "OCCTRACE_LIGHT_MAX_DUTY_PCT='101' is not an integer in [0, 100]; using 10"));
+  EXPECT_TRUE(Contains(warnings, "OCCTRACE_LIGHT_NEW_CONFIG_WINDOWS='maybe'"));
+  EXPECT_EQ(bad.windows.period_ns, 5'000'000'000);
+  EXPECT_EQ(bad.windows.window_ns, 200'000'000);
+  EXPECT_DOUBLE_EQ(bad.windows.max_duty, 0.10);
+  EXPECT_TRUE(bad.windows.windows_for_new_configs);
+}
+
+const FunctionFacts& SquareFacts() {
+  static const FunctionFacts facts = [] {
+    FunctionFacts f;
+    f.mangled_name = "_Z6squarePfi";
+    f.registers_per_thread = 40;
+    return f;
+  }();
+  return facts;
+}
+
+void RemoveTrace(const std::string& path) {
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::remove((path + suffix).c_str());
+}
+
+// Records the set_kernel_records hook's calls (writer thread) for the test thread.
+struct RecordSwitches {
+  std::mutex mutex;
+  std::vector<bool> calls;
+  std::vector<bool> Get() {
+    std::lock_guard lock(mutex);
+    return calls;
+  }
+};
+
+TEST(TraceSessionLightTest, LaunchCallsAreCommittedWhileRunningAndClosingRowsWritten) {
+  const std::string path = testing::TempPath("light-session");
+  SessionOptions options;
+  options.path = path;
+  options.flush_period_ms = 20;
+  options.buffer_bytes = 64 << 10;
+  options.quiet = true;
+  options.handle_signals = false;
+  options.light = true;
+  options.windows.window_ns = 30'000'000;
+  options.windows.period_ns = 3'600'000'000'000;  // no periodic window while the test runs
+  RecordSwitches switches;
+  SessionHooks hooks;
+  hooks.set_kernel_records = [&](bool on) {
+    std::lock_guard lock(switches.mutex);
+    switches.calls.push_back(on);
+  };
+  auto session = TraceSession::Start(options, hooks);
+  ASSERT_NE(session, nullptr);
+  ASSERT_NE(session->launch_calls(), nullptr);
+
+  constexpr uint32_t kCalls = 2500;  // more than two chunks
+  std::thread app([&] {
+    for (uint32_t i = 0; i < kCalls; ++i) {
+      LaunchCall call;
+      call.function = &SquareFacts();
+      call.api_start_ns = 1000 + i;
+      call.correlation_id = i;
+      call.context_id = 1;
+      call.stream_id = 7;
+      call.grid[0] = 132;
+      call.block[0] = 256;
+      ASSERT_TRUE(session->launch_calls()->Append(call));
+    }
+    session->NotifyNewLaunchShape();
+  });
+  app.join();  // the thread is gone before the writer reads its calls
+
+  int64_t visible = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (visible < kCalls && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    TraceReader reader(path);
+    visible = reader.Int("SELECT count(*) FROM OCC_LAUNCH_CALL");
+  }
+  EXPECT_EQ(visible, kCalls) << "committed while the program runs";
+  {
+    TraceReader reader(path);
+    EXPECT_EQ(reader.Meta("status"), "running");
+    EXPECT_EQ(reader.Meta("trace_mode"), "light");
+    EXPECT_EQ(reader.Meta("launch_count"), std::to_string(kCalls)) << "committed with the rows";
+    EXPECT_EQ(reader.Int("SELECT count(*) FROM OCC_KERNEL_CONFIG"), 1);
+  }
+
+  // The first window ends window_ns after the first launch; its one configuration was timed in
+  // it, so no window opens for new configurations afterwards.
+  while (switches.Get().empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(switches.Get(), std::vector<bool>{false});
+
+  // A new shape opens a window for it (well within 10 % of the 10 s grace period), which
+  // closes window_ns later.
+  std::thread([&] {
+    LaunchCall wider;
+    wider.function = &SquareFacts();
+    wider.correlation_id = kCalls;
+    wider.context_id = 1;
+    wider.grid[0] = 264;
+    wider.block[0] = 256;
+    ASSERT_TRUE(session->launch_calls()->Append(wider));
+    session->NotifyNewLaunchShape();
+  }).join();
+  while (switches.Get().size() < 3 && std::chrono::steady_clock::now() < deadline + std::chrono::seconds(5)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(switches.Get(), (std::vector<bool>{false, true, false}));
+
+  session->Finish();
+  EXPECT_EQ(session->final_stats().launch_calls, kCalls + 1);
+  TraceReader reader(path);
+  EXPECT_EQ(reader.Text("PRAGMA integrity_check"), "ok");
+  EXPECT_EQ(reader.Meta("status"), "complete");
+  EXPECT_EQ(reader.Meta("launch_count"), std::to_string(kCalls + 1));
+  EXPECT_EQ(reader.Int("SELECT count(*) FROM OCC_LAUNCH_CALL"), kCalls + 1);
+  EXPECT_EQ(reader.Int("SELECT count(*) FROM OCC_KERNEL_CONFIG"), 2);
+  EXPECT_EQ(reader.Meta("timed_launch_count"), "0");
+  EXPECT_EQ(reader.Meta("light_launches_dropped"), "0");
+  EXPECT_EQ(reader.Meta("light_graph_launches"), "0");
+  EXPECT_EQ(reader.Meta("light_unknown_graph_launches"), "0");
+  EXPECT_EQ(reader.Meta("light_timed_unmatched"), "0");
+  EXPECT_EQ(reader.Meta("light_windows"), "2");
+  EXPECT_EQ(reader.Meta("light_windows_for_new_configs"), "1");
+  EXPECT_GE(reader.Int("SELECT value FROM OCC_META WHERE name = 'light_records_on_ms'"), 2 * 30);
+  for (const char* name : {"light_records_on_pct", "light_records_switch_on_ms_max", "light_records_switch_off_ms_max",
+                           "light_records_switch_on_ms_total", "light_records_switch_off_ms_total"}) {
+    EXPECT_NE(reader.Meta(name), "<no row>") << name;
+  }
+  EXPECT_EQ(reader.Meta("setting_light_window_ms"), "30");
+  EXPECT_EQ(reader.Meta("setting_light_period_ms"), "3600000");
+  EXPECT_EQ(reader.Meta("setting_light_max_duty_pct"), "10");
+  EXPECT_EQ(reader.Meta("setting_light_new_config_windows"), "1");
+  session.reset();
+  RemoveTrace(path);
+}
+
+TEST(TraceSessionLightTest, FullTraceHasNoLaunchCallStreams) {
+  const std::string path = testing::TempPath("full-session");
+  SessionOptions options;
+  options.path = path;
+  options.quiet = true;
+  options.handle_signals = false;
+  auto session = TraceSession::Start(options, SessionHooks{});
+  ASSERT_NE(session, nullptr);
+  EXPECT_EQ(session->launch_calls(), nullptr);
+  session->Finish();
+  TraceReader reader(path);
+  EXPECT_EQ(reader.Meta("trace_mode"), "full");
+  EXPECT_EQ(reader.Meta("light_windows"), "<no row>");
+  session.reset();
+  RemoveTrace(path);
+}
+
+}  // namespace
+}  // namespace occ::inj
