@@ -36,10 +36,6 @@ std::string_view AchievedModeName(AchievedMode mode);
 
 struct AchievedConfig {
   AchievedMode mode = AchievedMode::kSample;
-  // Light tracing owns the launch callbacks (light_tracer.h): the profiler never switches them
-  // (no quiet parking), needs no runtime callbacks, and names launches by the driver launch
-  // API's correlation id, as OCC_LAUNCH_CALL does.
-  bool light_tracing = false;
   int32_t samples_per_signature = 1;  // OCCTRACE_SAMPLES
   double budget_fraction = 0.05;      // OCCTRACE_SAMPLE_BUDGET, of elapsed wall time
   // Sample mode: after this long with nothing to measure (no measurement running or ended, no
@@ -93,6 +89,10 @@ struct AchievedConfig {
   // (CUPTI finalized by another client) would otherwise hang every later launch of the
   // context. See AchievedContexts::LockContext (achieved_contexts.h).
   int64_t context_wait_ns = 5'000'000'000;
+  // Light tracing owns the launch callbacks (light_tracer.h): the profiler never switches them
+  // (no quiet parking), needs no runtime callbacks, and names launches by the driver launch
+  // API's correlation id, as OCC_LAUNCH_CALL does.
+  bool light_tracing = false;
 };
 
 // Reads OCCTRACE_ACHIEVED (off|sample|all), OCCTRACE_SAMPLES (integer >= 1),
