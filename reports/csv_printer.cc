@@ -18,7 +18,7 @@ const std::vector<std::string>& Header() {
   static const std::vector<std::string> kHeader = {
       "Rank", "Name", "GrdX", "GrdY", "GrdZ", "BlkX", "BlkY", "BlkZ", "Reg/Trd", "StcSMem (B)",
       "DymSMem (B)", "LclMem/Trd (B)", "Instances", "Total Time (ns)", "Avg (ns)", "Min (ns)",
-      "Max (ns)", "Time (%)", "Judged", "Theoretical Occupancy (%)",
+      "Max (ns)", "Time (%)", "Time Estimated", "Timed Instances", "Time 95% Interval (ns)", "Judged", "Theoretical Occupancy (%)",
       "Theoretical Active Warps per SM", "Achieved Occupancy (measured) (%)",
       "Achieved Measured Launches", "Throughput Verdict", "Busiest Unit", "Busiest Unit (% of peak)",
       "DRAM Throughput (%)", "L2 Throughput (%)", "L1 Throughput (%)", "Issue Slots Busy (%)",
@@ -110,6 +110,11 @@ std::vector<std::string> Row(const occtrace::Report& report, const occtrace::Ker
       std::to_string(g.min_ns()),
       std::to_string(g.max_ns()),
       FormatFixed(g.time_pct(), 2),
+      // Light traces: Total is an estimate from the timed instances; the interval is empty for a
+      // full trace and for a single timed instance.
+      g.time_estimated() ? "yes" : "no",
+      g.time_estimated() ? std::to_string(g.timed_launches()) : std::to_string(g.launches()),
+      g.time_estimated() && g.time_ci95_ns() >= 0 ? std::to_string(g.time_ci95_ns()) : "",
       judged ? "yes" : "no",
       if_judged(FormatFixed(occ.theoretical_occupancy_pct(), 2)),
       if_judged(std::to_string(occ.active_warps_per_sm())),
