@@ -61,7 +61,7 @@ class AchievedProfiler {
 // Reads OCCTRACE_ACHIEVED / OCCTRACE_SAMPLES / OCCTRACE_SAMPLE_BUDGET. Returns nullptr when
 // the mode is "off"; the core then records achieved_mode=off itself. `launch_callbacks_shared`:
 // the core needs the launch callbacks itself (light tracing), so the profiler must never
-// switch them off while parked (quiet parking is then off).
+// switch them off while parked (quiet parking then only stops listening to launches).
 std::unique_ptr<AchievedProfiler> CreateAchievedProfiler(AchievedSink sink, bool launch_callbacks_shared = false);
 
 }  // namespace occ::inj

@@ -106,7 +106,7 @@ void AchievedLaunchPath::OnKernelLaunch(CUpti_CallbackId cbid, const CUpti_Callb
   if (data->callbackSite == CUPTI_API_ENTER) {
     // A pending launch whose EXIT never came keeps in_launch set: this thread's ENTERs are
     // then ignored and its next EXIT closes the pending one (releasing its context).
-    if (thread.in_launch || status_.disabled()) return;
+    if (thread.in_launch || status_.disabled() || !listening()) return;
     thread.in_launch = true;
     OnKernelLaunchEnter(&thread, cbid, data);
   } else if (thread.in_launch) {
@@ -286,7 +286,7 @@ void AchievedLaunchPath::OnKernelLaunchExit(const CUpti_CallbackData* data,
 }
 
 void AchievedLaunchPath::OnGraphLaunch(const CUpti_CallbackData* data) {
-  if (data->callbackSite != CUPTI_API_ENTER || status_.disabled()) return;
+  if (data->callbackSite != CUPTI_API_ENTER || status_.disabled() || !listening()) return;
   // Start/Stop around cuGraphLaunch yields no range (docs/achieved.md, Limitations): graph kernels are
   // recorded as not measured, one row per graph launch the policy picks.
   const auto* params = static_cast<const cuGraphLaunch_params*>(data->functionParams);

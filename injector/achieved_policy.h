@@ -90,8 +90,9 @@ struct AchievedConfig {
   // context. See AchievedContexts::LockContext (achieved_contexts.h).
   int64_t context_wait_ns = 5'000'000'000;
   // Light tracing owns the launch callbacks (light_tracer.h): the profiler never switches them
-  // (no quiet parking), needs no runtime callbacks, and names launches by the driver launch
-  // API's correlation id, as OCC_LAUNCH_CALL does.
+  // (quiet parking only stops listening, AchievedParking::listening), needs no runtime
+  // callbacks, and names launches by the driver launch API's correlation id, as OCC_LAUNCH_CALL
+  // does.
   bool light_tracing = false;
 };
 

@@ -138,10 +138,7 @@ std::unique_ptr<AchievedProfiler> CreateAchievedProfiler(AchievedSink sink, bool
   std::vector<std::string> warnings;
   AchievedConfig config = ParseAchievedConfig(ProcessEnvironment(), &warnings);
   for (const std::string& warning : warnings) LogLine("%s", warning.c_str());
-  if (launch_callbacks_shared) {
-    config.park_stops_callbacks = false;
-    config.light_tracing = true;
-  }
+  if (launch_callbacks_shared) config.light_tracing = true;
   if (config.mode == AchievedMode::kOff) return nullptr;
   return CreateRangeAchievedProfiler(std::move(sink), config, CreateCuptiProfilerDevice(/*owns_launch_callbacks=*/!launch_callbacks_shared),
                                      BootTimeNs, ProcessStartBootTimeNs());

@@ -264,6 +264,44 @@ TEST(AchievedProfiler, QuietParkSwitchesTheLaunchCallbacksOffUntilANewConfigurat
   rig.profiler->Shutdown();
 }
 
+// Light tracing keeps the launch callbacks on for itself: quiet parking then stops listening
+// instead, so a parked profiler's launches cost no signature look-up (0.5 us per launch on an
+// H100) -- a new signature launched meanwhile is not even seen -- until the writer reports a new
+// configuration. Launches are then named by the driver call's correlation id.
+TEST(AchievedProfiler, QuietParkWithSharedCallbacksStopsListeningUntilANewConfiguration) {
+  AchievedConfig config = Rig::SampleConfig();
+  config.listen_ns = 300 * kMs;
+  config.light_tracing = true;
+  Rig rig(config);
+  rig.device->owns_launch_callbacks = false;
+  rig.device->launch_callbacks_on.store(true);  // light tracing enabled them
+  rig.profiler->EnableCallbacks(reinterpret_cast<CUpti_SubscriberHandle>(0x1));
+  rig.ContextCreated(Ctx(1));
+  Launch a(rig.profiler.get(), Ctx(1), 0x10);
+  a.Run(/*runtime_id=*/500);
+  ASSERT_EQ(rig.Samples().size(), 1u);
+  EXPECT_EQ(rig.Samples()[0].correlation_id, 501u);  // the driver call's id
+  rig.clock.Advance(150 * kMs);
+  a.Run();  // parks
+  rig.clock.Advance(200 * kMs);
+  a.Run();  // parked and idle for listen_ns: stops listening
+  EXPECT_EQ(rig.Meta()["achieved_quiet_parks"], "1");
+  EXPECT_TRUE(rig.device->launch_callbacks_on.load());  // left on for light tracing
+  EXPECT_EQ(rig.device->launch_callback_switches.load(), 0);
+  Launch unseen(rig.profiler.get(), Ctx(1), 0x30);
+  unseen.Run(/*runtime_id=*/700);
+  EXPECT_EQ(rig.Samples().size(), 1u);
+  EXPECT_EQ(rig.Meta()["achieved_signatures_seen"], "1");  // not looked up while not listening
+  rig.profiler->OnNewKernelConfigurations();
+  EXPECT_EQ(rig.Meta()["achieved_listens"], "1");
+  unseen.Run(/*runtime_id=*/800);
+  ASSERT_EQ(rig.Samples().size(), 2u);
+  EXPECT_EQ(rig.Samples()[1].status, "measured");
+  EXPECT_EQ(rig.Samples()[1].correlation_id, 801u);
+  EXPECT_EQ(rig.device->creates.load(), 2);  // set up again for the new signature
+  rig.profiler->Shutdown();
+}
+
 // The launch whose ENTER switched the callbacks off never gets its EXIT (nor does its runtime
 // launch): after they come back on, the thread's next launch is handled as a new one.
 TEST(AchievedProfiler, AMissedExitIsForgottenWhenTheLaunchCallbacksComeBack) {

@@ -39,6 +39,9 @@ struct FakeDeviceState {
   // SetLaunchCallbacks: the state CUPTI would be in, and how often it was switched.
   std::atomic<bool> launch_callbacks_on{false};
   std::atomic<int> launch_callback_switches{0};
+  // False as for light tracing's device (CreateCuptiProfilerDevice(false)): another part of
+  // occtrace keeps the launch callbacks on, and SetLaunchCallbacks leaves them alone.
+  bool owns_launch_callbacks = true;
   // Thread that has a range started, default-constructed when none.
   std::atomic<std::thread::id> started_by{};
 
@@ -137,6 +140,7 @@ class FakeDevice final : public ProfilerDevice {
   }
   bool SetLaunchCallbacks(CUpti_SubscriberHandle /*subscriber*/, bool on,
                           ProfilerError* /*error*/) override {
+    if (!state_->owns_launch_callbacks) return true;
     state_->launch_callbacks_on.store(on);
     state_->launch_callback_switches.fetch_add(1);
     return true;
