@@ -149,6 +149,7 @@ def main():
     ap.add_argument("--achieved-sample", action="store_true")
     ap.add_argument("--no-torchprof", action="store_true", help="leave out the torch.profiler variant")
     ap.add_argument("--bare-cupti", help="bare_cupti_injection.so: adds CUPTI's own cost as a variant")
+    ap.add_argument("--skip-bare-cupti", action="store_true", help="leave out the --bare-cupti variant")
     ap.add_argument("--skip-launch", action="store_true", help="only the train_small.py part")
     ap.add_argument("--skip-train", action="store_true", help="only the launch-throughput part")
     ap.add_argument("--train-rounds", type=int, help="rounds of the train_small.py part (default --rounds)")
@@ -166,7 +167,7 @@ def main():
     lib = os.path.abspath(args.lib)
     global BARE_CUPTI_LIB
     bare = []
-    if args.bare_cupti:
+    if args.bare_cupti and not args.skip_bare_cupti:
         BARE_CUPTI_LIB = os.path.abspath(args.bare_cupti)
         bare = ["bare-cupti"]
     for name, base, env in args.variant:
@@ -227,6 +228,13 @@ def main():
                         f"{int(r['achieved_profiling_ns'] or 0) / 1e6:.0f} ms profiling, "
                         f"skipped for budget {r['achieved_skipped_for_budget']}, parks {r['achieved_parks']}"
                         for r in runs))
+                # Every other tracing variant against occtrace's `off` mode of the same round:
+                # the default mode's steady state is meant to cost what `off` costs.
+                for v in [x for x in variants if x not in ("untraced", "traced", "torchprof", "bare-cupti")]:
+                    per_round = [a / b for a, b in zip(vals[v], vals["traced"])]
+                    print(f"  {key}: {v} vs off step time, median of per-round ratios "
+                          f"{statistics.median(per_round):.3f} (rounds: "
+                          + ", ".join(f"{x:.3f}" for x in per_round) + ")")
                 if "traced+sample" in s:
                     off = s["traced"]["ratio_median_of_rounds"]
                     print(f"  {key}: sample vs off step time {s['traced+sample']['ratio_median_of_rounds'] / off:.3f}"

@@ -7,7 +7,9 @@
 #                                              (light_checks.py); kill tests in sample and light
 #                                              modes; empty-kernel launch cost of every mode
 #   PART=bench  tests/gpu/light_and_cost.sh   step time, ResNet-50 and train_small: untraced,
-#                                              bare CUPTI, full off, full sample, light
+#                                              bare CUPTI (NO_BARE_CUPTI=1 leaves it out), full
+#                                              off, full sample, light; ROUNDS, RESNET_ROUNDS,
+#                                              STEPS, RESNET_STEPS, WARMUP_S
 #
 # Writes $OUT/<part>.tgz (logs, JSON, light-check traces) and prints the summary lines.
 set -uo pipefail
@@ -57,10 +59,13 @@ else
   # after WARMUP_S are the steady state of both sample-mode variants.
   timeout 590 python3 "$root/bench/injector/gpu_bench.py" --lib "$lib" --launch-overhead "$stage/bin/launch_overhead" \
     --train "$wl/train_small.py" --resnet "$wl/resnet50_step.py" --skip-launch --no-torchprof \
-    --bare-cupti "$stage/bin/libbare_cupti_injection.so" --rounds "${ROUNDS:-3}" --steps "${STEPS:-2000}" \
+    ${NO_BARE_CUPTI:+--skip-bare-cupti} --bare-cupti "$stage/bin/libbare_cupti_injection.so" \
+    --rounds "${ROUNDS:-3}" --steps "${STEPS:-2000}" --resnet-rounds "${RESNET_ROUNDS:-${ROUNDS:-3}}" \
     --resnet-steps "${RESNET_STEPS:-150}" --warmup-s "${WARMUP_S:-12}" \
     --variant "sample=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5" \
     --variant "light=traced:OCCTRACE_MODE=light,OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5" \
-    ${BENCH_ARGS:-} --json "$logs/bench.json" 2>&1 | tee "$logs/bench.txt"
+    ${BENCH_ARGS:-} --json "$logs/bench.json" 2>&1 | tee "$out/bench.txt"
+  # The log goes to $OUT as it is written: a run cut off by its time limit keeps its rounds.
+  cp "$out/bench.txt" "$logs/"
   tar -C "$work" -czf "$out/bench.tgz" logs
 fi
