@@ -83,7 +83,7 @@ int main(int argc, char** argv) {
   // Traces generated earlier with other sizes are not reused: the stamp records the sizes.
   mkdir(dir.c_str(), 0755);
   const std::string stamp = dir + "/params";
-  const std::string params = std::to_string(ranks) + " " + std::to_string(gen.launches) + " " +
+  const std::string params = "same-configs " + std::to_string(ranks) + " " + std::to_string(gen.launches) + " " +
                              std::to_string(gen.configs) + " " + std::to_string(gen.nccl_every);
   bool reuse = !regenerate;
   if (reuse) {
@@ -104,7 +104,8 @@ int main(int argc, char** argv) {
       occ::bench::TraceGenOptions rank_gen = gen;
       rank_gen.rank = r;
       rank_gen.world_size = ranks;
-      rank_gen.seed = 42 + static_cast<uint64_t>(r);
+      // The same configurations on every rank (a data-parallel job), each rank's own timings.
+      rank_gen.launch_seed = 1000 + static_cast<uint64_t>(r);
       occ::Status status = occ::bench::GenerateTrace(traces[static_cast<size_t>(r)], rank_gen);
       if (!status.ok()) {
         std::fprintf(stderr, "occ_summary_bench: %s\n", status.message().c_str());

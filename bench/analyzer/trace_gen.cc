@@ -110,6 +110,7 @@ Status GenerateTrace(const std::string& path, const TraceGenOptions& o) {
         db.Prepare("INSERT INTO OCC_ACHIEVED(correlationId,contextId,status,achievedOccupancyPct,warpsActivePerCycle,smCyclesActive,gpuTimeNs,policy,sampleIndex) VALUES (?1, 1, 'measured', ?2, ?3, 1000, ?4, "
                    "'sample', ?5)"));
     std::vector<int> samples(static_cast<size_t>(o.configs), 0);
+    if (o.launch_seed != 0) rng = Rng{o.launch_seed};
     int64_t t = 1'000'000;
     for (int64_t n = 0; n < o.launches; ++n) {
       // A skewed mix: a few configurations take most launches, as in training loops.

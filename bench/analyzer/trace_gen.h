@@ -18,6 +18,9 @@ struct TraceGenOptions {
   int devices = 2;
   int achieved_samples_per_config = 3;
   uint64_t seed = 42;
+  // Seeds the launches (order, durations) apart from the configurations; 0 = `seed` for both.
+  // The ranks of a data-parallel job run the same configurations with their own timings.
+  uint64_t launch_seed = 0;
   // A rank of a distributed job: OCC_META rank rows as the tracer writes them under torchrun
   // (rank, local_rank, world_size, local_world_size, rank_source); < 0 writes none.
   int rank = -1;
