@@ -6,6 +6,7 @@
 #include <set>
 #include <utility>
 
+#include "analysis_input.h"
 #include "arch_table.h"
 #include "cross_rank.h"
 #include "group_advice.h"
@@ -18,7 +19,6 @@
 #include "report_builder.h"
 #include "sqlite_db.h"
 #include "throughput_ceiling.h"
-#include "trace_reader.h"
 
 namespace occ {
 namespace {
@@ -28,16 +28,16 @@ StatusOr<Analysis> Analyze(const ReportOptions& options, const std::vector<std::
                            std::optional<DeviceProps> what_if) {
   Analysis a;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    OCC_ASSIGN_OR_RETURN(auto reader, TraceReader::Open(inputs[i], static_cast<int>(i)));
-    a.readers.push_back(std::move(reader));
+    OCC_ASSIGN_OR_RETURN(auto input, OpenInput(inputs[i], static_cast<int>(i)));
+    a.inputs.push_back(std::move(input));
   }
   LaunchGroups groups;
   bool any_launch = false;
   int64_t first = 0, last = 0;
   // Per file: GPU time of every kernel, and of NCCL's (before --kernel picks groups).
   std::vector<std::pair<int64_t, int64_t>> file_gpu_ns;
-  for (auto& reader : a.readers) {
-    OCC_ASSIGN_OR_RETURN(TraceScan scan, reader->Scan(options.kernel_regex));
+  for (auto& input : a.inputs) {
+    OCC_ASSIGN_OR_RETURN(TraceScan scan, input->Scan(options.kernel_regex));
     int64_t communication_ns = 0;
     for (const auto& c : scan.configs) {
       if (IsCommunicationKernel(c.mangled_name, c.name)) {
@@ -52,18 +52,18 @@ StatusOr<Analysis> Analyze(const ReportOptions& options, const std::vector<std::
       first = first == 0 ? scan.first_start : std::min(first, scan.first_start);
       last = std::max(last, scan.last_end);
     }
-    AddToGroups(std::move(scan.configs), reader->devices(), what_if.has_value(), &groups);
+    AddToGroups(std::move(scan.configs), input->devices(), what_if.has_value(), &groups);
   }
   FoldProfiledLaunches(&groups);
   if (!any_launch) {
     std::string names;
-    for (const auto& r : a.readers) names += (names.empty() ? "" : ", ") + r->info().path();
+    for (const auto& input : a.inputs) names += (names.empty() ? "" : ", ") + input->info().path();
     return BadInput(names + ": no kernel launches in the trace");
   }
   a.first_start = first;
   a.last_end = last;
-  for (size_t i = 0; i < a.readers.size(); ++i) {
-    a.files.push_back(a.readers[i]->info());
+  for (size_t i = 0; i < a.inputs.size(); ++i) {
+    a.files.push_back(a.inputs[i]->info());
     a.files.back().set_total_gpu_ns(file_gpu_ns[i].first);
     a.files.back().set_communication_gpu_ns(file_gpu_ns[i].second);
   }

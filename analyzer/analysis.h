@@ -2,8 +2,10 @@
 // Report message that every printer renders. analysis.cc drives the stages; each stage's header
 // says what it takes and gives.
 //
-//   read    trace_reader.h       a file -> its devices and one row per launch configuration
-//                                (ConfigStats, trace_rows.h); one reader per format, read_*.cc
+//   read    analysis_input.h     a file -> its devices and one row per launch configuration
+//                                (ConfigStats, trace_rows.h): a trace through trace_reader.h
+//                                (one reader per format, read_*.cc), or a summary of one
+//                                written by `occ-report summarize` (trace_summary.h)
 //   group   grouping.h           the rows of every file -> groups of one kernel, configuration
 //                                and GPU model; profiled launches folded into their siblings'
 //   judge   judge.h              a group -> its verdict: theoretical occupancy (occupancy.h),
@@ -33,7 +35,7 @@ struct ReportOptions {
   std::string sort = "priority";   // priority | time | headroom | launches | name
   double min_time_pct = 0;         // hide groups below this share of GPU time
   std::string gpu;                 // --gpu: re-evaluate on this GPU (arch table name or cc)
-  std::string diff_base;           // --diff BASE: per-kernel deltas against this trace
+  std::string diff_base;           // --diff BASE: per-kernel deltas against this trace (or summary)
   std::string command_line;        // recorded in Report.generated_for
 };
 

@@ -7,35 +7,56 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <set>
+
+#include "trace_summary.h"
 
 namespace occ {
 namespace {
 
 bool IsDigit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
 
+bool EndsWith(const std::string& name, const char* ext) {
+  const size_t n = std::strlen(ext);
+  return name.size() > n && name.compare(name.size() - n, n, ext) == 0;
+}
+
 bool HasTraceExtension(const std::string& name) {
   for (const char* ext : {".db", ".sqlite", ".sql"}) {
-    const size_t n = std::strlen(ext);
-    if (name.size() > n && name.compare(name.size() - n, n, ext) == 0) return true;
+    if (EndsWith(name, ext)) return true;
   }
   return false;
 }
 
+bool IsSummaryName(const std::string& name) { return EndsWith(name, kSummaryExtension); }
+
 StatusOr<std::vector<std::string>> TraceFilesIn(const std::string& dir) {
   DIR* handle = opendir(dir.c_str());
   if (handle == nullptr) return BadInput(dir + ": cannot read the directory: " + std::strerror(errno));
-  std::vector<std::string> names;
+  std::vector<std::string> traces;
+  std::set<std::string> summaries;
   while (const dirent* entry = readdir(handle)) {
     const std::string name = entry->d_name;
-    if (name.empty() || name[0] == '.' || !HasTraceExtension(name)) continue;
+    const bool summary = IsSummaryName(name);
+    if (name.empty() || name[0] == '.' || !(summary || HasTraceExtension(name))) continue;
     const std::string path = (dir.back() == '/' ? dir : dir + "/") + name;
     struct stat st {};
     // stat follows links: a link to a trace file counts, a directory named x.db does not.
-    if (stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) names.push_back(path);
+    if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (summary) {
+      summaries.insert(path);
+    } else {
+      traces.push_back(path);
+    }
   }
   closedir(handle);
+  std::vector<std::string> names(summaries.begin(), summaries.end());
+  for (const auto& trace : traces) {
+    if (!summaries.count(DefaultSummaryPath(trace))) names.push_back(trace);
+  }
   if (names.empty()) {
-    return BadInput(dir + ": directory without trace files (*.db, *.sqlite, *.sql)");
+    return BadInput(dir + ": directory without trace files (*.db, *.sqlite, *.sql) or trace "
+                          "summaries (*.summary.json)");
   }
   std::sort(names.begin(), names.end(), NaturalLess);
   return names;

@@ -11,6 +11,7 @@
 #include "occ_report.h"
 #include "sqlite_db.h"
 #include "trace_reader.h"
+#include "trace_summary.h"
 
 namespace occ {
 namespace {
@@ -57,6 +58,11 @@ class LaunchesSubcommand : public Subcommand {
     if (!kernel_regex_.empty()) OCC_RETURN_IF_ERROR(sql::ValidateRegex(kernel_regex_));
     std::vector<std::unique_ptr<TraceReader>> readers;
     for (size_t i = 0; i < files_.size(); ++i) {
+      // A summary keeps launches summed per configuration: no row per launch to list.
+      if (LooksLikeSummary(files_[i])) {
+        return BadInput(files_[i] + ": a trace summary has no per-launch rows; run "
+                        "`occ-report launches` on the trace it summarizes");
+      }
       OCC_ASSIGN_OR_RETURN(auto reader, TraceReader::Open(files_[i], static_cast<int>(i)));
       readers.push_back(std::move(reader));
     }

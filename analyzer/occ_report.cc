@@ -25,6 +25,7 @@ int RunOccReport(const std::vector<std::string>& args_in, std::ostream& out, std
   subcommands.push_back(MakeReportSubcommand());
   subcommands.push_back(MakeLaunchesSubcommand());
   subcommands.push_back(MakeCalcSubcommand());
+  subcommands.push_back(MakeSummarizeSubcommand());
 
   std::vector<std::string> args = args_in;
   auto is_subcommand = [&](const std::string& word) {

@@ -44,6 +44,7 @@ class Subcommand {
 std::unique_ptr<Subcommand> MakeCalcSubcommand();
 std::unique_ptr<Subcommand> MakeReportSubcommand();
 std::unique_ptr<Subcommand> MakeLaunchesSubcommand();
+std::unique_ptr<Subcommand> MakeSummarizeSubcommand();
 
 // `occ-report FILE...` is `occ-report report FILE...`. Returns the process exit code.
 int RunOccReport(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);

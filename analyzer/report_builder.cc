@@ -57,8 +57,8 @@ StatusOr<occtrace::Report> ReportFromAnalysis(const ReportOptions& options,
   report.set_tool_version(OCC_VERSION);
   report.set_generated_for(options.command_line);
   for (auto& f : a.files) *report.add_files() = f;
-  for (const auto& reader : a.readers) {
-    for (const auto& d : reader->devices()) FillDevice(d, report.add_devices());
+  for (const auto& input : a.inputs) {
+    for (const auto& d : input->devices()) FillDevice(d, report.add_devices());
   }
   report.set_sort(options.sort);
   report.set_top(options.top);
@@ -241,12 +241,12 @@ StatusOr<occtrace::Report> ReportFromAnalysis(const ReportOptions& options,
                      std::to_string(static_cast<int>(a.judged.size()) - hidden_small) +
                      " groups (--top 0 shows all)");
   }
-  for (const auto& reader : a.readers) {
-    for (const auto& d : reader->devices()) {
+  for (const auto& input : a.inputs) {
+    for (const auto& d : input->devices()) {
       if (d.defaulted_fields.empty()) continue;
       std::string list;
       for (const auto& f : d.defaulted_fields) list += (list.empty() ? "" : ", ") + f;
-      report.add_notes(reader->info().path() + ", device " + std::to_string(d.device_id) + " (" +
+      report.add_notes(input->info().path() + ", device " + std::to_string(d.device_id) + " (" +
                        Abbrev(d.props.name) + "): not recorded in the trace, taken from the "
                        "architecture table for " + CcLabel(d.props.cc_major, d.props.cc_minor) +
                        ": " + list);

@@ -16,7 +16,7 @@
 #include "occupancy.h"
 #include "schema/report.pb.h"
 #include "status.h"
-#include "trace_reader.h"
+#include "analysis_input.h"
 
 namespace occ {
 
@@ -31,7 +31,7 @@ struct Analysis {
   int64_t first_start = 0;
   int64_t last_end = 0;
   std::vector<std::string> rank_warnings;        // ResolveRanks: duplicate ranks, world sizes
-  std::vector<std::unique_ptr<TraceReader>> readers;
+  std::vector<std::unique_ptr<AnalysisInput>> inputs;  // traces or summaries, in file order
 };
 
 // NotFound when no launch matches --kernel. `what_if`: the --gpu GPU, if any.

@@ -82,8 +82,9 @@ class ReportSubcommand : public Subcommand {
   void AddFlags(CLI::App* app) override {
     app_ = app;
     app->add_option("files", options_.inputs,
-                    "occtrace traces, Nsight Systems SQLite exports or .sql text dumps; several "
-                    "files (e.g. one per rank) are analyzed together")
+                    "occtrace traces, Nsight Systems SQLite exports, .sql text dumps or their "
+                    "summaries (occ-report summarize), or directories of them; several files "
+                    "(e.g. one per rank) are analyzed together")
         ->required();
     app->add_option("--top", options_.top, "Show the N highest-ranked groups (0 = all)")
         ->default_val(20);
@@ -100,7 +101,8 @@ class ReportSubcommand : public Subcommand {
                     "Re-evaluate every kernel on another GPU (name such as H100, A100, RTX4090, or "
                     "a compute capability such as sm_90)");
     app->add_option("--diff", options_.diff_base,
-                    "Compare against a baseline trace: per-kernel occupancy and GPU-time deltas");
+                    "Compare against a baseline trace (or its summary): per-kernel occupancy and "
+                    "GPU-time deltas");
     app->add_option("--format", format_, "Output format: text, markdown, html, json, csv")
         ->check(CLI::IsMember({"text", "markdown", "html", "json", "csv"}));
     app->add_option("-o,--output", output_,

@@ -1,5 +1,5 @@
-// The read stage's entry: opens one input file, recognizes its format and reads it with that
-// format's reader. Takes a path; gives the file's facts (occtrace.InputFile), its devices and its
+// The read stage's trace reader (analysis_input.h opens a trace summary instead when given
+// one): opens one trace file, recognizes its format and reads it with that format's reader. Takes a path; gives the file's facts (occtrace.InputFile), its devices and its
 // launches summed per configuration (trace_rows.h). One file per format:
 //   read_occtrace.cc     occtrace's own trace (schema/trace_schema.sql)
 //   read_nsys_export.cc  an Nsight Systems SQLite export

@@ -16,6 +16,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "status.h"
 
@@ -185,5 +186,21 @@ Status RegisterRegexp(const Db& db);
 
 // Validates a user regular expression up front (InvalidArgument naming the problem).
 Status ValidateRegex(const std::string& pattern);
+
+// A name filter applied outside SQL (to the names stored in a trace summary): compiled and
+// matched by the same code as REGEXP, so a name matches here exactly when `name REGEXP pattern`
+// would match it in a trace.
+class NameFilter {
+ public:
+  // InvalidArgument as ValidateRegex when the pattern does not compile.
+  static StatusOr<NameFilter> Compile(const std::string& pattern);
+  bool Matches(const std::string& text) const;
+
+  struct Compiled;  // regex_t, kept out of this header
+
+ private:
+  explicit NameFilter(std::shared_ptr<const Compiled> compiled) : compiled_(std::move(compiled)) {}
+  std::shared_ptr<const Compiled> compiled_;
+};
 
 }  // namespace occ::sql

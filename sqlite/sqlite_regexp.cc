@@ -16,6 +16,14 @@ struct CompiledRegex {
   ~CompiledRegex() { regfree(&regex); }
 };
 
+// The one compile and the one match of every name filter, in SQL (REGEXP) or not (NameFilter).
+int CompilePattern(const char* pattern, regex_t* regex) {
+  return regcomp(regex, pattern, REG_EXTENDED | REG_NOSUB);
+}
+bool PatternMatches(const regex_t* regex, const char* text) {
+  return regexec(regex, text, 0, nullptr, 0) == 0;
+}
+
 void DeleteCompiledRegex(void* p) { delete static_cast<CompiledRegex*>(p); }
 
 std::string RegexError(int rc, const regex_t* regex) {
@@ -34,7 +42,7 @@ void RegexpFunction(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   if (compiled == nullptr) {
     const char* pattern = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
     auto fresh = std::make_unique<CompiledRegex>();
-    int rc = regcomp(&fresh->regex, pattern ? pattern : "", REG_EXTENDED | REG_NOSUB);
+    int rc = CompilePattern(pattern ? pattern : "", &fresh->regex);
     if (rc != 0) {
       std::string message = "invalid regular expression: " + RegexError(rc, &fresh->regex);
       sqlite3_result_error(ctx, message.c_str(), -1);
@@ -50,8 +58,7 @@ void RegexpFunction(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
     }
   }
   const char* text = reinterpret_cast<const char*>(sqlite3_value_text(argv[1]));
-  int rc = regexec(&compiled->regex, text ? text : "", 0, nullptr, 0);
-  sqlite3_result_int(ctx, rc == 0 ? 1 : 0);
+  sqlite3_result_int(ctx, PatternMatches(&compiled->regex, text ? text : "") ? 1 : 0);
 }
 
 }  // namespace
@@ -66,13 +73,28 @@ Status RegisterRegexp(const Db& db) {
 
 Status ValidateRegex(const std::string& pattern) {
   CompiledRegex compiled;
-  int rc = regcomp(&compiled.regex, pattern.c_str(), REG_EXTENDED | REG_NOSUB);
+  int rc = CompilePattern(pattern.c_str(), &compiled.regex);
   if (rc != 0) {
     std::string message = "--kernel '" + pattern + "': invalid regular expression: " +
                           RegexError(rc, &compiled.regex);
     return InvalidArgument(std::move(message));
   }
   return OkStatus();
+}
+
+struct NameFilter::Compiled : CompiledRegex {};
+
+StatusOr<NameFilter> NameFilter::Compile(const std::string& pattern) {
+  auto compiled = std::make_shared<Compiled>();
+  if (CompilePattern(pattern.c_str(), &compiled->regex) != 0) {
+    OCC_RETURN_IF_ERROR(ValidateRegex(pattern));  // the message naming regcomp's complaint
+    return InvalidArgument("--kernel '" + pattern + "': invalid regular expression");
+  }
+  return NameFilter(std::move(compiled));
+}
+
+bool NameFilter::Matches(const std::string& text) const {
+  return PatternMatches(&compiled_->regex, text.c_str());
 }
 
 }  // namespace occ::sql

@@ -32,6 +32,13 @@ Status GenerateTrace(const std::string& path, const TraceGenOptions& o) {
   OCC_RETURN_IF_ERROR(db.Exec(
       "INSERT INTO OCC_META VALUES ('schema_version', '1'), ('pid', '1'), ('host', 'bench'), "
       "('command', 'synthetic'), ('occtrace_version', 'bench'), ('achieved_mode', 'sample');"));
+  if (o.rank >= 0) {
+    const std::string local_world = std::to_string(std::min(8, std::max(1, o.world_size)));
+    OCC_RETURN_IF_ERROR(db.Exec(
+        "INSERT INTO OCC_META VALUES ('rank', '" + std::to_string(o.rank) + "'), ('local_rank', '" +
+        std::to_string(o.rank % 8) + "'), ('world_size', '" + std::to_string(o.world_size) +
+        "'), ('local_world_size', '" + local_world + "'), ('rank_source', 'torchrun');"));
+  }
   for (int d = 0; d < o.devices; ++d) {
     std::string id = std::to_string(d);
     OCC_RETURN_IF_ERROR(db.Exec(
@@ -49,7 +56,12 @@ Status GenerateTrace(const std::string& path, const TraceGenOptions& o) {
   {
     OCC_ASSIGN_OR_RETURN(sql::Stmt s, db.Prepare("INSERT INTO StringIds VALUES (?1, ?2)"));
     for (int k = 0; k < kernels; ++k) {
-      std::string base = "kernel_" + std::to_string(k);
+      static const char* kCollectives[] = {"AllReduce_Sum_f32_RING_LL", "AllGather_RING_LL",
+                                           "ReduceScatter_Sum_bf16_RING_LL128"};
+      const bool nccl = o.nccl_every > 0 && k % o.nccl_every == 0;
+      std::string base = nccl ? "ncclDevKernel_" + std::string(kCollectives[k % 3]) + "_" +
+                                    std::to_string(k)
+                              : "kernel_" + std::to_string(k);
       const std::string names[3] = {"void " + base + "<float, 128>(float const*, float*, int)",
                                     base, "_Z" + std::to_string(base.size()) + base + "PKfPfi"};
       for (int i = 0; i < 3; ++i) {
@@ -98,6 +110,7 @@ Status GenerateTrace(const std::string& path, const TraceGenOptions& o) {
         db.Prepare("INSERT INTO OCC_ACHIEVED(correlationId,contextId,status,achievedOccupancyPct,warpsActivePerCycle,smCyclesActive,gpuTimeNs,policy,sampleIndex) VALUES (?1, 1, 'measured', ?2, ?3, 1000, ?4, "
                    "'sample', ?5)"));
     std::vector<int> samples(static_cast<size_t>(o.configs), 0);
+    if (o.launch_seed != 0) rng = Rng{o.launch_seed};
     int64_t t = 1'000'000;
     for (int64_t n = 0; n < o.launches; ++n) {
       // A skewed mix: a few configurations take most launches, as in training loops.
