@@ -290,37 +290,40 @@ void TraceWriter::AddKernel(const ActivityKernel& kernel) {
   if (pending_launches_.size() == kLaunchBatchRows) FlushLaunches();
 }
 
+template <typename Row>
+bool TraceWriter::InsertBatched(std::vector<Row>* rows, sql::Stmt& batch, sql::Stmt& single,
+                                void (*bind_row)(sql::Stmt&, int*, const Row&)) {
+  size_t done = 0;
+  while (rows->size() - done >= kLaunchBatchRows) {
+    int i = 0;
+    for (size_t r = done; r < done + kLaunchBatchRows; ++r) bind_row(batch, &i, (*rows)[r]);
+    if (!OCC_SQL_OK(batch.Run())) return Fail();
+    done += kLaunchBatchRows;
+  }
+  for (size_t r = done; r < rows->size(); ++r) {
+    int i = 0;
+    bind_row(single, &i, (*rows)[r]);
+    if (!OCC_SQL_OK(single.Run())) return Fail();
+  }
+  rows->clear();
+  return true;
+}
+template bool TraceWriter::InsertBatched(std::vector<LaunchRow>*, sql::Stmt&, sql::Stmt&,
+                                         void (*)(sql::Stmt&, int*, const LaunchRow&));
+template bool TraceWriter::InsertBatched(std::vector<CallRow>*, sql::Stmt&, sql::Stmt&,
+                                         void (*)(sql::Stmt&, int*, const CallRow&));
+
 void TraceWriter::FlushLaunches() {
   if (failed_) return;
   // One row's five parameters, from parameter `*i + 1` on (the batch INSERT holds 64 rows).
-  auto bind_row = [](sql::Stmt& stmt, int* i, const LaunchRow& row) {
-    Bind(stmt, ++*i, row.start);
-    Bind(stmt, ++*i, row.duration);
-    Bind(stmt, ++*i, row.config_id);
-    Bind(stmt, ++*i, row.stream_id);
-    Bind(stmt, ++*i, row.correlation_id);
-  };
-  size_t done = 0;
-  while (pending_launches_.size() - done >= kLaunchBatchRows) {
-    int i = 0;
-    for (size_t r = done; r < done + kLaunchBatchRows; ++r) {
-      bind_row(insert_launch_batch_, &i, pending_launches_[r]);
-    }
-    if (!OCC_SQL_OK(insert_launch_batch_.Run())) {
-      Fail();
-      return;
-    }
-    done += kLaunchBatchRows;
-  }
-  for (size_t r = done; r < pending_launches_.size(); ++r) {
-    int i = 0;
-    bind_row(insert_launch_, &i, pending_launches_[r]);
-    if (!OCC_SQL_OK(insert_launch_.Run())) {
-      Fail();
-      return;
-    }
-  }
-  pending_launches_.clear();
+  InsertBatched<LaunchRow>(&pending_launches_, insert_launch_batch_, insert_launch_,
+                [](sql::Stmt& stmt, int* i, const LaunchRow& row) {
+                  Bind(stmt, ++*i, row.start);
+                  Bind(stmt, ++*i, row.duration);
+                  Bind(stmt, ++*i, row.config_id);
+                  Bind(stmt, ++*i, row.stream_id);
+                  Bind(stmt, ++*i, row.correlation_id);
+                });
 }
 
 void TraceWriter::AddDevice(const ActivityDevice& device) {

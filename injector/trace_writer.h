@@ -172,6 +172,13 @@ class TraceWriter {
   int64_t InternConfig(const KernelConfigKey& key);
   void FlushLaunches();
   void FlushLaunchCalls();
+  // Inserts `rows` kLaunchBatchRows at a time through `batch` (a multi-row INSERT), the rest one
+  // by one through `single`; `bind_row(stmt, &i, row)` binds one row from parameter i + 1 on.
+  // Clears `rows`; false (and failed) on a SQLite error.
+  // Instantiated for LaunchRow and CallRow in trace_writer.cc.
+  template <typename Row>
+  bool InsertBatched(std::vector<Row>* rows, sql::Stmt& batch, sql::Stmt& single,
+                     void (*bind_row)(sql::Stmt&, int*, const Row&));
   void AddLightLaunch(const LaunchCall& call, const FunctionFacts& function, const uint32_t grid[3],
                       const uint32_t block[3], uint32_t dynamic_shared_memory, uint32_t graph_id,
                       uint64_t graph_node_id);

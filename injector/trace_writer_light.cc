@@ -190,31 +190,13 @@ void TraceWriter::FlushLaunchCalls() {
     pending_calls_.clear();
     return;
   }
-  auto bind_row = [](sql::Stmt& stmt, int* i, const CallRow& row) {
-    Bind(stmt, ++*i, row.api_start);
-    Bind(stmt, ++*i, row.config_id);
-    Bind(stmt, ++*i, row.stream_id);
-    Bind(stmt, ++*i, row.correlation_id);
-  };
-  size_t done = 0;
-  while (pending_calls_.size() - done >= kLaunchBatchRows) {
-    int i = 0;
-    for (size_t r = done; r < done + kLaunchBatchRows; ++r) bind_row(insert_call_batch_, &i, pending_calls_[r]);
-    if (!OCC_SQL_OK(insert_call_batch_.Run())) {
-      Fail();
-      return;
-    }
-    done += kLaunchBatchRows;
-  }
-  for (size_t r = done; r < pending_calls_.size(); ++r) {
-    int i = 0;
-    bind_row(insert_call_, &i, pending_calls_[r]);
-    if (!OCC_SQL_OK(insert_call_.Run())) {
-      Fail();
-      return;
-    }
-  }
-  pending_calls_.clear();
+  InsertBatched<CallRow>(&pending_calls_, insert_call_batch_, insert_call_,
+                         [](sql::Stmt& stmt, int* i, const CallRow& row) {
+                           Bind(stmt, ++*i, row.api_start);
+                           Bind(stmt, ++*i, row.config_id);
+                           Bind(stmt, ++*i, row.stream_id);
+                           Bind(stmt, ++*i, row.correlation_id);
+                         });
 }
 
 }  // namespace occ::inj
