@@ -7,16 +7,9 @@
 # Writes $OUT/ddp.txt (the PASS/FAIL table, as it runs), $OUT/ddp.json and $OUT/ddp.tgz (the
 # rank traces of every run, the summaries and the reports).
 set -uo pipefail
-root="$(cd "$(dirname "$0")/../.." && pwd)"
-stage="${STAGE:-$root/gpu-stage}"
-out="${OUT:-$PWD/gpu-out}"
-work="$(mktemp -d /tmp/occ-ddp.XXXXXX)"
-mkdir -p "$out"
-export PYTHONUNBUFFERED=1
-export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$stage/lib"
-cupti="$(find / -xdev \( -path /proc -o -path /sys \) -prune -o -name 'libcupti.so.13*' -print 2>/dev/null | grep -m1 site-packages)"
-[[ -n "$cupti" ]] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$(dirname "$cupti")"
-{ date -u; nvidia-smi --query-gpu=index,name,driver_version --format=csv; } | tee "$out/ddp.txt"
+name=ddp
+source "$(dirname "$0")/stage_env.sh"
+cp "$logs/env.txt" "$out/ddp.txt"
 python3 "$root/tests/gpu/ddp_check.py" --occtrace "$stage/bin/occtrace" --lib "$stage/bin/libocctrace.so" \
   --occ-report "$stage/bin/occ-report" --workload "$root/tests/gpu/workloads/train_ddp.py" \
   --out "$work/ddp" --nproc "${NPROC:-2}" --json "$out/ddp.json" 2>&1 | tee -a "$out/ddp.txt"

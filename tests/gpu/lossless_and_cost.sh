@@ -12,25 +12,9 @@
 #
 # Writes $OUT/<part>.tgz (logs, JSON, traces as .sql) and prints the summary lines.
 set -uo pipefail
-root="$(cd "$(dirname "$0")/../.." && pwd)"
-stage="${STAGE:-$root/gpu-stage}"
-out="${OUT:-$PWD/gpu-out}"
 part="${PART:-kill}"
-work="$(mktemp -d /tmp/occ-lossless.XXXXXX)"
-logs="$work/logs"
-mkdir -p "$logs" "$out"
-export PYTHONUNBUFFERED=1
-export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$stage/lib"
-# libocctrace.so needs libcupti.so.13 on the search path for non-Python programs.
-cupti="$(find / -xdev \( -path /proc -o -path /sys \) -prune -o -name 'libcupti.so.13*' -print 2>/dev/null | grep -m1 site-packages)"
-[[ -n "$cupti" ]] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$(dirname "$cupti")"
-lib="$stage/bin/libocctrace.so"
-wl="$root/tests/gpu/workloads"
-{
-  date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv
-  python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"
-} >"$logs/env.txt" 2>&1
-cat "$logs/env.txt"
+name=lossless
+source "$(dirname "$0")/stage_env.sh"
 
 dump_sql() {  # trace.db -> trace.sql (what examples/ and tests/ keep)
   python3 - "$1" "$2" <<'PY'
