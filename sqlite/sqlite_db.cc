@@ -220,6 +220,13 @@ std::string_view Stmt::TextView(int column) const {
   return {reinterpret_cast<const char*>(text), static_cast<size_t>(bytes)};
 }
 std::string Stmt::Text(int column) const { return std::string(TextView(column)); }
+void Stmt::Int64Columns(int first, int count, int64_t if_null, int64_t* out) const {
+  sqlite3_stmt* stmt = stmt_.get();
+  for (int i = 0; i < count; ++i) {
+    sqlite3_value* value = sqlite3_column_value(stmt, first + i);
+    out[i] = sqlite3_value_type(value) == SQLITE_NULL ? if_null : sqlite3_value_int64(value);
+  }
+}
 
 StatusOr<Transaction> Transaction::Begin(const Db& db) {
   OCC_RETURN_IF_ERROR(db.Exec("BEGIN"));

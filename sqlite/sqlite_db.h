@@ -134,6 +134,10 @@ class Stmt {
   double Double(int column) const;
   std::string Text(int column) const;  // "" for NULL
   std::string_view TextView(int column) const;  // valid until the next Step
+  // Columns first .. first + count - 1 as integers into out[0 .. count - 1], NULL as
+  // `if_null`: a scan that reads many integer columns per row makes one call here instead of
+  // two per column (IsNull, Int64), each of which locks and checks the statement.
+  void Int64Columns(int first, int count, int64_t if_null, int64_t* out) const;
 
   const std::string& sql() const { return sql_; }
 
