@@ -25,16 +25,58 @@ int64_t NsysCarveoutRequest(int64_t exported_pct) { return exported_pct > 0 ? ex
 // NULL as kNullValue.
 constexpr int kNsysKeys = 21;
 constexpr int64_t kNullValue = std::numeric_limits<int64_t>::min();
+// The aggregate that hands the scan its rows (sql::Db::AggregateIntRows).
+constexpr char kScanFunction[] = "occ_nsys_scan_rows";
 using NsysKey = std::array<int64_t, kNsysKeys>;
 
-struct NsysKeyHash {
-  size_t operator()(const NsysKey& key) const {
-    uint64_t h = 0x9e3779b97f4a7c15ULL;
-    for (int64_t v : key) {
-      h ^= static_cast<uint64_t>(v) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+uint64_t HashKey(const NsysKey& key) {
+  uint64_t h = 0x9e3779b97f4a7c15ULL;
+  for (int64_t v : key) h = (h ^ static_cast<uint64_t>(v)) * 0xff51afd7ed558ccdULL;
+  return h ^ (h >> 32);
+}
+
+// Configuration keys -> their position in a key list, by open addressing on the key's 64-bit
+// hash: a probe compares stored hashes and reads a 168-byte key only on a match, where a
+// node-based hash map chases a pointer and compares keys per probe.
+class NsysKeyIndex {
+ public:
+  // The position of `key` in `keys`, appending it first if it is new (`inserted`).
+  size_t FindOrAppend(const NsysKey& key, std::vector<NsysKey>* keys, bool* inserted) {
+    if ((keys->size() + 1) * 2 > slots_.size()) Grow();
+    const uint64_t hash = HashKey(key);
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = static_cast<size_t>(hash) & mask;; i = (i + 1) & mask) {
+      Slot& slot = slots_[i];
+      if (slot.position == 0) {
+        keys->push_back(key);
+        slot = {hash, keys->size()};
+        *inserted = true;
+        return keys->size() - 1;
+      }
+      if (slot.hash == hash && (*keys)[slot.position - 1] == key) {
+        *inserted = false;
+        return slot.position - 1;
+      }
     }
-    return static_cast<size_t>(h);
   }
+
+ private:
+  struct Slot {
+    uint64_t hash = 0;
+    size_t position = 0;  // 1 + index into the keys; 0 = empty
+  };
+  void Grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(std::max<size_t>(64, old.size() * 2), Slot{});
+    const size_t mask = slots_.size() - 1;
+    for (const Slot& slot : old) {
+      if (slot.position == 0) continue;
+      size_t i = static_cast<size_t>(slot.hash) & mask;
+      while (slots_[i].position != 0) i = (i + 1) & mask;
+      slots_[i] = slot;
+    }
+  }
+  std::vector<Slot> slots_;
 };
 
 struct NsysColumnSpec {
@@ -104,7 +146,7 @@ namespace {
 
 // One rowid range's configurations in order of first appearance, with its row counts.
 struct NsysPartial {
-  std::unordered_map<NsysKey, size_t, NsysKeyHash> index;
+  NsysKeyIndex index;
   std::vector<NsysKey> keys;
   std::vector<ConfigStats> configs;
   int64_t launches = 0;
@@ -114,43 +156,43 @@ struct NsysPartial {
   int64_t last_end = 0;
 };
 
-// Streams one range of the kernel table (`select` reads the key columns, graphId, contextId,
-// start and end) and aggregates it per configuration.
+// Streams one range of the kernel table and aggregates it per configuration. `select` is the
+// aggregate call over the key columns, graphId, contextId, start and end (SQL maps what must not
+// read as kNullValue).
 Status ScanNsysRange(const RangePass& pass, const std::string& select, NsysPartial* out) {
-  OCC_ASSIGN_OR_RETURN(sql::Stmt stmt, pass.db->Prepare(select + RowidRangeClause(pass.range, 1)));
-  OCC_RETURN_IF_ERROR(BindRowidRange(&stmt, pass.range, 1));
   NsysKey key;
-  int64_t graph_context[2];  // graphId, contextId: NULL reads as 0
-  int64_t start_end[2];      // NULL reads as -1: a bad row
-  for (int64_t rows = 0;; ++rows) {
-    if ((rows & 0xffff) == 0 && pass.Cancelled()) return OkStatus();
-    OCC_ASSIGN_OR_RETURN(bool row, stmt.Step());
-    if (!row) break;
-    stmt.Int64Columns(kNsysKeys + 2, 2, -1, start_end);
-    const int64_t start = start_end[0], end = start_end[1];
+  int64_t rows = 0;
+  auto add_row = [&](const int64_t* v, int count) {
+    if (count != kNsysKeys + 4) return false;
+    if ((++rows & 0xffff) == 0 && pass.Cancelled()) return false;
+    const int64_t start = v[kNsysKeys + 2], end = v[kNsysKeys + 3];
     if (start < 0 || end < start) {
       ++out->bad;
-      continue;
+      return true;
     }
-    stmt.Int64Columns(0, kNsysKeys, kNullValue, key.data());
-    stmt.Int64Columns(kNsysKeys, 2, 0, graph_context);
-    auto [it, inserted] = out->index.try_emplace(key, out->configs.size());
+    std::copy(v, v + kNsysKeys, key.begin());
+    bool inserted = false;
+    const size_t position = out->index.FindOrAppend(key, &out->keys, &inserted);
     if (inserted) {
       ConfigStats c;
-      c.context_id = graph_context[1];
+      c.context_id = v[kNsysKeys + 1];
       out->configs.push_back(std::move(c));
-      out->keys.push_back(key);
     }
-    ConfigStats& c = out->configs[it->second];
+    ConfigStats& c = out->configs[position];
     AddLaunch(&c, end - start);
     // The first graph a configuration's launches name (most launch outside graphs: 0).
-    if (c.graph_id == 0) c.graph_id = graph_context[0];
+    if (c.graph_id == 0) c.graph_id = v[kNsysKeys];
     if (start > 0) out->first_start = std::min(out->first_start, start);
     out->last_end = std::max(out->last_end, end);
     ++out->launches;
     out->total_ns = SaturatingAdd(out->total_ns, end - start);
-  }
-  return OkStatus();
+    return true;
+  };
+  Status status = pass.db->AggregateIntRows(
+      kScanFunction, kNullValue, select + RowidRangeClause(pass.range, 1),
+      [&](sql::Stmt* stmt) { return BindRowidRange(stmt, pass.range, 1); }, add_row);
+  if (pass.Cancelled()) return OkStatus();  // another range failed; this result is discarded
+  return status;
 }
 
 // Adds the range after `into`'s to it: configurations new to `into` are appended in their order
@@ -158,12 +200,12 @@ Status ScanNsysRange(const RangePass& pass, const std::string& select, NsysParti
 // order gives what one pass over the table gives.
 void MergeNsysPartial(NsysPartial* into, NsysPartial&& from) {
   for (size_t n = 0; n < from.configs.size(); ++n) {
-    auto [it, inserted] = into->index.try_emplace(from.keys[n], into->configs.size());
+    bool inserted = false;
+    const size_t position = into->index.FindOrAppend(from.keys[n], &into->keys, &inserted);
     if (inserted) {
-      into->keys.push_back(from.keys[n]);
       into->configs.push_back(std::move(from.configs[n]));
     } else {
-      MergeInto(&into->configs[it->second], from.configs[n]);
+      MergeInto(&into->configs[position], from.configs[n]);
     }
   }
   into->launches += from.launches;
@@ -190,8 +232,11 @@ StatusOr<TraceScan> TraceReader::ScanNsys(const std::string& kernel_regex, int j
   }
   OCC_ASSIGN_OR_RETURN(std::string graph, NsysColumn("graphId", "0"));
   OCC_ASSIGN_OR_RETURN(std::string context, NsysColumn("contextId", "0"));
-  const std::string select = "SELECT " + columns + graph + ", " + context +
-                             ", k.start, k.\"end\" FROM CUPTI_ACTIVITY_KIND_KERNEL k";
+  // graphId and contextId read NULL as 0, start and end as -1 (a bad row).
+  const std::string select = std::string("SELECT ") + kScanFunction + "(" + columns +
+                             "coalesce(" + graph + ", 0), coalesce(" + context +
+                             ", 0), coalesce(k.start, -1), coalesce(k.\"end\", -1)) "
+                             "FROM CUPTI_ACTIVITY_KIND_KERNEL k";
   const std::vector<RowidRange> ranges =
       SplitRowids(*db_, "CUPTI_ACTIVITY_KIND_KERNEL", reopen_path_.empty() ? 1 : jobs);
   std::vector<NsysPartial> partials(ranges.size());

@@ -323,6 +323,9 @@ struct TraceReader::OccLaunchPartial {
 
 namespace {
 
+// The aggregate that hands the launch scan its rows (sql::Db::AggregateIntRows).
+constexpr char kLaunchScanFunction[] = "occ_launch_scan_rows";
+
 // One achieved-occupancy row into its configuration.
 void AddAchievedSample(ConfigStats* c, double pct, const std::string& status,
                        const double (&throughput)[kThroughputUnits]) {
@@ -348,36 +351,33 @@ Status TraceReader::ScanOcctraceRange(const RangePass& pass, const std::string& 
                                       const ConfigIndex& index,
                                       const std::vector<ConfigStats>& configs,
                                       OccLaunchPartial* out) const {
-  OCC_ASSIGN_OR_RETURN(sql::Stmt stmt, pass.db->Prepare(select + RowidRangeClause(pass.range, 1)));
-  OCC_RETURN_IF_ERROR(BindRowidRange(&stmt, pass.range, 1));
   const bool with_achieved = !achieved_.empty();
   out->tallies.resize(configs.size());
   // Launch times beyond this are corrupt rows, not kernels (about 11.5 days).
   constexpr int64_t kMaxDurationNs = 1'000'000'000'000'000;
-  int64_t row_values[4] = {0, 0, 0, 0};  // configId, start, duration[, correlationId]
-  for (int64_t rows = 0;; ++rows) {
-    if ((rows & 0xffff) == 0 && pass.Cancelled()) return OkStatus();
-    OCC_ASSIGN_OR_RETURN(bool row, stmt.Step());
-    if (!row) break;
-    stmt.Int64Columns(0, with_achieved ? 4 : 3, 0, row_values);
-    int32_t i = index.Find(row_values[0]);
+  int64_t rows = 0;
+  // v: configId, start, duration[, correlationId], NULL as 0.
+  auto add_row = [&](const int64_t* v, int count) {
+    if (count != (with_achieved ? 4 : 3)) return false;
+    if ((++rows & 0xffff) == 0 && pass.Cancelled()) return false;
+    int32_t i = index.Find(v[0]);
     if (i < 0) {
       ++out->unknown_config;
-      continue;
+      return true;
     }
     ConfigStats& c = out->tallies[static_cast<size_t>(i)];
-    int64_t start = row_values[1];
-    int64_t duration = row_values[2];
+    int64_t start = v[1];
+    int64_t duration = v[2];
     if (duration < 0 || start < 0) {
       ++out->negative;
-      continue;
+      return true;
     }
     if (duration > kMaxDurationNs) {
       ++out->absurd;
-      continue;
+      return true;
     }
     if (with_achieved) {
-      const AchievedRow* a = FindAchieved(row_values[3], configs[static_cast<size_t>(i)].context_id);
+      const AchievedRow* a = FindAchieved(v[3], configs[static_cast<size_t>(i)].context_id);
       if (a != nullptr) {
         // A replayed (profiled) launch has no CUPTI timestamp: its time is the profiler's.
         if (duration == 0) {
@@ -396,7 +396,7 @@ Status TraceReader::ScanOcctraceRange(const RangePass& pass, const std::string& 
       ++c.untimed_launches;
       ++out->launches;
       ++out->untimed;
-      continue;
+      return true;
     }
     AddLaunch(&c, duration);
     if (start > 0) {
@@ -405,8 +405,13 @@ Status TraceReader::ScanOcctraceRange(const RangePass& pass, const std::string& 
     }
     ++out->launches;
     out->total_ns = SaturatingAdd(out->total_ns, duration);
-  }
-  return OkStatus();
+    return true;
+  };
+  Status status = pass.db->AggregateIntRows(
+      kLaunchScanFunction, 0, select + RowidRangeClause(pass.range, 1),
+      [&](sql::Stmt* stmt) { return BindRowidRange(stmt, pass.range, 1); }, add_row);
+  if (pass.Cancelled()) return OkStatus();  // another range failed; this result is discarded
+  return status;
 }
 
 // Sums OCC_LAUNCH per configuration over rowid ranges on up to `jobs` threads
@@ -415,9 +420,10 @@ StatusOr<TraceScan> TraceReader::ScanOcctrace(const std::string& kernel_regex, i
   std::vector<int64_t> ids;
   OCC_ASSIGN_OR_RETURN(std::vector<ConfigStats> configs, ReadOccConfigs(kernel_regex, &ids));
   const ConfigIndex index(ids);
-  const std::string select = !achieved_.empty()
-                                 ? "SELECT configId, start, duration, correlationId FROM OCC_LAUNCH"
-                                 : "SELECT configId, start, duration FROM OCC_LAUNCH";
+  const std::string select =
+      std::string("SELECT ") + kLaunchScanFunction +
+      (!achieved_.empty() ? "(configId, start, duration, correlationId) FROM OCC_LAUNCH"
+                          : "(configId, start, duration) FROM OCC_LAUNCH");
   const std::vector<RowidRange> ranges =
       SplitRowids(*db_, "OCC_LAUNCH", reopen_path_.empty() ? 1 : jobs);
   std::vector<OccLaunchPartial> partials(ranges.size());
