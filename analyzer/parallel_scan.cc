@@ -26,7 +26,10 @@ std::vector<RowidRange> SplitRowids(const sql::Db& db, const std::string& table,
   std::string quoted = "\"";
   for (char c : table) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
   quoted += "\"";
-  auto stmt = db.Prepare("SELECT min(rowid), max(rowid) FROM " + quoted);
+  // Two subqueries: each is one b-tree descent, where min() and max() in one SELECT scan the
+  // whole table.
+  auto stmt = db.Prepare("SELECT (SELECT min(rowid) FROM " + quoted + "), (SELECT max(rowid) FROM " +
+                         quoted + ")");
   if (!stmt.ok()) return whole;
   auto row = stmt->Step();
   if (!row.ok() || !*row || stmt->IsNull(0) || stmt->IsNull(1)) return whole;

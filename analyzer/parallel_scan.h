@@ -38,7 +38,7 @@ inline constexpr int kMaxScanJobs = 256;
 // `requested` threads, or for 0 (automatic) the machine's cores up to kMaxAutoScanJobs.
 int ScanJobs(int requested);
 
-// Splits `table`'s rowids (SELECT min(rowid), max(rowid)) into at most `jobs` ranges of equal
+// Splits `table`'s rowids (from min(rowid) to max(rowid)) into at most `jobs` ranges of equal
 // width, in rowid order. `jobs` 0 is automatic (ScanJobs, and 1 for fewer than
 // kMinRowsForParallelScan rowids). One whole-table range when jobs is 1, the table is empty,
 // has no usable rowid (WITHOUT ROWID, a view, a column named rowid) or the query fails: the

@@ -159,7 +159,11 @@ struct NsysPartial {
 // Streams one range of the kernel table and aggregates it per configuration. `select` is the
 // aggregate call over the key columns, graphId, contextId, start and end (SQL maps what must not
 // read as kNullValue).
-Status ScanNsysRange(const RangePass& pass, const std::string& select, NsysPartial* out) {
+Status ScanNsysRange(const RangePass& pass, const std::string& select, NsysPartial* result) {
+  // Built here and moved out at the end: partials side by side in one vector would share cache
+  // lines between threads that update their counters on every row.
+  NsysPartial partial;
+  NsysPartial* out = &partial;
   NsysKey key;
   int64_t rows = 0;
   auto add_row = [&](const int64_t* v, int count) {
@@ -192,6 +196,7 @@ Status ScanNsysRange(const RangePass& pass, const std::string& select, NsysParti
       kScanFunction, kNullValue, select + RowidRangeClause(pass.range, 1),
       [&](sql::Stmt* stmt) { return BindRowidRange(stmt, pass.range, 1); }, add_row);
   if (pass.Cancelled()) return OkStatus();  // another range failed; this result is discarded
+  *result = std::move(partial);
   return status;
 }
 

@@ -350,7 +350,11 @@ void AddAchievedSample(ConfigStats* c, double pct, const std::string& status,
 Status TraceReader::ScanOcctraceRange(const RangePass& pass, const std::string& select,
                                       const ConfigIndex& index,
                                       const std::vector<ConfigStats>& configs,
-                                      OccLaunchPartial* out) const {
+                                      OccLaunchPartial* result) const {
+  // Built here and moved out at the end: partials side by side in one vector would share cache
+  // lines between threads that update their counters on every row.
+  OccLaunchPartial partial;
+  OccLaunchPartial* out = &partial;
   const bool with_achieved = !achieved_.empty();
   out->tallies.resize(configs.size());
   // Launch times beyond this are corrupt rows, not kernels (about 11.5 days).
@@ -411,6 +415,7 @@ Status TraceReader::ScanOcctraceRange(const RangePass& pass, const std::string& 
       kLaunchScanFunction, 0, select + RowidRangeClause(pass.range, 1),
       [&](sql::Stmt* stmt) { return BindRowidRange(stmt, pass.range, 1); }, add_row);
   if (pass.Cancelled()) return OkStatus();  // another range failed; this result is discarded
+  *result = std::move(partial);
   return status;
 }
 

@@ -83,7 +83,7 @@ class TraceReader {
   StatusOr<TraceScan> ScanOcctrace(const std::string& kernel_regex, int jobs);
   Status ScanOcctraceRange(const RangePass& pass, const std::string& select,
                            const ConfigIndex& index, const std::vector<ConfigStats>& configs,
-                           OccLaunchPartial* out) const;
+                           OccLaunchPartial* result) const;
   // read_light_calls.cc: a light trace's launch counts and estimated times.
   Status AddLaunchCalls(const std::vector<int64_t>& config_ids, std::vector<ConfigStats>* configs,
                         TraceScan* scan);
