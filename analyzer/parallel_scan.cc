@@ -56,9 +56,9 @@ std::vector<RowidRange> SplitRowids(const sql::Db& db, const std::string& table,
   return ranges;
 }
 
-std::string RowidRangeClause(const RowidRange& range, int first_parameter, bool and_clause) {
+std::string RowidRangeClause(const RowidRange& range, int first_parameter) {
   if (range.whole_table) return "";
-  return std::string(and_clause ? " AND" : " WHERE") + " rowid BETWEEN ?" +
+  return " WHERE rowid BETWEEN ?" +
          std::to_string(first_parameter) + " AND ?" + std::to_string(first_parameter + 1);
 }
 
@@ -106,6 +106,7 @@ Status RunRangePasses(const sql::Db& db, const std::string& reopen_path,
     for (size_t i = 0; i < ranges.size() && !cancelled.load(); ++i) run(i, &db);
   } else {
     std::vector<std::thread> threads;
+    threads.reserve(ranges.size());  // no reallocation (and no throw) once threads run
     std::vector<size_t> not_started;
     for (size_t i = 1; i < ranges.size(); ++i) {
       try {

@@ -45,9 +45,9 @@ int ScanJobs(int requested);
 // pass itself then reports what is wrong with the table.
 std::vector<RowidRange> SplitRowids(const sql::Db& db, const std::string& table, int jobs);
 
-// " WHERE <rowid> BETWEEN ?first AND ?last" for a range (`and` joins it to an existing WHERE
-// instead), "" for the whole table; BindRowidRange binds ?first and ?last.
-std::string RowidRangeClause(const RowidRange& range, int first_parameter, bool and_clause = false);
+// " WHERE rowid BETWEEN ?first AND ?last" for a range, "" for the whole table (?first is
+// parameter `first_parameter`); BindRowidRange binds them.
+std::string RowidRangeClause(const RowidRange& range, int first_parameter);
 Status BindRowidRange(sql::Stmt* stmt, const RowidRange& range, int first_parameter);
 
 // What a range's pass gets: its connection, its range and position, and whether another range
