@@ -15,6 +15,7 @@
 #include "judge.h"
 #include "kernel_origin.h"
 #include "measured_evidence.h"
+#include "parallel_scan.h"
 #include "rank_identity.h"
 #include "report_builder.h"
 #include "sqlite_db.h"
@@ -37,7 +38,7 @@ StatusOr<Analysis> Analyze(const ReportOptions& options, const std::vector<std::
   // Per file: GPU time of every kernel, and of NCCL's (before --kernel picks groups).
   std::vector<std::pair<int64_t, int64_t>> file_gpu_ns;
   for (auto& input : a.inputs) {
-    OCC_ASSIGN_OR_RETURN(TraceScan scan, input->Scan(options.kernel_regex));
+    OCC_ASSIGN_OR_RETURN(TraceScan scan, input->Scan(options.kernel_regex, options.jobs));
     int64_t communication_ns = 0;
     for (const auto& c : scan.configs) {
       if (IsCommunicationKernel(c.mangled_name, c.name)) {
@@ -110,6 +111,10 @@ Status ValidateReportOptions(const ReportOptions& options) {
                            "': expected priority, time, headroom, launches or name");
   }
   if (options.top < 0) return InvalidArgument("--top must be >= 0 (0 = all)");
+  if (options.jobs < 0 || options.jobs > kMaxScanJobs) {
+    return InvalidArgument("--jobs must be between 0 (automatic) and " +
+                           std::to_string(kMaxScanJobs));
+  }
   if (!(options.min_time_pct >= 0 && options.min_time_pct <= 100)) {
     return InvalidArgument("--min-time-pct must be between 0 and 100");
   }

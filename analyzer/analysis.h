@@ -36,6 +36,7 @@ struct ReportOptions {
   double min_time_pct = 0;         // hide groups below this share of GPU time
   std::string gpu;                 // --gpu: re-evaluate on this GPU (arch table name or cc)
   std::string diff_base;           // --diff BASE: per-kernel deltas against this trace (or summary)
+  int jobs = 0;                    // threads per input's launch table; 0 = automatic
   std::string command_line;        // recorded in Report.generated_for
 };
 

@@ -13,8 +13,8 @@ class TraceInput : public AnalysisInput {
   explicit TraceInput(std::unique_ptr<TraceReader> reader) : reader_(std::move(reader)) {}
   const occtrace::InputFile& info() const override { return reader_->info(); }
   const std::vector<TraceDevice>& devices() const override { return reader_->devices(); }
-  StatusOr<TraceScan> Scan(const std::string& kernel_regex) override {
-    return reader_->Scan(kernel_regex);
+  StatusOr<TraceScan> Scan(const std::string& kernel_regex, int jobs) override {
+    return reader_->Scan(kernel_regex, jobs);
   }
 
  private:

@@ -21,8 +21,9 @@ class AnalysisInput {
   virtual const occtrace::InputFile& info() const = 0;
   virtual const std::vector<TraceDevice>& devices() const = 0;
   // Every configuration with its launches, ConfigStats::matched set by `kernel_regex` (POSIX
-  // ERE over the name, empty = all) as TraceReader::Scan sets it.
-  virtual StatusOr<TraceScan> Scan(const std::string& kernel_regex) = 0;
+  // ERE over the name, empty = all) as TraceReader::Scan sets it. `jobs`: threads for a trace's
+  // launch table (TraceReader::Scan); a summary has none to read.
+  virtual StatusOr<TraceScan> Scan(const std::string& kernel_regex, int jobs) = 0;
 };
 
 // Opens `path` (file_index: its position among the inputs) as a trace summary when it is one

@@ -33,39 +33,6 @@ std::string ConfigKey(const ConfigStats& c, bool with_executed_carveout = true) 
   return key.str();
 }
 
-void Merge(ConfigStats* into, const ConfigStats& from) {
-  if (from.launches > 0) {
-    if (into->launches == 0) {
-      into->min_ns = from.min_ns;
-      into->max_ns = from.max_ns;
-    } else {
-      into->min_ns = std::min(into->min_ns, from.min_ns);
-      into->max_ns = std::max(into->max_ns, from.max_ns);
-    }
-  }
-  into->launches += from.launches;
-  into->untimed_launches += from.untimed_launches;
-  into->time_estimated = into->time_estimated || from.time_estimated;
-  into->estimate_samples += from.estimate_samples;
-  into->estimate_variance += from.estimate_variance;
-  into->total_ns = SaturatingAdd(into->total_ns, from.total_ns);
-  if (from.achieved_samples > 0) {
-    if (into->achieved_samples == 0) {
-      into->achieved_min = from.achieved_min;
-      into->achieved_max = from.achieved_max;
-    } else {
-      into->achieved_min = std::min(into->achieved_min, from.achieved_min);
-      into->achieved_max = std::max(into->achieved_max, from.achieved_max);
-    }
-  }
-  into->achieved_samples += from.achieved_samples;
-  into->achieved_sum += from.achieved_sum;
-  into->achieved_not_measured += from.achieved_not_measured;
-  into->throughput.Merge(from.throughput);
-  for (const auto& [reason, n] : from.not_measured_reasons) into->not_measured_reasons[reason] += n;
-  if (into->graph_id == 0) into->graph_id = from.graph_id;
-}
-
 }  // namespace
 
 void FileShare::Add(const ConfigStats& c) {
@@ -102,7 +69,7 @@ void AddToGroups(std::vector<ConfigStats> configs, const std::vector<TraceDevice
       it->second.files.insert(c.file_index);
       it->second.device_ids.insert(c.device_id);
       it->second.by_file[c.file_index].Add(c);
-      Merge(&it->second.stats, c);
+      MergeInto(&it->second.stats, c);
     }
   }
 }
@@ -149,7 +116,7 @@ void FoldProfiledLaunches(LaunchGroups* groups) {
         into.files.insert(g.files.begin(), g.files.end());
         into.device_ids.insert(g.device_ids.begin(), g.device_ids.end());
         for (const auto& [file, share] : g.by_file) into.by_file[file].Add(share);
-        Merge(&into.stats, g.stats);
+        MergeInto(&into.stats, g.stats);
         groups->by_key.erase(key);
         continue;
       }

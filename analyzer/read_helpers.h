@@ -1,7 +1,6 @@
 // What the per-format readers (read_*.cc) share; not for use outside the read stage.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -33,18 +32,5 @@ class NamedRow {
   const sql::Stmt& stmt_;
   std::map<std::string, int> names_;
 };
-
-// One timed launch into its configuration's count, total and extremes.
-inline void AddLaunch(ConfigStats* c, int64_t ns) {
-  if (c->launches == 0) {
-    c->min_ns = ns;
-    c->max_ns = ns;
-  } else {
-    c->min_ns = std::min(c->min_ns, ns);
-    c->max_ns = std::max(c->max_ns, ns);
-  }
-  ++c->launches;
-  c->total_ns = SaturatingAdd(c->total_ns, ns);
-}
 
 }  // namespace occ

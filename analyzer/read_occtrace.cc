@@ -1,8 +1,8 @@
 // occtrace's own trace format (schema/trace_schema.sql). Takes the open database; gives the run's
 // facts from OCC_META, one ConfigStats per OCC_KERNEL_CONFIG row with what the cubin
 // (OCC_FUNCTION) and Triton's cache (OCC_TRITON_KERNEL) add, and OCC_LAUNCH summed into them in
-// one streamed pass (launch rows are never held in memory), achieved occupancy joined from
-// OCC_ACHIEVED by correlationId and context.
+// one streamed pass per rowid range of OCC_LAUNCH (parallel_scan.h; launch rows are never held
+// in memory), achieved occupancy joined from OCC_ACHIEVED by correlationId and context.
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "message_text.h"
+#include "parallel_scan.h"
 #include "rank_identity.h"
 #include "read_helpers.h"
 #include "trace_reader.h"
@@ -30,6 +31,8 @@ std::optional<int64_t> ParseInt(const std::string& text) {
   if (*end != '\0') return std::nullopt;
   return static_cast<int64_t>(value);
 }
+
+}  // namespace
 
 // configId -> index into the config vector: dense ids (the injector's) use a table, sparse
 // ones a hash map.
@@ -62,8 +65,6 @@ class ConfigIndex {
   std::vector<int32_t> table_;
   std::unordered_map<int64_t, int32_t> map_;
 };
-
-}  // namespace
 
 // The metadata, then the tables every occtrace trace has.
 Status TraceReader::ValidateOcctrace() {
@@ -308,83 +309,152 @@ Status TraceReader::AddFunctionFacts(std::vector<ConfigStats>* configs) {
   return OkStatus();
 }
 
-StatusOr<TraceScan> TraceReader::ScanOcctrace(const std::string& kernel_regex) {
-  std::vector<int64_t> ids;
-  OCC_ASSIGN_OR_RETURN(std::vector<ConfigStats> configs, ReadOccConfigs(kernel_regex, &ids));
-  ConfigIndex index(ids);
-  const bool with_achieved = !achieved_.empty();
-  OCC_ASSIGN_OR_RETURN(sql::Stmt stmt,
-                       db_->Prepare(with_achieved
-                                        ? "SELECT configId, start, duration, correlationId "
-                                          "FROM OCC_LAUNCH"
-                                        : "SELECT configId, start, duration FROM OCC_LAUNCH"));
-  TraceScan scan;
+// One rowid range of OCC_LAUNCH summed per configuration (launch counts and times, indexed
+// like the configurations), with the achieved-occupancy rows its launches matched in row order:
+// those are added after the merge, in the order one pass would add them, so that floating-point
+// sums come out the same for any split.
+struct TraceReader::OccLaunchPartial {
+  std::vector<ConfigStats> tallies;
+  std::vector<std::pair<int32_t, const AchievedRow*>> achieved;
   int64_t unknown_config = 0, negative = 0, absurd = 0, replayed_without_time = 0, untimed = 0;
+  int64_t launches = 0, total_ns = 0;
   int64_t first_start = std::numeric_limits<int64_t>::max(), last_end = 0;
+};
+
+namespace {
+
+// The aggregate that hands the launch scan its rows (sql::Db::AggregateIntRows).
+constexpr char kLaunchScanFunction[] = "occ_launch_scan_rows";
+
+// One achieved-occupancy row into its configuration.
+void AddAchievedSample(ConfigStats* c, double pct, const std::string& status,
+                       const double (&throughput)[kThroughputUnits]) {
+  if (status == "measured") {
+    if (c->achieved_samples == 0) {
+      c->achieved_min = c->achieved_max = pct;
+    } else {
+      c->achieved_min = std::min(c->achieved_min, pct);
+      c->achieved_max = std::max(c->achieved_max, pct);
+    }
+    ++c->achieved_samples;
+    c->achieved_sum += pct;
+    c->throughput.AddLaunch(throughput);
+  } else {
+    ++c->achieved_not_measured;
+    ++c->not_measured_reasons[status.empty() ? "unknown" : status];
+  }
+}
+
+}  // namespace
+
+Status TraceReader::ScanOcctraceRange(const RangePass& pass, const std::string& select,
+                                      const ConfigIndex& index,
+                                      const std::vector<ConfigStats>& configs,
+                                      OccLaunchPartial* result) const {
+  // Built here and moved out at the end: partials side by side in one vector would share cache
+  // lines between threads that update their counters on every row.
+  OccLaunchPartial partial;
+  OccLaunchPartial* out = &partial;
+  const bool with_achieved = !achieved_.empty();
+  out->tallies.resize(configs.size());
   // Launch times beyond this are corrupt rows, not kernels (about 11.5 days).
   constexpr int64_t kMaxDurationNs = 1'000'000'000'000'000;
-  while (true) {
-    OCC_ASSIGN_OR_RETURN(bool row, stmt.Step());
-    if (!row) break;
-    int32_t i = index.Find(stmt.Int64(0));
+  int64_t rows = 0;
+  // v: configId, start, duration[, correlationId], NULL as 0.
+  auto add_row = [&](const int64_t* v, int count) {
+    if (count != (with_achieved ? 4 : 3)) return false;
+    if ((++rows & 0xffff) == 0 && pass.Cancelled()) return false;
+    int32_t i = index.Find(v[0]);
     if (i < 0) {
-      ++unknown_config;
-      continue;
+      ++out->unknown_config;
+      return true;
     }
-    ConfigStats& c = configs[static_cast<size_t>(i)];
-    int64_t start = stmt.Int64(1);
-    int64_t duration = stmt.Int64(2);
+    ConfigStats& c = out->tallies[static_cast<size_t>(i)];
+    int64_t start = v[1];
+    int64_t duration = v[2];
     if (duration < 0 || start < 0) {
-      ++negative;
-      continue;
+      ++out->negative;
+      return true;
     }
     if (duration > kMaxDurationNs) {
-      ++absurd;
-      continue;
+      ++out->absurd;
+      return true;
     }
     if (with_achieved) {
-      const AchievedRow* a = FindAchieved(stmt.Int64(3), c.context_id);
+      const AchievedRow* a = FindAchieved(v[3], configs[static_cast<size_t>(i)].context_id);
       if (a != nullptr) {
         // A replayed (profiled) launch has no CUPTI timestamp: its time is the profiler's.
         if (duration == 0) {
           if (a->gpu_time_ns >= 0) {
             duration = static_cast<int64_t>(a->gpu_time_ns + 0.5);
           } else {
-            ++replayed_without_time;
+            ++out->replayed_without_time;
           }
         }
-        if (a->status == "measured") {
-          if (c.achieved_samples == 0) {
-            c.achieved_min = c.achieved_max = a->pct;
-          } else {
-            c.achieved_min = std::min(c.achieved_min, a->pct);
-            c.achieved_max = std::max(c.achieved_max, a->pct);
-          }
-          ++c.achieved_samples;
-          c.achieved_sum += a->pct;
-          c.throughput.AddLaunch(a->throughput);
-        } else {
-          ++c.achieved_not_measured;
-          ++c.not_measured_reasons[a->status.empty() ? "unknown" : a->status];
-        }
+        out->achieved.emplace_back(i, a);
       }
     }
     if (duration == 0 && start > 0) {
       // Handed over by a forced flush while running (trace_writer.cc): a launch, no time.
       ++c.launches;
       ++c.untimed_launches;
-      ++scan.launches;
-      ++untimed;
-      continue;
+      ++out->launches;
+      ++out->untimed;
+      return true;
     }
     AddLaunch(&c, duration);
     if (start > 0) {
-      first_start = std::min(first_start, start);
-      last_end = std::max(last_end, SaturatingAdd(start, duration));
+      out->first_start = std::min(out->first_start, start);
+      out->last_end = std::max(out->last_end, SaturatingAdd(start, duration));
     }
-    ++scan.launches;
-    scan.total_ns = SaturatingAdd(scan.total_ns, duration);
+    ++out->launches;
+    out->total_ns = SaturatingAdd(out->total_ns, duration);
+    return true;
+  };
+  Status status = pass.db->AggregateIntRows(
+      kLaunchScanFunction, 0, select + RowidRangeClause(pass.range, 1),
+      [&](sql::Stmt* stmt) { return BindRowidRange(stmt, pass.range, 1); }, add_row);
+  if (pass.Cancelled()) return OkStatus();  // another range failed; this result is discarded
+  *result = std::move(partial);
+  return status;
+}
+
+// Sums OCC_LAUNCH per configuration over rowid ranges on up to `jobs` threads
+// (parallel_scan.h), merged in range order.
+StatusOr<TraceScan> TraceReader::ScanOcctrace(const std::string& kernel_regex, int jobs) {
+  std::vector<int64_t> ids;
+  OCC_ASSIGN_OR_RETURN(std::vector<ConfigStats> configs, ReadOccConfigs(kernel_regex, &ids));
+  const ConfigIndex index(ids);
+  const std::string select =
+      std::string("SELECT ") + kLaunchScanFunction +
+      (!achieved_.empty() ? "(configId, start, duration, correlationId) FROM OCC_LAUNCH"
+                          : "(configId, start, duration) FROM OCC_LAUNCH");
+  const std::vector<RowidRange> ranges =
+      SplitRowids(*db_, "OCC_LAUNCH", reopen_path_.empty() ? 1 : jobs);
+  std::vector<OccLaunchPartial> partials(ranges.size());
+  OCC_RETURN_IF_ERROR(RunRangePasses(*db_, reopen_path_, ranges, [&](const RangePass& pass) {
+    return ScanOcctraceRange(pass, select, index, configs, &partials[pass.index]);
+  }));
+  TraceScan scan;
+  int64_t unknown_config = 0, negative = 0, absurd = 0, replayed_without_time = 0, untimed = 0;
+  int64_t first_start = std::numeric_limits<int64_t>::max(), last_end = 0;
+  for (const OccLaunchPartial& part : partials) {
+    for (size_t i = 0; i < configs.size(); ++i) MergeInto(&configs[i], part.tallies[i]);
+    for (const auto& [i, a] : part.achieved) {
+      AddAchievedSample(&configs[static_cast<size_t>(i)], a->pct, a->status, a->throughput);
+    }
+    unknown_config += part.unknown_config;
+    negative += part.negative;
+    absurd += part.absurd;
+    replayed_without_time += part.replayed_without_time;
+    untimed += part.untimed;
+    scan.launches += part.launches;
+    // Durations are never negative here, so the saturating sum does not depend on the split.
+    scan.total_ns = SaturatingAdd(scan.total_ns, part.total_ns);
+    first_start = std::min(first_start, part.first_start);
+    last_end = std::max(last_end, part.last_end);
   }
+  partials.clear();
   if (unknown_config > 0) {
     AddWarning(std::to_string(unknown_config) +
                " OCC_LAUNCH rows reference a configId missing from OCC_KERNEL_CONFIG: skipped");

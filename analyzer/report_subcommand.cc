@@ -103,6 +103,11 @@ class ReportSubcommand : public Subcommand {
     app->add_option("--diff", options_.diff_base,
                     "Compare against a baseline trace (or its summary): per-kernel occupancy and "
                     "GPU-time deltas");
+    jobs_option_ = app->add_option(
+        "-j,--jobs", options_.jobs,
+        "Threads that read each input's launch table (0 = one per core; small tables use one); "
+        "the report is the same for every value")
+        ->default_val(0);
     app->add_option("--format", format_, "Output format: text, markdown, html, json, csv")
         ->check(CLI::IsMember({"text", "markdown", "html", "json", "csv"}));
     app->add_option("-o,--output", output_,
@@ -178,6 +183,9 @@ class ReportSubcommand : public Subcommand {
     if (app_ == nullptr) return line;
     for (const CLI::Option* opt : app_->get_options()) {
       if (opt->get_positional() || opt->count() == 0 || opt->get_name() == "--help") continue;
+      // Left out: the report does not depend on it, so reports made with any --jobs compare
+      // equal.
+      if (opt == jobs_option_) continue;
       std::string name = opt->get_lnames().empty() ? opt->get_name()
                                                    : "--" + opt->get_lnames().front();
       if (std::find(flags_.begin(), flags_.end(), opt) != flags_.end()) {
@@ -190,6 +198,7 @@ class ReportSubcommand : public Subcommand {
   }
 
   CLI::App* app_ = nullptr;
+  const CLI::Option* jobs_option_ = nullptr;
   std::vector<const CLI::Option*> flags_;
   ReportOptions options_;
   std::string format_;

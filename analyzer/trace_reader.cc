@@ -65,6 +65,7 @@ StatusOr<std::unique_ptr<TraceReader>> TraceReader::Open(const std::string& path
   OCC_ASSIGN_OR_RETURN(sql::Db db,
                        check.sqlite ? sql::Db::OpenReadOnly(path) : LoadSqlDump(path));
   reader->db_ = std::make_unique<sql::Db>(std::move(db));
+  if (check.sqlite) reader->reopen_path_ = path;
   OCC_RETURN_IF_ERROR(sql::RegisterRegexp(*reader->db_));
   OCC_RETURN_IF_ERROR(reader->Validate());
   OCC_RETURN_IF_ERROR(reader->ReadDevices());
@@ -112,9 +113,9 @@ Status TraceReader::Validate() {
                          "OCC_LAUNCH or CUPTI_ACTIVITY_KIND_KERNEL table)");
 }
 
-StatusOr<TraceScan> TraceReader::Scan(const std::string& kernel_regex) {
-  OCC_ASSIGN_OR_RETURN(TraceScan scan,
-                       occtrace_ ? ScanOcctrace(kernel_regex) : ScanNsys(kernel_regex));
+StatusOr<TraceScan> TraceReader::Scan(const std::string& kernel_regex, int jobs) {
+  OCC_ASSIGN_OR_RETURN(TraceScan scan, occtrace_ ? ScanOcctrace(kernel_regex, jobs)
+                                                 : ScanNsys(kernel_regex, jobs));
   if (scan.launches == 0) {
     AddWarning("no kernel launches in this file");
   }

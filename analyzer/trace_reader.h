@@ -5,6 +5,7 @@
 //   read_nsys_export.cc  an Nsight Systems SQLite export
 //   read_sql_dump.cc     a `.sql` text dump of either, loaded into an in-memory database
 //   read_devices.cc      the device tables both formats share (TARGET_INFO_GPU ...)
+//   parallel_scan.h      the launch-table passes of both, over rowid ranges on several threads
 // Inputs are opened read-only and never modified.
 #pragma once
 
@@ -22,6 +23,9 @@
 #include "trace_rows.h"
 
 namespace occ {
+
+class ConfigIndex;  // read_occtrace.cc
+struct RangePass;   // parallel_scan.h
 
 // The newest occtrace trace schema this reader understands (OCC_META.schema_version).
 inline constexpr int kSupportedTraceSchemaVersion = 1;
@@ -41,7 +45,9 @@ class TraceReader {
   // Aggregates every launch per configuration. `kernel_regex` (POSIX ERE, empty = all) only
   // sets ConfigStats::matched; totals cover all kernels so shares stay shares of the run. Warns
   // about a file without launches and about kernels on devices the file does not describe.
-  StatusOr<TraceScan> Scan(const std::string& kernel_regex);
+  // The launch table is read on up to `jobs` threads (0: automatic, ScanJobs); the result is
+  // the same for every `jobs`.
+  StatusOr<TraceScan> Scan(const std::string& kernel_regex, int jobs = 0);
 
   // Streams launches whose kernel matches `kernel_regex`, in start order for nsys exports and
   // in recorded order for occtrace traces, at most `limit` (<= 0: all). `configs` receives the
@@ -58,6 +64,7 @@ class TraceReader {
     double gpu_time_ns = -1;
     double throughput[kThroughputUnits] = {-1, -1, -1, -1, -1};  // % of peak; < 0: not recorded
   };
+  struct OccLaunchPartial;  // read_occtrace.cc
   TraceReader() = default;
   Status Validate();
 
@@ -73,7 +80,10 @@ class TraceReader {
                                                      std::vector<int64_t>* ids);
   Status AddFunctionFacts(std::vector<ConfigStats>* configs);
   Status AddTritonMetadata(std::vector<ConfigStats>* configs);
-  StatusOr<TraceScan> ScanOcctrace(const std::string& kernel_regex);
+  StatusOr<TraceScan> ScanOcctrace(const std::string& kernel_regex, int jobs);
+  Status ScanOcctraceRange(const RangePass& pass, const std::string& select,
+                           const ConfigIndex& index, const std::vector<ConfigStats>& configs,
+                           OccLaunchPartial* result) const;
   // read_light_calls.cc: a light trace's launch counts and estimated times.
   Status AddLaunchCalls(const std::vector<int64_t>& config_ids, std::vector<ConfigStats>* configs,
                         TraceScan* scan);
@@ -85,7 +95,7 @@ class TraceReader {
   Status ValidateNsysExport();
   Status ReadNsysMeta();
   StatusOr<std::string> NsysColumn(const std::string& column, const std::string& fallback);
-  StatusOr<TraceScan> ScanNsys(const std::string& kernel_regex);
+  StatusOr<TraceScan> ScanNsys(const std::string& kernel_regex, int jobs);
   Status ForEachNsysLaunch(const std::string& kernel_regex, int64_t limit,
                            std::vector<ConfigStats>* configs,
                            const std::function<Status(const LaunchRow&)>& visit);
@@ -94,6 +104,9 @@ class TraceReader {
   Status ReadDevices();
 
   std::unique_ptr<sql::Db> db_;
+  // What a reader thread opens for its own connection: the file's path, or "" for a `.sql`
+  // dump's in-memory database, which no second connection can open (one thread reads it).
+  std::string reopen_path_;
   occtrace::InputFile info_;
   std::vector<TraceDevice> devices_;
   bool occtrace_ = false;

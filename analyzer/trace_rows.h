@@ -1,9 +1,11 @@
 // What the read stage gives the rest of the pipeline: the devices of an input file, and the row
 // each kernel record becomes, one ConfigStats per launch configuration of a file with its
 // launches summed (grouping.h merges these rows into groups). Also TraceScan (a whole file)
-// and LaunchRow (`occ-report launches`).
+// and LaunchRow (`occ-report launches`), and how a launch or another row adds to a row
+// (AddLaunch, MergeInto; trace_rows.cc).
 #pragma once
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <map>
@@ -98,6 +100,28 @@ struct ConfigStats {
   int64_t estimate_samples = 0;
   double estimate_variance = 0;
 };
+
+// One timed launch into its configuration's count, total and extremes. The extremes are of the
+// timed launches only: untimed ones (counted before) leave them alone.
+inline void AddLaunch(ConfigStats* c, int64_t ns) {
+  if (c->launches == c->untimed_launches) {
+    c->min_ns = ns;
+    c->max_ns = ns;
+  } else {
+    c->min_ns = std::min(c->min_ns, ns);
+    c->max_ns = std::max(c->max_ns, ns);
+  }
+  ++c->launches;
+  c->total_ns = SaturatingAdd(c->total_ns, ns);
+}
+
+// Adds `from`'s launches and measurements to `into`, the same configuration (or group), as if
+// `from`'s launches had come after `into`'s: `into` keeps its identity (names, context) and takes
+// `from`'s graph only while it has none. Counts, extremes and saturating GPU-time sums of
+// non-negative durations come out as one pass over both would give them; floating-point sums
+// (achieved occupancy, throughput, variances) are added, which can differ from one running sum
+// in the last bits (the trace readers replay achieved samples in order instead).
+void MergeInto(ConfigStats* into, const ConfigStats& from);
 
 // As recorded: absurd rows (judge.cc rejects them) can make these zero or negative.
 inline int64_t GridBlocks(const ConfigStats& c) { return c.grid[0] * c.grid[1] * c.grid[2]; }

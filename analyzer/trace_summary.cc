@@ -295,7 +295,7 @@ class SummaryInput : public AnalysisInput {
   const std::vector<TraceDevice>& devices() const override { return devices_; }
 
   // The scan's warnings were recorded when the trace was summarized: nothing to add here.
-  StatusOr<TraceScan> Scan(const std::string& kernel_regex) override {
+  StatusOr<TraceScan> Scan(const std::string& kernel_regex, int /*jobs*/) override {
     std::optional<sql::NameFilter> filter;
     if (!kernel_regex.empty()) {
       OCC_ASSIGN_OR_RETURN(sql::NameFilter compiled, sql::NameFilter::Compile(kernel_regex));

@@ -139,6 +139,58 @@ StatusOr<Stmt> Db::PrepareWith(std::string_view sql_text, unsigned int flags) co
   return Stmt(db_.get(), label_, raw, std::string(sql_text));
 }
 
+namespace {
+
+struct IntRowCall {
+  int64_t if_null;
+  const std::function<bool(const int64_t*, int)>* row;
+};
+
+void IntRowStep(sqlite3_context* context, int argc, sqlite3_value** argv) {
+  const auto* call = static_cast<const IntRowCall*>(sqlite3_user_data(context));
+  if (argc > Db::kMaxIntRowColumns) {
+    sqlite3_result_error(context, "too many columns for an integer row", -1);
+    return;
+  }
+  int64_t values[Db::kMaxIntRowColumns];
+  for (int i = 0; i < argc; ++i) {
+    // NULL reads as 0: only a 0 needs its type asked, one call per value instead of two.
+    const int64_t value = sqlite3_value_int64(argv[i]);
+    values[i] = value == 0 && sqlite3_value_type(argv[i]) == SQLITE_NULL ? call->if_null : value;
+  }
+  if (!(*call->row)(values, argc)) sqlite3_result_error(context, "stopped", -1);
+}
+
+void IntRowFinal(sqlite3_context* context) { sqlite3_result_null(context); }
+
+}  // namespace
+
+Status Db::AggregateIntRows(std::string_view function_name, int64_t if_null,
+                            std::string_view sql_text, const std::function<Status(Stmt*)>& bind,
+                            const std::function<bool(const int64_t*, int)>& row) const {
+  IntRowCall call{if_null, &row};
+  const std::string name(function_name);
+  if (sqlite3_create_function_v2(db_.get(), name.c_str(), -1, SQLITE_UTF8 | SQLITE_DIRECTONLY,
+                                 &call, nullptr, IntRowStep, IntRowFinal,
+                                 nullptr) != SQLITE_OK) {
+    return Error("cannot register " + name);
+  }
+  Status status;
+  {
+    auto stmt = Prepare(sql_text);
+    if (!stmt.ok()) {
+      status = stmt.status();
+    } else {
+      status = bind(&*stmt);
+      if (status.ok()) status = stmt->Step().status();
+    }
+  }
+  // Unregistered before `call` goes away: no later statement can reach it.
+  sqlite3_create_function_v2(db_.get(), name.c_str(), -1, SQLITE_UTF8 | SQLITE_DIRECTONLY, nullptr,
+                             nullptr, nullptr, nullptr, nullptr);
+  return status;
+}
+
 Status Db::SetBusyTimeout(int milliseconds) const {
   if (sqlite3_busy_timeout(db_.get(), milliseconds) != SQLITE_OK) {
     return Error("cannot set the busy timeout");

@@ -13,6 +13,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -58,6 +59,18 @@ class Db {
   // For a statement kept and run many times (the writer's inserts): SQLITE_PREPARE_PERSISTENT
   // keeps it out of the lookaside memory that SQLite saves for short-lived statements.
   StatusOr<Stmt> PreparePersistent(std::string_view sql_text) const;
+  // Streams a query's rows of integers without leaving SQLite between rows: registers the
+  // aggregate function `function_name` on this connection for the call (direct use only: no
+  // view or trigger of the file can call it), runs `sql_text` -- a query that aggregates its rows
+  // with it, `SELECT f(a, b, ...) FROM t WHERE ...` -- with parameters bound by `bind`, and
+  // calls row(values, count) once per row with the function's arguments as integers (NULL as
+  // `if_null`, at most kMaxIntRowColumns). A scan of many columns saves the step and the two
+  // calls per column that each row otherwise costs. `row` returns false to stop: the query then
+  // fails ("stopped").
+  static constexpr int kMaxIntRowColumns = 64;
+  Status AggregateIntRows(std::string_view function_name, int64_t if_null,
+                          std::string_view sql_text, const std::function<Status(Stmt*)>& bind,
+                          const std::function<bool(const int64_t*, int)>& row) const;
   // How long a statement waits for another connection's lock before failing with
   // SQLITE_BUSY (by default it fails at once).
   Status SetBusyTimeout(int milliseconds) const;

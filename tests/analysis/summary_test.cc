@@ -135,7 +135,7 @@ TEST(Summary, ReadsBackAsTheTraceItSummarizes) {
       auto summary = OpenInput(ranks.summaries[rank], static_cast<int>(rank));
       ASSERT_TRUE(summary.ok()) << summary.status().message();
       auto a = (*trace)->Scan(regex);
-      auto b = (*summary)->Scan(regex);
+      auto b = (*summary)->Scan(regex, /*jobs=*/0);
       ASSERT_TRUE(a.ok() && b.ok());
       EXPECT_EQ(a->launches, b->launches);
       EXPECT_EQ(a->total_ns, b->total_ns);

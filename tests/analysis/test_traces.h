@@ -32,7 +32,7 @@ std::string H100TraceInserts();
 void MakeOccTrace(const std::string& path, const std::string& inserts);
 // Creates an SQLite database at `path` from arbitrary SQL (nsys exports, broken files).
 void MakeDb(const std::string& path, const std::string& sql_text);
-// The tables of an Nsight Systems export (column lists of the nsys SQLite schema reference).
+// The tables of an Nsight Systems export (schema/nsys_export_schema.sql).
 std::string NsysSchemaSql();
 
 struct RunResult {
