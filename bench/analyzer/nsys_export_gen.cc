@@ -5,23 +5,12 @@
 #include <iterator>
 #include <vector>
 
+#include "bench_rng.h"
 #include "kNsysExportSchemaSql.h"
 #include "sqlite_db.h"
 
 namespace occ::bench {
 namespace {
-
-// splitmix64: deterministic across platforms, unlike std:: distributions.
-struct Rng {
-  uint64_t state;
-  uint64_t Next() {
-    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  int64_t Below(int64_t n) { return static_cast<int64_t>(Next() % static_cast<uint64_t>(n)); }
-};
 
 // What a kernel row repeats for every launch of one configuration.
 struct Config {
