@@ -18,6 +18,7 @@
 namespace occ {
 namespace {
 
+using testing::ExpectSameConfig;
 using testing::MakeDb;
 using testing::MakeOccTrace;
 using testing::NsysSchemaSql;
@@ -132,49 +133,7 @@ void ExpectSameScan(const ScanResult& expected, const ScanResult& got, const std
   ASSERT_EQ(expected.scan.configs.size(), got.scan.configs.size());
   for (size_t n = 0; n < expected.scan.configs.size(); ++n) {
     SCOPED_TRACE("configuration " + std::to_string(n));
-    const ConfigStats& a = expected.scan.configs[n];
-    const ConfigStats& b = got.scan.configs[n];
-    EXPECT_EQ(a.file_index, b.file_index);
-    EXPECT_EQ(a.device_id, b.device_id);
-    EXPECT_EQ(a.context_id, b.context_id);
-    EXPECT_EQ(a.name, b.name);
-    EXPECT_EQ(a.short_name, b.short_name);
-    EXPECT_EQ(a.mangled_name, b.mangled_name);
-    for (int i = 0; i < 3; ++i) {
-      EXPECT_EQ(a.grid[i], b.grid[i]);
-      EXPECT_EQ(a.block[i], b.block[i]);
-      EXPECT_EQ(a.cluster[i], b.cluster[i]);
-    }
-    EXPECT_EQ(a.registers_per_thread, b.registers_per_thread);
-    EXPECT_EQ(a.registers_known, b.registers_known);
-    EXPECT_EQ(a.static_smem, b.static_smem);
-    EXPECT_EQ(a.dynamic_smem, b.dynamic_smem);
-    EXPECT_EQ(a.local_mem_per_thread, b.local_mem_per_thread);
-    EXPECT_EQ(a.smem_executed, b.smem_executed);
-    EXPECT_EQ(a.smem_limit_config, b.smem_limit_config);
-    EXPECT_EQ(a.carveout_pct, b.carveout_pct);
-    EXPECT_EQ(a.cache_config, b.cache_config);
-    EXPECT_EQ(a.graph_id, b.graph_id);
-    EXPECT_EQ(a.matched, b.matched);
-    EXPECT_EQ(a.launches, b.launches);
-    EXPECT_EQ(a.untimed_launches, b.untimed_launches);
-    EXPECT_EQ(a.total_ns, b.total_ns);
-    EXPECT_EQ(a.min_ns, b.min_ns);
-    EXPECT_EQ(a.max_ns, b.max_ns);
-    EXPECT_EQ(a.achieved_samples, b.achieved_samples);
-    EXPECT_EQ(a.achieved_sum, b.achieved_sum);
-    EXPECT_EQ(a.achieved_min, b.achieved_min);
-    EXPECT_EQ(a.achieved_max, b.achieved_max);
-    EXPECT_EQ(a.achieved_not_measured, b.achieved_not_measured);
-    EXPECT_EQ(a.not_measured_reasons, b.not_measured_reasons);
-    EXPECT_EQ(a.throughput.launches, b.throughput.launches);
-    for (int u = 0; u < kThroughputUnits; ++u) {
-      EXPECT_EQ(a.throughput.sum[u], b.throughput.sum[u]);
-      EXPECT_EQ(a.throughput.samples[u], b.throughput.samples[u]);
-    }
-    EXPECT_EQ(a.time_estimated, b.time_estimated);
-    EXPECT_EQ(a.estimate_samples, b.estimate_samples);
-    EXPECT_EQ(a.estimate_variance, b.estimate_variance);
+    ExpectSameConfig(expected.scan.configs[n], got.scan.configs[n]);
   }
 }
 

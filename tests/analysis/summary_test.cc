@@ -19,6 +19,7 @@
 namespace occ {
 namespace {
 
+using testing::ExpectSameConfig;
 using testing::MakeOccTrace;
 using testing::ReadFile;
 using testing::RunCli;
@@ -48,55 +49,6 @@ Ranks MakeRanks(const ScratchDir& dir) {
     r.summaries.push_back(DefaultSummaryPath(trace));
   }
   return r;
-}
-
-void ExpectSameConfig(const ConfigStats& a, const ConfigStats& b) {
-  SCOPED_TRACE(a.name);
-  EXPECT_EQ(a.file_index, b.file_index);
-  EXPECT_EQ(a.device_id, b.device_id);
-  EXPECT_EQ(a.context_id, b.context_id);
-  EXPECT_EQ(a.name, b.name);
-  EXPECT_EQ(a.short_name, b.short_name);
-  EXPECT_EQ(a.mangled_name, b.mangled_name);
-  for (int i = 0; i < 3; ++i) {
-    EXPECT_EQ(a.grid[i], b.grid[i]);
-    EXPECT_EQ(a.block[i], b.block[i]);
-    EXPECT_EQ(a.cluster[i], b.cluster[i]);
-  }
-  EXPECT_EQ(a.registers_per_thread, b.registers_per_thread);
-  EXPECT_EQ(a.registers_known, b.registers_known);
-  EXPECT_EQ(a.static_smem, b.static_smem);
-  EXPECT_EQ(a.dynamic_smem, b.dynamic_smem);
-  EXPECT_EQ(a.local_mem_per_thread, b.local_mem_per_thread);
-  EXPECT_EQ(a.smem_executed, b.smem_executed);
-  EXPECT_EQ(a.smem_limit_config, b.smem_limit_config);
-  EXPECT_EQ(a.carveout_pct, b.carveout_pct);
-  EXPECT_EQ(a.cache_config, b.cache_config);
-  EXPECT_EQ(a.graph_id, b.graph_id);
-  EXPECT_EQ(a.barrier_count, b.barrier_count);
-  EXPECT_EQ(a.func_max_threads, b.func_max_threads);
-  EXPECT_EQ(a.triton_num_warps, b.triton_num_warps);
-  EXPECT_EQ(a.triton_num_stages, b.triton_num_stages);
-  EXPECT_EQ(a.matched, b.matched);
-  EXPECT_EQ(a.launches, b.launches);
-  EXPECT_EQ(a.untimed_launches, b.untimed_launches);
-  EXPECT_EQ(a.total_ns, b.total_ns);
-  EXPECT_EQ(a.min_ns, b.min_ns);
-  EXPECT_EQ(a.max_ns, b.max_ns);
-  EXPECT_EQ(a.achieved_samples, b.achieved_samples);
-  EXPECT_EQ(a.achieved_sum, b.achieved_sum);
-  EXPECT_EQ(a.achieved_min, b.achieved_min);
-  EXPECT_EQ(a.achieved_max, b.achieved_max);
-  EXPECT_EQ(a.achieved_not_measured, b.achieved_not_measured);
-  EXPECT_EQ(a.not_measured_reasons, b.not_measured_reasons);
-  for (int i = 0; i < kThroughputUnits; ++i) {
-    EXPECT_EQ(a.throughput.sum[i], b.throughput.sum[i]);
-    EXPECT_EQ(a.throughput.samples[i], b.throughput.samples[i]);
-  }
-  EXPECT_EQ(a.throughput.launches, b.throughput.launches);
-  EXPECT_EQ(a.time_estimated, b.time_estimated);
-  EXPECT_EQ(a.estimate_samples, b.estimate_samples);
-  EXPECT_EQ(a.estimate_variance, b.estimate_variance);
 }
 
 void ExpectSameDevice(const TraceDevice& a, const TraceDevice& b) {

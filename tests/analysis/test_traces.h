@@ -5,6 +5,10 @@
 #include <string>
 #include <vector>
 
+namespace occ {
+struct ConfigStats;
+}
+
 namespace occ::testing {
 
 // A fresh directory under $TMPDIR, removed with its contents on destruction.
@@ -34,6 +38,10 @@ void MakeOccTrace(const std::string& path, const std::string& inserts);
 void MakeDb(const std::string& path, const std::string& sql_text);
 // The tables of an Nsight Systems export (schema/nsys_export_schema.sql).
 std::string NsysSchemaSql();
+
+// Every field of two read-stage rows equal (GoogleTest expectations), floating-point sums
+// exactly: for results that must be the same rows however they were read.
+void ExpectSameConfig(const ConfigStats& a, const ConfigStats& b);
 
 struct RunResult {
   int code = -1;
