@@ -5,7 +5,7 @@
 #include <iterator>
 #include <vector>
 
-#include "bench_rng.h"
+#include "synthetic_inputs.h"
 #include "kNsysExportSchemaSql.h"
 #include "sqlite_db.h"
 
@@ -64,18 +64,14 @@ Status GenerateNsysExport(const std::string& path, const NsysExportGenOptions& o
     OCC_ASSIGN_OR_RETURN(sql::Stmt s, db.Prepare("INSERT INTO StringIds VALUES (?1, ?2)"));
     for (int k = 0; k < kernels; ++k) {
       const std::string base = "kernel_" + std::to_string(k);
-      const std::string names[3] = {"void " + base + "<float, 128>(float const*, float*, int)",
-                                    base, "_Z" + std::to_string(base.size()) + base + "PKfPfi"};
+      const std::array<std::string, 3> names = KernelNameForms(base);
       for (int i = 0; i < 3; ++i) {
         OCC_RETURN_IF_ERROR(s.BindInt64(1, k * 3 + i + 1));
-        OCC_RETURN_IF_ERROR(s.BindText(2, names[i]));
+        OCC_RETURN_IF_ERROR(s.BindText(2, names[static_cast<size_t>(i)]));
         OCC_RETURN_IF_ERROR(s.Run());
       }
     }
   }
-  static const int kBlocks[] = {32, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 48, 160};
-  static const int kRegs[] = {16, 24, 32, 40, 48, 64, 72, 96, 128, 168, 255};
-  static const int kSmem[] = {0, 0, 0, 1024, 4096, 16384, 49152, 65536, 100000};
   std::vector<Config> configs(static_cast<size_t>(std::max(1, o.configs)));
   for (size_t c = 0; c < configs.size(); ++c) {
     Config& cfg = configs[c];
@@ -84,14 +80,14 @@ Status GenerateNsysExport(const std::string& path, const NsysExportGenOptions& o
     cfg.demangled = k * 3 + 1;
     cfg.short_name = k * 3 + 2;
     cfg.mangled = k * 3 + 3;
-    cfg.block = kBlocks[rng.Below(std::size(kBlocks))];
-    cfg.registers = kRegs[rng.Below(std::size(kRegs))];
+    cfg.block = kBlockSizes[rng.Below(std::size(kBlockSizes))];
+    cfg.registers = kRegisterCounts[rng.Below(std::size(kRegisterCounts))];
     // Keep registers per block within 64 K so every configuration could launch.
     while (cfg.registers > 32 &&
            ((cfg.registers + 7) / 8 * 8) * 32 * ((cfg.block + 31) / 32) > 65536) {
       cfg.registers /= 2;
     }
-    const int smem = kSmem[rng.Below(std::size(kSmem))];
+    const int smem = kSharedMemorySizes[rng.Below(std::size(kSharedMemorySizes))];
     cfg.grid = 1 + rng.Below(20000);
     cfg.dynamic_smem = smem;
     cfg.static_smem = smem == 0 ? 0 : 256;

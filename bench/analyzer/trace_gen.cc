@@ -1,9 +1,10 @@
 #include "trace_gen.h"
 
 #include <algorithm>
+#include <array>
 #include <vector>
 
-#include "bench_rng.h"
+#include "synthetic_inputs.h"
 #include "kTraceSchemaSql.h"
 #include "sqlite_db.h"
 
@@ -48,18 +49,14 @@ Status GenerateTrace(const std::string& path, const TraceGenOptions& o) {
       std::string base = nccl ? "ncclDevKernel_" + std::string(kCollectives[k % 3]) + "_" +
                                     std::to_string(k)
                               : "kernel_" + std::to_string(k);
-      const std::string names[3] = {"void " + base + "<float, 128>(float const*, float*, int)",
-                                    base, "_Z" + std::to_string(base.size()) + base + "PKfPfi"};
+      const std::array<std::string, 3> names = KernelNameForms(base);
       for (int i = 0; i < 3; ++i) {
         OCC_RETURN_IF_ERROR(s.BindInt64(1, k * 3 + i + 1));
-        OCC_RETURN_IF_ERROR(s.BindText(2, names[i]));
+        OCC_RETURN_IF_ERROR(s.BindText(2, names[static_cast<size_t>(i)]));
         OCC_RETURN_IF_ERROR(s.Run());
       }
     }
   }
-  static const int kBlocks[] = {32, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 48, 160};
-  static const int kRegs[] = {16, 24, 32, 40, 48, 64, 72, 96, 128, 168, 255};
-  static const int kSmem[] = {0, 0, 0, 1024, 4096, 16384, 49152, 65536, 100000};
   {
     OCC_ASSIGN_OR_RETURN(
         sql::Stmt s,
@@ -67,11 +64,11 @@ Status GenerateTrace(const std::string& path, const TraceGenOptions& o) {
                    "?7, 1, 1, ?8, 1, 1, 0, ?9, 0, 0, ?10, ?11, NULL, 0, 0, 1, 1, 1, 0, 0, 0, 0)"));
     for (int c = 0; c < o.configs; ++c) {
       int k = c % kernels;
-      int block = kBlocks[rng.Below(std::size(kBlocks))];
-      int regs = kRegs[rng.Below(std::size(kRegs))];
+      int block = kBlockSizes[rng.Below(std::size(kBlockSizes))];
+      int regs = kRegisterCounts[rng.Below(std::size(kRegisterCounts))];
       // Keep registers per block within 64 K so every configuration could launch.
       while (regs > 32 && ((regs + 7) / 8 * 8) * 32 * ((block + 31) / 32) > 65536) regs /= 2;
-      int smem = kSmem[rng.Below(std::size(kSmem))];
+      int smem = kSharedMemorySizes[rng.Below(std::size(kSharedMemorySizes))];
       int64_t grid = 1 + rng.Below(20000);
       int i = 1;
       OCC_RETURN_IF_ERROR(s.BindInt64(i++, c + 1));
