@@ -348,13 +348,17 @@ int InitializeTracing() {
       achieved->OnNewKernelConfigurations();
     }
   };
-  hooks.set_kernel_records = [tracer](bool on) {
-    if (!tracer->tracing.load()) return;
+  hooks.set_kernel_records = [tracer](bool on) -> uint64_t {
+    if (!tracer->tracing.load()) return 0;
+    // Taken before the switch: a kernel still running when records go off ends after it.
+    uint64_t now = 0;
+    if (cuptiGetTimestamp(&now) != CUPTI_SUCCESS) now = 0;
     if (on) {
       OCC_CUPTI_LOG(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
     } else {
       OCC_CUPTI_LOG(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
     }
+    return now;
   };
   hooks.final_meta = [tracer] {
     std::vector<std::pair<std::string, std::string>> rows;

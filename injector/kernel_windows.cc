@@ -13,7 +13,7 @@ int64_t KernelWindowSchedule::open_ns_total(int64_t now_ns) const {
   return closed_ns_total_ + (open_ ? std::max<int64_t>(0, now_ns - opened_at_ns_) : 0);
 }
 
-bool KernelWindowSchedule::Update(int64_t now_ns, bool launched, bool new_configs) {
+bool KernelWindowSchedule::Update(int64_t now_ns, bool launched, bool new_configs, bool under_timed) {
   if (!started_) {
     // Records are on from the start; the first window is the one that ends window_ns after
     // the first launch.
@@ -36,7 +36,7 @@ bool KernelWindowSchedule::Update(int64_t now_ns, bool launched, bool new_config
   if (now_ns - last_periodic_ns_ >= settings_.period_ns) {
     last_periodic_ns_ = now_ns;
     open_ = true;
-  } else if (settings_.windows_for_new_configs && new_configs) {
+  } else if (settings_.windows_for_new_configs && (new_configs || under_timed)) {
     // Rationed: one more window must keep the open share of the elapsed time (counting this
     // window in full, and at least the grace period) within max_duty.
     const double elapsed = static_cast<double>(
@@ -44,7 +44,7 @@ bool KernelWindowSchedule::Update(int64_t now_ns, bool launched, bool new_config
     const double would_be_open = static_cast<double>(closed_ns_total_ + settings_.window_ns);
     if (would_be_open <= settings_.max_duty * elapsed) {
       open_ = true;
-      ++new_config_windows_;
+      ++(new_configs ? new_config_windows_ : under_timed_windows_);
     }
   }
   if (open_) {

@@ -318,10 +318,12 @@ void TraceSession::CloseWriter(const std::string& status) {
       rows.emplace_back("light_graph_launches", std::to_string(stats.graph_launches));
       rows.emplace_back("light_unknown_graph_launches", std::to_string(stats.unknown_graph_launches));
       rows.emplace_back("light_timed_unmatched", std::to_string(stats.timed_unmatched));
+      rows.emplace_back("light_timed_dropped_at_switch", std::to_string(stats.timed_dropped_at_switch));
       rows.emplace_back("light_launches_dropped", std::to_string(launch_calls_->dropped()));
       const int64_t now = SteadyNs();
       rows.emplace_back("light_windows", std::to_string(windows_ ? windows_->windows_opened() : 0));
       rows.emplace_back("light_windows_for_new_configs", std::to_string(windows_ ? windows_->windows_for_new_configs() : 0));
+      rows.emplace_back("light_windows_for_under_timed", std::to_string(windows_ ? windows_->windows_for_under_timed() : 0));
       rows.emplace_back("light_records_on_ms", std::to_string(windows_ ? windows_->open_ns_total(now) / 1'000'000 : 0));
       rows.emplace_back("light_records_on_pct", std::to_string(windows_ && windows_->started() && now > windows_start_ns_
           ? 100.0 * static_cast<double>(windows_->open_ns_total(now)) / static_cast<double>(now - windows_start_ns_) : 0.0));

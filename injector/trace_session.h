@@ -142,8 +142,9 @@ struct SessionHooks {
   // (the achieved profiler's OnNewKernelConfigurations()).
   std::function<void()> new_kernel_configurations;
   // Light tracing: switches CUPTI's kernel records on or off (a timing window opens or closes).
-  // On the writer thread, with no lock of the session held.
-  std::function<void(bool on)> set_kernel_records;
+  // On the writer thread, with no lock of the session held. Returns the CUPTI timestamp taken
+  // just before the switch (0 if none).
+  std::function<uint64_t(bool on)> set_kernel_records;
 };
 
 class TraceSession {
@@ -294,6 +295,7 @@ class TraceSession {
   bool kernel_records_on_ = true;  // light tracing enables records at the start (cupti_tracer.cc)
   int64_t windows_start_ns_ = 0;
   uint64_t configs_at_window_open_ = 0;
+  uint64_t under_timed_at_window_open_ = 0;
   int64_t records_switch_ns_max_[2] = {0, 0};  // longest call that switched records off / on
   int64_t records_switch_ns_total_[2] = {0, 0};
   WriterStats final_stats_;

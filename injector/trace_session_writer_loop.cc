@@ -21,6 +21,15 @@
 #include "injector/trace_session_signals.h"
 
 namespace occ::inj {
+namespace {
+
+// Launches of under-timed configurations (TraceWriter's count) since the last window that ask
+// for another: enough that a window is likely to catch more of them (one replay of a graph of
+// a few dozen kernels), few enough that a configuration launched once a second still gets its
+// window within a minute. Rationed with the new-configuration windows (kernel_windows.h).
+constexpr uint64_t kUnderTimedLaunchesPerWindow = 32;
+
+}  // namespace
 
 void TraceSession::Push(Item item) {
   if (InForkedChild()) return;
@@ -85,16 +94,22 @@ void TraceSession::ProcessItems(std::deque<Item>* items) {
 int64_t TraceSession::UpdateKernelWindows() {
   const int64_t now = SteadyNs();
   if (!windows_) windows_.emplace(options_.windows);
-  const uint64_t configs = writer_->stats().configs;
+  const WriterStats& stats = writer_->stats();
   const uint64_t windows_before = windows_->windows_opened();
-  const bool on = windows_->Update(now, writer_->stats().launch_calls > 0, configs != configs_at_window_open_);
+  const bool under_timed =
+      stats.under_timed_launch_calls - under_timed_at_window_open_ >= kUnderTimedLaunchesPerWindow;
+  const bool on = windows_->Update(now, stats.launch_calls > 0, stats.configs != configs_at_window_open_, under_timed);
   // Every window opened, the first included (records were already on, so no switch): the
-  // configurations known now are timed in it.
-  if (windows_->windows_opened() != windows_before) configs_at_window_open_ = configs;
+  // configurations known now, and those launched under-timed so far, are timed in it.
+  if (windows_->windows_opened() != windows_before) {
+    configs_at_window_open_ = stats.configs;
+    under_timed_at_window_open_ = stats.under_timed_launch_calls;
+  }
   windows_start_ns_ = windows_->start_ns();
   if (on != kernel_records_on_ && hooks_.set_kernel_records) {
     const int64_t before = SteadyNs();
-    hooks_.set_kernel_records(on);
+    const uint64_t switched_at = hooks_.set_kernel_records(on);
+    if (!on && switched_at != 0) writer_->KernelRecordsStoppedAt(switched_at);
     const int64_t took = SteadyNs() - before;
     records_switch_ns_max_[on] = std::max(records_switch_ns_max_[on], took);
     records_switch_ns_total_[on] += took;

@@ -66,7 +66,11 @@ struct WriterStats {
   uint64_t launch_calls = 0;
   uint64_t graph_launches = 0;
   uint64_t timed_launches = 0;
+  // Launch calls (graph nodes counted one by one) of configurations with fewer than
+  // kWellTimedLaunches timed launches when the call was stored: what asks for timing windows.
+  uint64_t under_timed_launch_calls = 0;
   uint64_t timed_unmatched = 0;
+  uint64_t timed_dropped_at_switch = 0;  // running when records were switched off (KernelRecordsStoppedAt)
   uint64_t unknown_graph_launches = 0;
 };
 
@@ -105,6 +109,11 @@ class TraceWriter {
   void SetLightMode();
   bool light_mode() const { return light_mode_; }
   void AddLaunchCall(const LaunchCall& call);
+  // Light tracing: CUPTI's timestamp just before kernel records were switched off. A kernel
+  // that was running then comes back with a wrong end (on an H100 with CUDA 13.0, graph
+  // kernels in flight ended 248 ms late), so timed launches that end at or after a switch-off
+  // they started before are dropped. Timestamps come in increasing order.
+  void KernelRecordsStoppedAt(uint64_t cupti_ns) { records_stopped_ns_.push_back(cupti_ns); }
   void SetMeta(std::string_view name, std::string_view value);
 
   // Makes everything added so far durable and visible to readers (WAL commit).
@@ -155,6 +164,7 @@ class TraceWriter {
   struct LightConfig {
     int64_t id = 0;
     bool record_facts_filled = false;  // the record's carveout etc. written into its row
+    uint32_t timed = 0;                // its launches timed so far (kernel records matched)
   };
   struct DeviceState {
     std::optional<ActivityDevice> record;
@@ -218,13 +228,20 @@ class TraceWriter {
   std::unordered_map<TimingKey, LightConfig, TimingKeyHash> light_configs_;
   // The same without the graph node id: a record whose node id differs from the one read at
   // instantiation still finds its configuration (the first one made for that launch shape).
-  std::unordered_map<TimingKey, int64_t, TimingKeyHash> light_configs_any_node_;
+  // Points into light_configs_ (its nodes never move).
+  std::unordered_map<TimingKey, LightConfig*, TimingKeyHash> light_configs_any_node_;
+  std::vector<uint64_t> records_stopped_ns_;
   std::optional<TritonCacheIndex> triton_cache_;
   std::unordered_map<int64_t, bool> triton_looked_up_;  // name id -> found
 };
 
 // OCC_META.schema_version of schema/trace_schema.sql (its header comment says the same).
 inline constexpr std::string_view kTraceSchemaVersion = "1";
+
+// Timed launches after which a light configuration's mean duration is taken as known: with
+// the few-percent spread of a kernel's durations between launches, 16 put the estimate's error
+// well inside the 5 % that light tracing promises (docs/tracing.md). Fewer ask for windows.
+inline constexpr uint32_t kWellTimedLaunches = 16;
 
 // Rows per multi-row INSERT into OCC_LAUNCH: amortizes sqlite3_step over many rows.
 inline constexpr size_t kLaunchBatchRows = 64;

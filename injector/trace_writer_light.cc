@@ -1,5 +1,6 @@
 // TraceWriter's light-tracing half (trace_writer.h, SetLightMode): launch calls into
 // OCC_LAUNCH_CALL, and kernel records from timing windows attached to their configurations.
+#include <algorithm>
 #include <functional>
 
 #include "injector/errors.h"
@@ -120,11 +121,12 @@ void TraceWriter::AddLightLaunch(const LaunchCall& call, const FunctionFacts& fu
     key.shared_memory_requested_pct = function.carveout_pct;
     const int64_t id = InternConfig(key);
     if (failed_) return;
-    found = light_configs_.emplace(timing, LightConfig{id, false}).first;
+    found = light_configs_.emplace(timing, LightConfig{id, false, 0}).first;
     TimingKey any_node = timing;
     any_node.graph_node_id = 0;
-    light_configs_any_node_.emplace(any_node, id);
+    light_configs_any_node_.emplace(any_node, &found->second);
   }
+  if (found->second.timed < kWellTimedLaunches) ++stats_.under_timed_launch_calls;
   pending_calls_.push_back(CallRow{static_cast<int64_t>(call.api_start_ns), found->second.id,
                                    call.stream_id, call.correlation_id});
   ++stats_.launch_calls;
@@ -133,6 +135,14 @@ void TraceWriter::AddLightLaunch(const LaunchCall& call, const FunctionFacts& fu
 }
 
 bool TraceWriter::AddTimedLaunch(const ActivityKernel& kernel) {
+  const bool has_end = kernel.end >= kernel.start && (kernel.end != 0 || kernel.start == 0);
+  if (has_end) {
+    auto stop = std::upper_bound(records_stopped_ns_.begin(), records_stopped_ns_.end(), kernel.start);
+    if (stop != records_stopped_ns_.end() && kernel.end >= *stop) {
+      ++stats_.timed_dropped_at_switch;
+      return true;  // neither timed nor stored: its duration is not the kernel's
+    }
+  }
   TimingKey timing;
   timing.mangled_name_id = InternKernelName(kernel.name);
   if (failed_) return true;
@@ -142,11 +152,10 @@ bool TraceWriter::AddTimedLaunch(const ActivityKernel& kernel) {
   const int32_t block[3] = {kernel.blockX, kernel.blockY, kernel.blockZ};
   CopyShape(grid, block, timing.grid, timing.block);
   timing.dynamic_shared_memory = kernel.dynamicSharedMemory;
-  int64_t config_id = 0;
   LightConfig* light = nullptr;
+  bool exact = true;
   if (auto it = light_configs_.find(timing); it != light_configs_.end()) {
     light = &it->second;
-    config_id = light->id;
   } else {
     timing.graph_node_id = 0;
     auto any = light_configs_any_node_.find(timing);
@@ -154,9 +163,12 @@ bool TraceWriter::AddTimedLaunch(const ActivityKernel& kernel) {
       ++stats_.timed_unmatched;
       return false;
     }
-    config_id = any->second;
+    light = any->second;
+    exact = false;
   }
-  if (light != nullptr && !light->record_facts_filled) {
+  const int64_t config_id = light->id;
+  ++light->timed;
+  if (exact && !light->record_facts_filled) {
     light->record_facts_filled = true;
     const KernelConfigKey record = MakeKernelConfigKey(kernel);
     sql::Stmt& s = update_config_from_record_;
@@ -173,7 +185,6 @@ bool TraceWriter::AddTimedLaunch(const ActivityKernel& kernel) {
       return true;
     }
   }
-  const bool has_end = kernel.end >= kernel.start && (kernel.end != 0 || kernel.start == 0);
   if (!has_end) ++stats_.incomplete_kernels;
   const int64_t duration = has_end ? static_cast<int64_t>(kernel.end - kernel.start) : 0;
   pending_launches_.push_back(LaunchRow{static_cast<int64_t>(kernel.start), duration, config_id,

@@ -132,3 +132,43 @@ TEST(KernelWindowScheduleTest, NewConfigurationWindowsCanBeOff) {
 
 }  // namespace
 }  // namespace occ::inj
+
+namespace occ::inj {
+namespace {
+
+// Under-timed configurations (launched again while too few of their launches were timed) open
+// windows like new configurations do, rationed by the same duty cycle, counted apart. Same
+// numbers as NewConfigurationWindowsAreRationedByDutyAndGrace: four windows fit in the grace
+// period, the fifth from 3300 on.
+TEST(KernelWindowScheduleTest, UnderTimedWindowsAreRationedLikeNewConfigurationWindows) {
+  KernelWindowSchedule schedule(Settings(1'000'000, 100, 0.25, 2000));
+  ASSERT_TRUE(schedule.Update(1000, true, false, true));
+  ASSERT_FALSE(schedule.Update(1100, true, false, true)) << "a closing wake-up opens nothing";
+  EXPECT_TRUE(schedule.Update(1200, true, false, true));
+  EXPECT_FALSE(schedule.Update(1300, true, false, false));
+  EXPECT_TRUE(schedule.Update(1400, true, true, true)) << "new and under-timed: counted as new";
+  EXPECT_FALSE(schedule.Update(1500, true, false, false));
+  for (int64_t at : {1600, 1800}) {
+    EXPECT_TRUE(schedule.Update(at, true, false, true)) << at;
+    EXPECT_FALSE(schedule.Update(at + 100, true, false, false)) << at;
+  }
+  EXPECT_EQ(schedule.windows_for_under_timed(), 3u);
+  EXPECT_EQ(schedule.windows_for_new_configs(), 1u);
+  EXPECT_FALSE(schedule.Update(2000, true, false, true)) << "600 > 0.25 x 2000";
+  EXPECT_FALSE(schedule.Update(3299, true, false, true)) << "600 > 0.25 x 2399";
+  EXPECT_TRUE(schedule.Update(3300, true, false, true)) << "600 <= 0.25 x 2400";
+  EXPECT_EQ(schedule.windows_for_under_timed(), 4u);
+  EXPECT_EQ(schedule.windows_opened(), 6u);
+}
+
+TEST(KernelWindowScheduleTest, UnderTimedWindowsAreOffWithNewConfigurationWindows) {
+  KernelWindowSchedule schedule(Settings(1000, 100, 1.0, 10'000, false));
+  ASSERT_TRUE(schedule.Update(1000, true, false, true));
+  ASSERT_FALSE(schedule.Update(1100, true, false, true));
+  EXPECT_FALSE(schedule.Update(1200, true, false, true));
+  EXPECT_TRUE(schedule.Update(2000, true, false, true)) << "periodic";
+  EXPECT_EQ(schedule.windows_for_under_timed(), 0u);
+}
+
+}  // namespace
+}  // namespace occ::inj

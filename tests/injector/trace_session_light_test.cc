@@ -130,9 +130,10 @@ TEST(TraceSessionLightTest, LaunchCallsAreCommittedWhileRunningAndClosingRowsWri
   options.windows.period_ns = 3'600'000'000'000;  // no periodic window while the test runs
   RecordSwitches switches;
   SessionHooks hooks;
-  hooks.set_kernel_records = [&](bool on) {
+  hooks.set_kernel_records = [&](bool on) -> uint64_t {
     std::lock_guard lock(switches.mutex);
     switches.calls.push_back(on);
+    return 0;
   };
   auto session = TraceSession::Start(options, hooks);
   ASSERT_NE(session, nullptr);
@@ -196,22 +197,43 @@ TEST(TraceSessionLightTest, LaunchCallsAreCommittedWhileRunningAndClosingRowsWri
   }
   EXPECT_EQ(switches.Get(), (std::vector<bool>{false, true, false}));
 
+  // No kernel records come back here, so the first shape is still under-timed: 40 more of its
+  // launches (>= 32 since the last window opened) open a window for under-timed
+  // configurations.
+  constexpr uint32_t kMore = 40;
+  std::thread([&] {
+    for (uint32_t i = 0; i < kMore; ++i) {
+      LaunchCall call;
+      call.function = &SquareFacts();
+      call.correlation_id = kCalls + 1 + i;
+      call.context_id = 1;
+      call.grid[0] = 132;
+      call.block[0] = 256;
+      ASSERT_TRUE(session->launch_calls()->Append(call));
+    }
+  }).join();
+  while (switches.Get().size() < 5 && std::chrono::steady_clock::now() < deadline + std::chrono::seconds(10)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(switches.Get(), (std::vector<bool>{false, true, false, true, false}));
+
   session->Finish();
-  EXPECT_EQ(session->final_stats().launch_calls, kCalls + 1);
+  EXPECT_EQ(session->final_stats().launch_calls, kCalls + 1 + kMore);
   TraceReader reader(path);
   EXPECT_EQ(reader.Text("PRAGMA integrity_check"), "ok");
   EXPECT_EQ(reader.Meta("status"), "complete");
-  EXPECT_EQ(reader.Meta("launch_count"), std::to_string(kCalls + 1));
-  EXPECT_EQ(reader.Int("SELECT count(*) FROM OCC_LAUNCH_CALL"), kCalls + 1);
+  EXPECT_EQ(reader.Meta("launch_count"), std::to_string(kCalls + 1 + kMore));
+  EXPECT_EQ(reader.Int("SELECT count(*) FROM OCC_LAUNCH_CALL"), kCalls + 1 + kMore);
   EXPECT_EQ(reader.Int("SELECT count(*) FROM OCC_KERNEL_CONFIG"), 2);
   EXPECT_EQ(reader.Meta("timed_launch_count"), "0");
   EXPECT_EQ(reader.Meta("light_launches_dropped"), "0");
   EXPECT_EQ(reader.Meta("light_graph_launches"), "0");
   EXPECT_EQ(reader.Meta("light_unknown_graph_launches"), "0");
   EXPECT_EQ(reader.Meta("light_timed_unmatched"), "0");
-  EXPECT_EQ(reader.Meta("light_windows"), "2");
+  EXPECT_EQ(reader.Meta("light_windows"), "3");
   EXPECT_EQ(reader.Meta("light_windows_for_new_configs"), "1");
-  EXPECT_GE(reader.Int("SELECT value FROM OCC_META WHERE name = 'light_records_on_ms'"), 2 * 30);
+  EXPECT_EQ(reader.Meta("light_windows_for_under_timed"), "1");
+  EXPECT_GE(reader.Int("SELECT value FROM OCC_META WHERE name = 'light_records_on_ms'"), 3 * 30);
   for (const char* name : {"light_records_on_pct", "light_records_switch_on_ms_max", "light_records_switch_off_ms_max",
                            "light_records_switch_on_ms_total", "light_records_switch_off_ms_total"}) {
     EXPECT_NE(reader.Meta(name), "<no row>") << name;

@@ -267,6 +267,64 @@ TEST_F(TraceWriterLightTest, RecordWithAnotherGraphNodeIdMatchesByShape) {
                         "WHERE l.duration = 800"), "1002");
 }
 
+// Every launch call of a configuration counts as under-timed until kWellTimedLaunches of its
+// launches were timed; graph nodes count one by one, and a record matched by shape only (another
+// node id) times the configuration it joins.
+TEST_F(TraceWriterLightTest, LaunchesCountAsUnderTimedUntilTheirConfigurationIsWellTimed) {
+  ASSERT_EQ(kWellTimedLaunches, 16u) << "the counts below assume 16";
+  for (uint32_t i = 0; i < 20; ++i) writer_.AddLaunchCall(Call(&kSquareFacts, 100 + i, 5000 + i));
+  EXPECT_EQ(writer_.stats().under_timed_launch_calls, 20u) << "nothing timed yet";
+  FakeActivityBuffer buffer;
+  for (uint32_t i = 0; i < 15; ++i) {
+    ASSERT_TRUE(buffer.Add(MakeKernel(kSquare, 100 + i, 1'000'000 + 1000 * i, 1'000'500 + 1000 * i)));
+  }
+  writer_.AddBuffer(buffer.data(), buffer.size());
+  writer_.AddLaunchCall(Call(&kSquareFacts, 200, 9000));
+  EXPECT_EQ(writer_.stats().under_timed_launch_calls, 21u) << "15 timed: still under-timed";
+  AddRecords({MakeKernel(kSquare, 115, 2'000'000, 2'000'500)});
+  writer_.AddLaunchCall(Call(&kSquareFacts, 201, 9100));
+  EXPECT_EQ(writer_.stats().under_timed_launch_calls, 21u) << "16 timed: well timed";
+  EXPECT_EQ(writer_.stats().timed_launches, 16u);
+
+  // A graph of three kernel nodes in two configurations of kSquare and one of kGemm.
+  writer_.AddLaunchCall(GraphCall(&kGraph, 600, 9600));
+  EXPECT_EQ(writer_.stats().under_timed_launch_calls, 24u) << "each node of the graph";
+  FakeActivityBuffer nodes;
+  for (uint32_t i = 0; i < 16; ++i) {
+    ActivityKernel node = MakeKernel(kSquare, 600, 3'000'000 + 100 * i, 3'000'040 + 100 * i);
+    node.gridX = 16;  // node 1003's shape, under another node id: matched by shape
+    node.blockX = 64;
+    node.graphId = 3;
+    node.graphNodeId = 777777;
+    ASSERT_TRUE(nodes.Add(node));
+  }
+  writer_.AddBuffer(nodes.data(), nodes.size());
+  writer_.AddLaunchCall(GraphCall(&kGraph, 601, 9700));
+  EXPECT_EQ(writer_.stats().under_timed_launch_calls, 26u) << "node 1003 is well timed now, 1001 and 1002 not";
+  EXPECT_EQ(writer_.stats().timed_unmatched, 0u);
+  ASSERT_TRUE(writer_.Close());
+}
+
+// A kernel running when records were switched off comes back with a wrong end (graph kernels on
+// an H100 ended 248 ms late): a record that starts before a switch-off and ends at or after it
+// is neither timed nor stored; records wholly before or after a switch-off are kept.
+TEST_F(TraceWriterLightTest, RecordRunningAcrossARecordsSwitchOffIsDropped) {
+  for (uint32_t i = 0; i < 4; ++i) writer_.AddLaunchCall(Call(&kSquareFacts, 100 + i, 5000 + i));
+  writer_.KernelRecordsStoppedAt(2'000'000);
+  writer_.KernelRecordsStoppedAt(9'000'000);
+  AddRecords({MakeKernel(kSquare, 100, 1'000'000, 1'000'500),      // before the first switch-off
+              MakeKernel(kSquare, 101, 1'999'900, 250'000'000),    // across it, ending late
+              MakeKernel(kSquare, 102, 1'999'900, 2'000'000),      // ends at it
+              MakeKernel(kSquare, 103, 3'000'000, 3'000'400)});    // after it, before the next
+  EXPECT_EQ(writer_.stats().timed_launches, 2u);
+  EXPECT_EQ(writer_.stats().timed_dropped_at_switch, 2u);
+  EXPECT_EQ(writer_.stats().timed_unmatched, 0u);
+  ASSERT_TRUE(writer_.Close());
+  TraceReader reader(path_);
+  EXPECT_EQ(reader.Text("SELECT group_concat(duration) FROM (SELECT duration FROM OCC_LAUNCH ORDER BY start)"),
+            "500,400");
+}
+
 TEST_F(TraceWriterLightTest, UnmatchedRecordIsStoredAsInAFullTrace) {
   writer_.AddLaunchCall(Call(&kSquareFacts, 100, 5000));
   ActivityKernel other_shape = MakeKernel(kSquare, 700, 4'000'000, 4'000'100);
