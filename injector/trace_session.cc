@@ -102,6 +102,7 @@ void ApplyEnvironment(const EnvLookup& env, SessionOptions* options, std::vector
       static_cast<int>(integer("OCCTRACE_MAX_RECORD_AGE_MS", options->max_record_age_ms, 0, 3600000));
   options->debug_flush = SwitchSetting(env, "OCCTRACE_DEBUG_FLUSH", options->debug_flush, warnings);
   options->quiet = SwitchSetting(env, "OCCTRACE_QUIET", options->quiet, warnings);
+  options->remove_if_empty = !SwitchSetting(env, "OCCTRACE_KEEP_EMPTY", false, warnings);
   if (std::optional<std::string> mode = env("OCCTRACE_MODE")) {
     const std::string_view value = TrimBlanks(*mode);
     if (value == "light") {
@@ -358,6 +359,13 @@ void TraceSession::CloseWriter(const std::string& status) {
   }
   final_stats_ = stats;
   active_.store(false);
+  if (ok && options_.remove_if_empty && stats.launches == 0 && stats.launch_calls == 0 && stats.achieved == 0) {
+    // Nothing a report could use: no file, so that a job's helper processes do not leave one
+    // each beside its ranks' traces (docs/tracing.md, "Multi-GPU runs").
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::remove((options_.path + suffix).c_str());
+    if (!options_.quiet) LogLine("no kernel launches: %s removed (OCCTRACE_KEEP_EMPTY=1 keeps it)", options_.path.c_str());
+    return;
+  }
   // Lost data is reported even under OCCTRACE_QUIET: the line is then an error, not a summary.
   if (!options_.quiet || !ok) {
     const uint64_t dropped = dropped_records_.load() + stats.records_lost;

@@ -89,6 +89,10 @@ struct SessionOptions {
   size_t buffer_bytes = 4 << 20;         // OCCTRACE_BUFFER_MB
   size_t max_buffers = 64;               // pool cap: at most 256 MB in flight by default
   bool quiet = false;                    // OCCTRACE_QUIET: no summary line
+  // A process that launched no kernel leaves no file at exit (a torchrun agent, a compile
+  // worker: they initialize CUDA and launch nothing). On from the environment unless
+  // OCCTRACE_KEEP_EMPTY=1; off here so that sessions made in code keep what they write.
+  bool remove_if_empty = false;
   bool handle_signals = true;
   size_t max_queued_module_bytes = 256 << 20;  // cubin copies waiting for the writer
   int flush_lock_wait_ms = 2000;         // FlushActivity: longest wait for another flush

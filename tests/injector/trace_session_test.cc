@@ -793,6 +793,51 @@ TEST(TraceSessionTest, EnvironmentSettings) {
   unsetenv("OCCTRACE_QUIET");
 }
 
+// A torchrun agent or a compile worker initializes CUDA and launches nothing: from the
+// environment, such a process leaves no file (and says so); with a launch, the file stays.
+TEST(TraceSessionTest, AProcessThatLaunchedNothingLeavesNoFile) {
+  SessionOptions from_env;
+  unsetenv("OCCTRACE_KEEP_EMPTY");
+  ApplyEnvironment(&from_env);
+  EXPECT_TRUE(from_env.remove_if_empty);
+  EXPECT_FALSE(SessionOptions{}.remove_if_empty) << "sessions made in code keep their file";
+
+  const std::string empty_path = testing::TempPath("empty-removed");
+  SessionOptions options = Options(empty_path, 20);
+  options.remove_if_empty = true;
+  options.quiet = false;
+  auto empty = TraceSession::Start(options, SessionHooks{});
+  ASSERT_NE(empty, nullptr);
+  ASSERT_EQ(access(empty_path.c_str(), F_OK), 0) << "claimed at the start, like every trace";
+  ::testing::internal::CaptureStderr();
+  empty->Finish();
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+    EXPECT_NE(access((empty_path + suffix).c_str(), F_OK), 0) << suffix;
+  }
+  EXPECT_NE(err.find("no kernel launches: " + empty_path + " removed (OCCTRACE_KEEP_EMPTY=1 keeps it)"),
+            std::string::npos) << err;
+  empty.reset();
+
+  const std::string kept_path = testing::TempPath("one-launch-kept");
+  options.path = kept_path;
+  options.quiet = true;
+  auto one = TraceSession::Start(options, SessionHooks{});
+  ASSERT_NE(one, nullptr);
+  FeedLaunches(*one, 0, 1);
+  one->Finish();
+  TraceReader reader(kept_path);
+  EXPECT_EQ(reader.Int("SELECT count(*) FROM OCC_LAUNCH"), 1);
+  one.reset();
+  RemoveTrace(kept_path);
+
+  setenv("OCCTRACE_KEEP_EMPTY", "1", 1);
+  SessionOptions keep;
+  ApplyEnvironment(&keep);
+  EXPECT_FALSE(keep.remove_if_empty);
+  unsetenv("OCCTRACE_KEEP_EMPTY");
+}
+
 TEST(TraceSessionTest, UnwritableFileGivesNoSession) {
   ::testing::internal::CaptureStderr();
   auto session = TraceSession::Start(Options("/nonexistent-dir-occtrace/x.db", 100), SessionHooks{});
