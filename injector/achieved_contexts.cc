@@ -1,5 +1,6 @@
 #include "injector/achieved_contexts.h"
 
+#include <algorithm>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -87,6 +88,18 @@ void AchievedContexts::Retire(ContextState* state) {
   }
   DropProfiler(state);
   state->parked.store(false, std::memory_order_release);
+}
+
+void AchievedContexts::WaitForBusyProfiler(ContextState* state) {
+  constexpr int64_t kFirstWaitNs = 1'000'000'000;
+  constexpr int64_t kLongestWaitNs = 64'000'000'000;
+  state->busy_backoff_ns = std::clamp(state->busy_backoff_ns * 2, kFirstWaitNs, kLongestWaitNs);
+  state->busy_until_ns.store(clock_() + state->busy_backoff_ns, std::memory_order_relaxed);
+  state->parked.store(true, std::memory_order_release);
+  if (busy_waits_.fetch_add(1, std::memory_order_relaxed) == 0) {
+    LogLine("achieved occupancy: the GPU's profiler is in use by another process "
+            "(CUPTI_ERROR_HARDWARE_BUSY); sampling waits and tries again, tracing continues");
+  }
 }
 
 void AchievedContexts::DropProfiler(ContextState* state) {

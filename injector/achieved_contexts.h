@@ -47,6 +47,10 @@ struct ContextState {
   bool ever_enabled = false;  // guarded by mutex: a later enable is an unpark
   // A wait for `mutex` timed out and its holder has not let go since: launches do not wait.
   std::atomic<bool> stalled{false};
+  // Another process held the GPU's profiler (CUPTI_ERROR_HARDWARE_BUSY): no launch sets the
+  // profiler up again before this clock_() time. 0: not waiting. Written under mutex.
+  std::atomic<int64_t> busy_until_ns{0};
+  int64_t busy_backoff_ns = 0;  // guarded by mutex: the last wait, doubled on each busy answer
 };
 
 class AchievedContexts {
@@ -97,11 +101,24 @@ class AchievedContexts {
   // Called with the context's mutex held.
   void DropProfiler(ContextState* state);
 
-  // A CUPTI profiler error during measurement: stop measuring everywhere, keep tracing.
-  // Called with the context's mutex held.
+  // A CUPTI profiler error during measurement: stop measuring everywhere, keep tracing. A busy
+  // profiler (another process on this GPU is profiling: a second occtrace'd process, Nsight
+  // Compute) is not an error of ours and passes: the context waits and tries again
+  // (WaitForBusyProfiler). Called with the context's mutex held.
   void FailContext(ContextState* state, const ProfilerError& error) {
     DropProfiler(state);
+    if (error.result == CUPTI_ERROR_HARDWARE_BUSY) {
+      WaitForBusyProfiler(state);
+      return;
+    }
     status_.Fail(error);
+  }
+  // Parks the context for 1 s after the first busy answer, doubling up to 64 s.
+  void WaitForBusyProfiler(ContextState* state);
+  // Whether a launch into this parked context may set the profiler up now.
+  bool BusyWaitOver(const ContextState& state) const {
+    const int64_t until = state.busy_until_ns.load(std::memory_order_relaxed);
+    return until == 0 || clock_() >= until;
   }
 
   // For quiet parking: callbacks may go off only while no profiler is enabled and no setup
@@ -127,6 +144,7 @@ class AchievedContexts {
   std::atomic<int64_t> background_setup_ns_{0};  // on setup threads (StartSetupThread)
   std::atomic<int64_t> unparks_{0};
   std::atomic<int64_t> context_wait_timeouts_{0};
+  std::atomic<int64_t> busy_waits_{0};  // WaitForBusyProfiler calls
 
  private:
   // Under contexts_mutex_; any change to contexts_ or shut_down_ invalidates threads' caches.

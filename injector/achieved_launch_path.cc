@@ -115,6 +115,15 @@ void AchievedLaunchPath::OnKernelLaunch(CUpti_CallbackId cbid, const CUpti_Callb
   }
 }
 
+void AchievedLaunchPath::GiveUpSample(const LaunchSignature& signature, int64_t profiling_ns,
+                                      const ProfilerError& error) {
+  if (error.result == CUPTI_ERROR_HARDWARE_BUSY) {
+    policy_.Release(signature);
+  } else {
+    policy_.Finish(signature, profiling_ns, false);
+  }
+}
+
 void AchievedLaunchPath::OnKernelLaunchEnter(LaunchThreadState* thread, CUpti_CallbackId cbid,
                                              const CUpti_CallbackData* data) {
   const std::shared_ptr<ContextState>* cached = ContextForLaunch(thread, data->context);
@@ -156,6 +165,10 @@ void AchievedLaunchPath::OnKernelLaunchEnter(LaunchThreadState* thread, CUpti_Ca
       MaybeQuietPark();
       return;
     }
+    if (!BusyWaitOver(*state)) {  // another process holds the GPU's profiler: not yet
+      policy_.Release(signature);
+      return;
+    }
     if (!claim.held() && !claim.Take()) {
       policy_.Release(signature);
       return;
@@ -193,10 +206,16 @@ void AchievedLaunchPath::OnKernelLaunchEnter(LaunchThreadState* thread, CUpti_Ca
     policy_.Release(signature);
     return;
   }
-  if (state->parked.load(std::memory_order_relaxed) && !Unpark(state, data->context, &error)) {
-    policy_.Finish(signature, clock_() - start_ns, false);
-    FailContext(state, error);
-    return;
+  if (state->parked.load(std::memory_order_relaxed)) {
+    if (!BusyWaitOver(*state)) {  // found busy while this launch waited for the lock
+      policy_.Release(signature);
+      return;
+    }
+    if (!Unpark(state, data->context, &error)) {
+      GiveUpSample(signature, clock_() - start_ns, error);
+      FailContext(state, error);
+      return;
+    }
   }
   if (!state->profiler) {
     policy_.Release(signature);
@@ -204,7 +223,7 @@ void AchievedLaunchPath::OnKernelLaunchEnter(LaunchThreadState* thread, CUpti_Ca
   }
   const int64_t before_start_ns = clock_();
   if (!state->profiler->Start(&error)) {
-    policy_.Finish(signature, clock_() - start_ns, false);
+    GiveUpSample(signature, clock_() - start_ns, error);
     FailContext(state, error);
     return;
   }

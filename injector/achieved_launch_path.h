@@ -87,6 +87,9 @@ class AchievedLaunchPath : public AchievedProfiler, protected AchievedParking {
                                                    std::unique_lock<std::timed_mutex> lock,
                                                    PendingLaunch* pending, ExitClaim* claim);
   void OnKernelLaunchExit(const CUpti_CallbackData* data, PendingLaunch* pending);
+  // A sample whose setup or Start failed: finished (not to be retried: AchievedPolicy::Finish),
+  // unless the profiler was only busy, in which case the sample is given back for later.
+  void GiveUpSample(const LaunchSignature& signature, int64_t profiling_ns, const ProfilerError& error);
   [[gnu::always_inline]] inline void OnGraphLaunch(const CUpti_CallbackData* data);
   [[gnu::always_inline]] inline void Emit(AchievedSample&& sample, bool measured);
 

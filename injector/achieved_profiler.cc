@@ -128,6 +128,7 @@ class RangeAchievedProfiler final : public AchievedLaunchPath {
                       std::to_string(policy_.skipped_for_budget()));
     meta.emplace_back("achieved_context_wait_timeouts",
                       std::to_string(context_wait_timeouts_.load()));
+    meta.emplace_back("achieved_busy_waits", std::to_string(busy_waits_.load()));
     return meta;
   }
 };

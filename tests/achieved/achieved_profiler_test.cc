@@ -807,6 +807,47 @@ struct SetupFailure {
 
 // No counter permission or an unsupported device: tracing goes on (every callback returns,
 // nothing measured, no retry per launch), OCC_META says why, and stderr gets one line.
+// Two sampling processes on one GPU: CUPTI lets one profile at a time and answers the other
+// CUPTI_ERROR_HARDWARE_BUSY (seen on an H100 when two traced benchmark processes started
+// together). That process waits 1 s, then 2 s, ... and tries again; its samples are given back,
+// not spent, and measurement is not stopped.
+TEST(AchievedProfiler, BusyProfilerIsWaitedForNotGivenUp) {
+  Rig rig;
+  rig.device->create_error = {"cuptiProfilerGetCounterAvailability", CUPTI_ERROR_HARDWARE_BUSY, ""};
+  ::testing::internal::CaptureStderr();
+  rig.ContextCreated(Ctx(1));
+  EXPECT_EQ(rig.device->creates.load(), 1);
+  Launch a(rig.profiler.get(), Ctx(1), 0x30);
+  for (int i = 0; i < 20; ++i) a.Run();
+  EXPECT_EQ(rig.device->creates.load(), 1) << "no new attempt within the first second";
+  rig.clock.Advance(999 * kMs);
+  a.Run();
+  EXPECT_EQ(rig.device->creates.load(), 1);
+  rig.clock.Advance(1 * kMs);
+  a.Run();
+  EXPECT_EQ(rig.device->creates.load(), 2) << "1 s later: tried again, still busy";
+  rig.clock.Advance(1500 * kMs);
+  a.Run();
+  EXPECT_EQ(rig.device->creates.load(), 2) << "the second wait is 2 s";
+  rig.device->create_error = {};
+  rig.clock.Advance(500 * kMs);
+  a.Run(/*runtime_id=*/700);
+  EXPECT_EQ(rig.device->creates.load(), 3);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(rig.Samples().size(), 1u) << "the sample was not spent on the busy attempts";
+  EXPECT_EQ(rig.Samples()[0].status, "measured");
+  EXPECT_EQ(rig.Samples()[0].correlation_id, 700u);
+  auto meta = rig.Meta();
+  EXPECT_EQ(meta["achieved_status"], "ok");
+  EXPECT_EQ(meta["achieved_busy_waits"], "2");
+  EXPECT_EQ(meta["achieved_signatures_measured"], "1");
+  EXPECT_NE(err.find("occtrace: achieved occupancy: the GPU's profiler is in use by another process "
+                     "(CUPTI_ERROR_HARDWARE_BUSY); sampling waits and tries again, tracing continues"),
+            std::string::npos) << err;
+  EXPECT_EQ(err.find("HARDWARE_BUSY", err.find("HARDWARE_BUSY") + 1), std::string::npos) << "one line: " << err;
+  rig.profiler->Shutdown();
+}
+
 TEST(AchievedProfiler, SetupFailureKeepsTracingAndSaysWhyOnce) {
   const std::vector<SetupFailure> failures = {
       {"no permission at cuptiRangeProfilerEnable", false,
