@@ -91,21 +91,36 @@ def run_once(cmd, variant, lib, tmp, extra, pattern):
         raise RuntimeError(f"{variant}: {' '.join(cmd)} failed (exit {p.returncode}): "
                            f"{(p.stderr.strip().splitlines() or [''])[-1]}")
     size = os.path.getsize(db) if os.path.exists(db) else 0
-    if os.path.exists(db) and size > 0:
-        try:
-            con = sqlite3.connect(db)
-            meta = dict(con.execute("SELECT name, value FROM OCC_META WHERE name LIKE 'achieved_%' "
-                                    "OR name IN ('launch_count','stale_forced_flushes','incomplete_kernel_records')"))
-            con.close()
-            if meta.get("achieved_mode") == "sample":
-                SAMPLING.setdefault(variant, []).append(
-                    {k: meta.get(k) for k in ("achieved_signatures_measured", "achieved_signatures_seen",
-                                              "achieved_skipped_for_budget", "achieved_profiling_ns",
-                                              "achieved_parks", "achieved_unparks", "launch_count",
-                                              "stale_forced_flushes", "incomplete_kernel_records")})
-        except sqlite3.Error:
-            pass
+    facts = sampling_facts(db)
+    if facts is not None:
+        SAMPLING.setdefault(variant, []).append(facts)
     return float(m.group(1)), size
+
+
+def sampling_facts(db):
+    """A sample-mode trace's sampling facts (signatures measured, profiling time, parks), else None."""
+    if not os.path.exists(db) or os.path.getsize(db) == 0:
+        return None
+    try:
+        con = sqlite3.connect(db)
+        meta = dict(con.execute("SELECT name, value FROM OCC_META WHERE name LIKE 'achieved_%' "
+                                "OR name IN ('launch_count','stale_forced_flushes','incomplete_kernel_records')"))
+        con.close()
+    except sqlite3.Error:
+        return None
+    if meta.get("achieved_mode") != "sample":
+        return None
+    return {k: meta.get(k) for k in ("achieved_signatures_measured", "achieved_signatures_seen",
+                                     "achieved_skipped_for_budget", "achieved_profiling_ns",
+                                     "achieved_parks", "achieved_unparks", "launch_count",
+                                     "stale_forced_flushes", "incomplete_kernel_records")}
+
+
+def format_sampling(runs):
+    return "; ".join(f"{r['achieved_signatures_measured']}/{r['achieved_signatures_seen']} signatures, "
+                     f"{int(r['achieved_profiling_ns'] or 0) / 1e6:.0f} ms profiling, "
+                     f"skipped for budget {r['achieved_skipped_for_budget']}, parks {r['achieved_parks']}"
+                     for r in runs)
 
 
 def interleaved(name, cmd, variants, rounds, lib, extra, pattern, tmp):
@@ -223,11 +238,7 @@ def main():
                           f"  step time vs untraced {s[v]['ratio_median_of_rounds']:.3f}"
                           f" (ratio of medians {s[v]['ratio_of_medians']:.3f}, of minima {s[v]['ratio_of_mins']:.3f})")
                 for v, runs in SAMPLING.items():
-                    print(f"  {v} sampling per run: " + "; ".join(
-                        f"{r['achieved_signatures_measured']}/{r['achieved_signatures_seen']} signatures, "
-                        f"{int(r['achieved_profiling_ns'] or 0) / 1e6:.0f} ms profiling, "
-                        f"skipped for budget {r['achieved_skipped_for_budget']}, parks {r['achieved_parks']}"
-                        for r in runs))
+                    print(f"  {v} sampling per run: " + format_sampling(runs))
                 # Every other tracing variant against occtrace's `off` mode of the same round:
                 # the default mode's steady state is meant to cost what `off` costs.
                 for v in [x for x in variants if x not in ("untraced", "traced", "torchprof", "bare-cupti")]:

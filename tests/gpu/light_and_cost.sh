@@ -4,8 +4,13 @@
 #
 #   PART=checks tests/gpu/light_and_cost.sh   light vs full traces of launch_matrix, PyTorch
 #                                              eager, torch.compile + CUDA graphs, Numba
-#                                              (light_checks.py); kill tests in sample and light
-#                                              modes; empty-kernel launch cost of every mode
+#                                              (light_checks.py; SKIP_LIGHT_CHECKS=1 leaves them
+#                                              out); kill tests in KILL_MODES (sample,light) at
+#                                              KILL_AFTER (2,6) s; empty-kernel launch cost
+#   PART=turns  tests/gpu/light_and_cost.sh   step time in turns (turns_bench.py), train_small
+#                                              and ResNet-50: untraced, bare CUPTI, off,
+#                                              torch.profiler, sample, light; REPEATS, CYCLES,
+#                                              WARM_S, TURN_WORKLOADS (--workload arguments)
 #   PART=bench  tests/gpu/light_and_cost.sh   step time, ResNet-50 and train_small: untraced,
 #                                              bare CUPTI (NO_BARE_CUPTI=1 leaves it out), full
 #                                              off, full sample, light; ROUNDS, RESNET_ROUNDS,
@@ -21,7 +26,7 @@ light_off="light-noachieved=traced:OCCTRACE_MODE=light"
 
 if [[ "$part" == checks ]]; then
   echo "== light vs full traces"
-  timeout 330 python3 "$root/tests/gpu/light_checks.py" --lib "$lib" --launch-matrix "$stage/bin/launch_matrix" \
+  [[ -z "${SKIP_LIGHT_CHECKS:-}" ]] && timeout 330 python3 "$root/tests/gpu/light_checks.py" --lib "$lib" --launch-matrix "$stage/bin/launch_matrix" \
     --workloads "$wl" --out "$work/light" --json "$logs/light_checks.json" ${LIGHT_ONLY:+--only "$LIGHT_ONLY"} \
     2>&1 | tee "$logs/light_checks.txt"
   for f in "$work"/light/*.db; do gzip -1 "$f"; done
@@ -30,7 +35,7 @@ if [[ "$part" == checks ]]; then
   echo "== kill tests: sample (per-thread CUPTI buffers) and light"
   nvcc -O2 -arch=sm_90 -o "$work/continuous_cuda" "$root/tests/gpu/continuous_cuda.cu" >"$logs/nvcc.txt" 2>&1
   timeout 150 python3 "$root/tests/gpu/kill_test.py" --lib "$lib" --cuda-bin "$work/continuous_cuda" --workloads "$wl" \
-    --out "$work/kill" --modes sample,light --kill-after 2,6 --json "$logs/kill.json" 2>&1 | tee "$logs/kill.txt"
+    --out "$work/kill" --modes "${KILL_MODES:-sample,light}" --kill-after "${KILL_AFTER:-2,6}" --json "$logs/kill.json" 2>&1 | tee "$logs/kill.txt"
   rm -f "$work"/kill/*.db*
   echo "== empty-kernel launch cost"
   timeout 120 python3 "$root/bench/injector/gpu_bench.py" --lib "$lib" --launch-overhead "$stage/bin/launch_overhead" \
@@ -38,6 +43,18 @@ if [[ "$part" == checks ]]; then
     --bare-cupti "$stage/bin/libbare_cupti_injection.so" --variant "$light_sample" --variant "$light_off" \
     --json "$logs/launch.json" 2>&1 | tee "$logs/launch.txt"
   tar -C "$work" -czf "$out/checks.tgz" logs light
+elif [[ "$part" == turns ]]; then
+  echo "== step-time benchmark in turns (bench/injector/turns_bench.py)"
+  # The log goes to $OUT as it is written: a run cut off by its time limit keeps its cycles.
+  timeout "${TURNS_TIMEOUT:-560}" python3 "$root/bench/injector/turns_bench.py" --lib "$lib" \
+    ${TURN_WORKLOADS:---workload "train_small=$wl/train_small.py:100" --workload "resnet50=$wl/resnet50_step.py:12"} \
+    --bare-cupti "$stage/bin/libbare_cupti_injection.so" \
+    --variant "sample=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5" \
+    --variant "light=traced:OCCTRACE_MODE=light,OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5" \
+    --repeats "${REPEATS:-2}" --cycles "${CYCLES:-30}" --warm-s "${WARM_S:-14}" ${BENCH_ARGS:-} \
+    --logs "$logs/turns" --json "$logs/turns.json" 2>&1 | tee "$out/turns.txt"
+  cp "$out/turns.txt" "$logs/"
+  tar -C "$work" -czf "$out/turns.tgz" logs
 else
   echo "== step-time benchmark"
   # A sampling budget of 50 % measures every signature within seconds, so that the timed steps

@@ -5,16 +5,20 @@ Environment:
   STEPS=N        timed steps (default 150), after WARMUP steps (default 5)
   WARMUP_S=T     keep warming up until T seconds after start (steady state for the sampler)
   BATCH=N        batch size (default 64)
+  TURN_FDS=R,W   take turns with other benchmark processes (turns.py)
   TORCHPROF=1    wrap the timed steps in torch.profiler (CUDAONLY=1: CUDA activity only)
 Prints 'steps/s X ms/step Y' on stdout.
 """
 import os
+import sys
 import time
 
 started = time.monotonic()
 
 import torch
 import torchvision
+
+import turns  # noqa: E402 (beside this file)
 
 steps = int(os.environ.get("STEPS", "150"))
 batch = int(os.environ.get("BATCH", "64"))
@@ -35,20 +39,29 @@ def step():
     return loss
 
 
+def make_profiler():
+    """torch.profiler around the timed steps when TORCHPROF=1 (CUDAONLY=1: CUDA activity only)."""
+    if os.environ.get("TORCHPROF") != "1":
+        return None
+    from torch.profiler import ProfilerActivity, profile
+    acts = [ProfilerActivity.CUDA] if os.environ.get("CUDAONLY") == "1" else \
+        [ProfilerActivity.CUDA, ProfilerActivity.CPU]
+    return profile(activities=acts)
+
+
 for _ in range(int(os.environ.get("WARMUP", "5"))):
     step()
 torch.cuda.synchronize()
+if turns.active():  # under bench/injector/turns_bench.py: timed in turns with other variants
+    turns.serve(step, torch.cuda.synchronize, profiler=make_profiler)
+    sys.exit(0)
 warmup_s = float(os.environ.get("WARMUP_S", "0"))
 while time.monotonic() - started < warmup_s:
     step()
     torch.cuda.synchronize()
 
-prof = None
-if os.environ.get("TORCHPROF") == "1":
-    from torch.profiler import ProfilerActivity, profile
-    acts = [ProfilerActivity.CUDA] if os.environ.get("CUDAONLY") == "1" else \
-        [ProfilerActivity.CUDA, ProfilerActivity.CPU]
-    prof = profile(activities=acts)
+prof = make_profiler()
+if prof is not None:
     prof.__enter__()
 
 t0 = time.perf_counter()

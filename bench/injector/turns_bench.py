@@ -1,0 +1,287 @@
+#!/usr/bin/env python3
+"""Step-time cost of tracing variants, measured in turns: every variant's process stays alive and
+they run in strict alternation, a fraction of a second each.
+
+    turns_bench.py --lib libocctrace.so --workload train_small=tests/gpu/workloads/train_small.py:100
+                   [--workload resnet50=tests/gpu/workloads/resnet50_step.py:12]
+                   [--bare-cupti libbare_cupti_injection.so] [--variant NAME=BASE[:K=V,...]]
+                   [--repeats 2] [--cycles 30] [--warm-s 12] [--json OUT]
+
+Why turns: on the GPU VMs, separate runs of one variant spread by more than the few percent
+being measured (untraced ResNet-50 runs of one session: 19.6-27.5 ms/step), and a process keeps
+its speed for minutes. gpu_bench.py's one-process-per-run rounds then need more rounds than a
+device lease holds. Here the machine's drift reaches all variants alike: each cycle runs every
+variant once (order rotating), so each cycle gives one ratio per variant against the untraced
+process of the same cycle, and the figure is the median over cycles (95 % bootstrap interval
+printed). Fresh processes per repeat show what stays with a process (its memory layout, the
+cores it runs on): per-repeat medians are printed too.
+
+Each process first warms up alone: --warm-s seconds where it samples achieved occupancy (it
+measures every signature and parks its profiler), --warm-s-unsampled elsewhere; then only the
+timed turns run. Processes that sample start one at a time, each after the one before has
+warmed up: CUPTI's profiler serves one process per GPU at a time. Processes run on disjoint CPU sets
+(rotated between repeats), so one process's background threads (the trace writer flushing its
+last turn) do not take the CPU from the process whose turn it is. Light tracing's timing windows
+open on wall-clock time, so part of a window can fall between a process's turns; at the default
+duty cycle (200 ms every 5 s) that moves its cost by well under 0.1 %.
+
+Variants: untraced, bare-cupti (with --bare-cupti: CUPTI kernel records, discarded), traced
+(occtrace, OCCTRACE_ACHIEVED=off), torchprof (torch.profiler, CUDA activity only; --no-torchprof
+leaves it out) and every --variant, as in gpu_bench.py. The workloads serve turns through
+tests/gpu/workloads/turns.py.
+"""
+import argparse
+import json
+import os
+import random
+import select
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gpu_bench  # noqa: E402  (variants, their environments, sampling facts)
+
+
+def samples(env):
+    return env.get("OCCTRACE_ACHIEVED") == "sample"
+
+
+class Worker:
+    """One variant's workload process and the two pipes of its turn protocol."""
+
+    def __init__(self, variant, cmd, env, cpus, log_path):
+        cmd_read, self.cmd_write = os.pipe()
+        self.reply_read, reply_write = os.pipe()
+        env = dict(env, TURN_FDS=f"{cmd_read},{reply_write}")
+        self.variant = variant
+        # Sample mode needs its warm-up to measure every signature; other variants only settle.
+        self.samples = samples(env)
+        self.log_path = log_path
+        self.log = open(log_path, "w")
+        self.proc = subprocess.Popen(cmd, env=env, stdout=self.log, stderr=subprocess.STDOUT,
+                                     pass_fds=(cmd_read, reply_write),
+                                     preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
+        os.close(cmd_read)
+        os.close(reply_write)
+        self.pending = b""
+
+    def send(self, line):
+        os.write(self.cmd_write, (line + "\n").encode())
+
+    def reply(self, timeout):
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.pending:
+            left = deadline - time.monotonic()
+            ready, _, _ = select.select([self.reply_read], [], [], max(0.0, left))
+            if not ready:
+                raise RuntimeError(f"{self.variant}: no reply within {timeout:g} s ({self.tail()})")
+            chunk = os.read(self.reply_read, 4096)
+            if not chunk:
+                raise RuntimeError(f"{self.variant}: the workload exited ({self.tail()})")
+            self.pending += chunk
+        line, _, self.pending = self.pending.partition(b"\n")
+        return line.decode().strip()
+
+    def tail(self):
+        self.log.flush()
+        with open(self.log_path, errors="replace") as f:
+            lines = f.read().strip().splitlines()
+        return lines[-1] if lines else "no output"
+
+    def close(self, timeout):
+        try:
+            self.send("quit")
+            self.reply(timeout)
+            self.proc.wait(timeout=timeout)
+        except (RuntimeError, OSError, subprocess.TimeoutExpired):
+            self.proc.kill()
+            self.proc.wait()
+        for fd in (self.cmd_write, self.reply_read):
+            os.close(fd)
+        self.log.close()
+        return self.proc.returncode
+
+
+def cpu_sets(count, per_process, rotation):
+    cpus = sorted(os.sched_getaffinity(0))
+    per = per_process or max(1, min(4, len(cpus) // count))
+    if per * count > len(cpus):
+        return [None] * count  # too few CPUs to give each its own: leave placement to the kernel
+    slots = [set(cpus[i * per:(i + 1) * per]) for i in range(count)]
+    return [slots[(i + rotation) % count] for i in range(count)]
+
+
+def bootstrap_median_interval(values, iterations=2000, seed=1):
+    rng = random.Random(seed)
+    medians = sorted(statistics.median(rng.choices(values, k=len(values))) for _ in range(iterations))
+    return medians[int(0.025 * iterations)], medians[int(0.975 * iterations) - 1]
+
+
+def run_workload(name, script, turn_steps, variants, args, lib, tmp):
+    cycles = []  # per cycle: {variant: ms/step}, with the repeat it belongs to
+    sampling = {}
+    warm_steps = {v: [] for v in variants}
+    for repeat in range(args.repeats):
+        sets = dict(zip(variants, cpu_sets(len(variants), args.cores_per_process, repeat)))
+        workers = {}
+
+        def start(v):
+            db = os.path.join(tmp, f"{name}-{v}-{repeat}.db")
+            env = gpu_bench.env_for(v, lib, db, {"STEPS": "1"})
+            workers[v] = Worker(v, [args.python, script], env, sets[v],
+                                os.path.join(args.logs, f"{name}-{v}-{repeat}.log"))
+            return workers[v]
+
+        def ready(w):
+            if w.reply(args.start_timeout) != "ready":
+                raise RuntimeError(f"{w.variant}: unexpected first reply")
+
+        def warm(w):
+            warm_s = args.warm_s if w.samples else args.warm_s_unsampled
+            w.send(f"warm {warm_s:g}")
+            warm_steps[w.variant].append(int(w.reply(warm_s + 120).split()[1]))
+
+        try:
+            # The processes that do not sample start together. One that samples starts only
+            # once the one before it has warmed up (measured every signature, parked): CUPTI's
+            # profiler serves one process per GPU at a time, and a process that finds it busy
+            # stops sampling (CUPTI_ERROR_HARDWARE_BUSY).
+            unsampled = [start(v) for v in variants if not samples(gpu_bench.env_for(v, lib, "", {}))]
+            for w in unsampled:
+                ready(w)
+            for v in variants:
+                if v in workers:
+                    continue
+                w = start(v)
+                ready(w)
+                warm(w)
+            for w in unsampled:  # alone on the GPU, one after another
+                warm(w)
+            workers = {v: workers[v] for v in variants}
+            in_order = list(workers.values())
+            for c in range(args.cycles):
+                order = in_order[c % len(in_order):] + in_order[:c % len(in_order)]
+                times = {}
+                for w in order:
+                    w.send(f"run {turn_steps}")
+                    answer = w.reply(120).split()
+                    if answer[0] != "ms/step":
+                        raise RuntimeError(f"{w.variant}: {' '.join(answer)}")
+                    times[w.variant] = float(answer[1])
+                cycles.append({"repeat": repeat, "ms_per_step": times})
+                print(f"  {name} r{repeat + 1} c{c + 1:02}: " +
+                      ", ".join(f"{v} {times[v]:.4g}" for v in variants), flush=True)
+        finally:
+            for w in workers.values():
+                rc = w.close(args.quit_timeout)
+                if rc not in (0, None):
+                    print(f"  {name}: {w.variant} exited {rc} ({w.tail()})", flush=True)
+        for v in variants:
+            facts = gpu_bench.sampling_facts(os.path.join(tmp, f"{name}-{v}-{repeat}.db"))
+            if facts is not None:
+                sampling.setdefault(v, []).append(facts)
+    return cycles, sampling, warm_steps
+
+
+def summarize(cycles, variants, base):
+    out = {}
+    for v in variants:
+        ms = [c["ms_per_step"][v] for c in cycles]
+        ratios = [c["ms_per_step"][v] / c["ms_per_step"][base] for c in cycles]
+        low, high = bootstrap_median_interval(ratios)
+        repeats = sorted({c["repeat"] for c in cycles})
+        out[v] = {"median_ms": statistics.median(ms), "ratio": statistics.median(ratios),
+                  "ratio_ci95": [low, high],
+                  "ratio_per_repeat": [statistics.median(c["ms_per_step"][v] / c["ms_per_step"][base]
+                                                         for c in cycles if c["repeat"] == r) for r in repeats]}
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--lib", required=True)
+    ap.add_argument("--workload", action="append", required=True,
+                    help="NAME=SCRIPT:STEPS_PER_TURN, e.g. train_small=tests/gpu/workloads/train_small.py:100")
+    ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--bare-cupti", help="bare_cupti_injection.so: CUPTI's own record cost as a variant")
+    ap.add_argument("--no-torchprof", action="store_true")
+    ap.add_argument("--variant", action="append", default=[], type=gpu_bench.parse_variant)
+    ap.add_argument("--repeats", type=int, default=2, help="fresh process sets per workload")
+    ap.add_argument("--cycles", type=int, default=30, help="cycles of turns per repeat")
+    ap.add_argument("--warm-s", type=float, default=12.0,
+                    help="warm-up of each sample-mode process, alone on the GPU")
+    ap.add_argument("--warm-s-unsampled", type=float, default=3.0,
+                    help="warm-up of each process that does not sample achieved occupancy")
+    ap.add_argument("--cores-per-process", type=int, default=0, help="0: the CPUs shared out evenly, at most 4")
+    ap.add_argument("--start-timeout", type=float, default=300.0)
+    ap.add_argument("--quit-timeout", type=float, default=180.0)
+    ap.add_argument("--logs", help="folder for each process's output (default: a temporary one)")
+    ap.add_argument("--json")
+    args = ap.parse_args()
+
+    lib = os.path.abspath(args.lib)
+    variants = ["untraced"]
+    if args.bare_cupti:
+        gpu_bench.BARE_CUPTI_LIB = os.path.abspath(args.bare_cupti)
+        variants.append("bare-cupti")
+    variants.append("traced")
+    if not args.no_torchprof:
+        variants.append("torchprof")
+    for name, base, env in args.variant:
+        if base == "bare-cupti" and not args.bare_cupti:
+            ap.error(f"--variant {name}: bare-cupti variants need --bare-cupti")
+        gpu_bench.CUSTOM[name] = (base, env)
+        variants.append(name)
+    workloads = []
+    for text in args.workload:
+        name, eq, rest = text.partition("=")
+        script, colon, steps = rest.rpartition(":")
+        if not eq or not colon or not steps.isdigit() or not os.path.exists(script):
+            ap.error(f"--workload {text!r}: expected NAME=SCRIPT:STEPS_PER_TURN with an existing script")
+        workloads.append((name, os.path.abspath(script), int(steps)))
+
+    results = {"date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "repeats": args.repeats, "cycles": args.cycles,
+               "warm_s": args.warm_s,
+               "variants": {n: {"base": b, "env": e} for n, (b, e) in gpu_bench.CUSTOM.items()}}
+    with tempfile.TemporaryDirectory() as tmp:
+        args.logs = args.logs or tmp
+        os.makedirs(args.logs, exist_ok=True)
+        for name, script, turn_steps in workloads:
+            print(f"== {name}: {turn_steps} steps per turn, {args.cycles} cycles x {args.repeats} process sets, "
+                  f"{args.warm_s:g} s warm-up where sampling ({args.warm_s_unsampled:g} s elsewhere); variants: {', '.join(variants)} "
+                  f"(traced = occtrace OCCTRACE_ACHIEVED=off, torchprof = torch.profiler CUDA activity only)",
+                  flush=True)
+            started = time.monotonic()
+            cycles, sampling, warm_steps = run_workload(name, script, turn_steps, variants, args, lib, tmp)
+            s = summarize(cycles, variants, "untraced")
+            off = summarize(cycles, variants, "traced")
+            results[name] = {"vs_untraced": s, "vs_traced": off, "cycles": cycles, "sampling": sampling,
+                             "warm_steps": warm_steps, "seconds": time.monotonic() - started}
+            print(f"  {name}: median ms/step and step time vs untraced (median of per-cycle ratios, "
+                  f"95 % bootstrap interval; per process set)")
+            for v in variants:
+                r = s[v]
+                print(f"  {v:18} {r['median_ms']:8.3f} ms/step  {r['ratio']:.3f} "
+                      f"[{r['ratio_ci95'][0]:.3f}, {r['ratio_ci95'][1]:.3f}]  per set: "
+                      + ", ".join(f"{x:.3f}" for x in r["ratio_per_repeat"]))
+            for v in variants:
+                if v in ("untraced", "traced", "torchprof", "bare-cupti"):
+                    continue
+                r = off[v]
+                print(f"  {name}: {v} vs traced (off) {r['ratio']:.3f} "
+                      f"[{r['ratio_ci95'][0]:.3f}, {r['ratio_ci95'][1]:.3f}]  per set: "
+                      + ", ".join(f"{x:.3f}" for x in r["ratio_per_repeat"]))
+            for v, runs in sampling.items():
+                print(f"  {name}: {v} sampling per process: " + gpu_bench.format_sampling(runs))
+            print(f"  {name}: {time.monotonic() - started:.0f} s", flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
