@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""CPU test of bench/injector/turns_bench.py: the turn protocol (tests/gpu/workloads/turns.py),
+the per-cycle ratios, and that processes which sample achieved occupancy start one at a time.
+
+A stand-in workload spins the CPU for a fixed time per step; the variant with
+OCCTRACE_MODE=light spins 5 % longer, so its ratio against untraced must come out near 1.05
+and every other variant's near 1.00. Each process logs when it started and when its warm-up
+ended, so the test can see that the second sampling process started after the first one had
+warmed up (CUPTI's profiler serves one process per GPU at a time)."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+WORKLOAD = textwrap.dedent("""
+    import os, sys, time
+    sys.path.insert(0, {workloads!r})
+    import turns
+    log = open({log!r}, "a")
+    variant = os.environ.get("OCCTRACE_MODE", "") + "/" + os.environ.get("OCCTRACE_ACHIEVED", "")
+    log.write(f"start {{variant}} {{time.monotonic()}}\\n"); log.flush()
+    slow = 1.05 if os.environ.get("OCCTRACE_MODE") == "light" else 1.0
+    def step():
+        end = time.perf_counter() + 0.002 * slow
+        while time.perf_counter() < end:
+            pass
+    def synchronize():
+        log.write(f"sync {{variant}} {{time.monotonic()}}\\n"); log.flush()
+    turns.serve(step, synchronize)
+""")
+
+
+class TurnsBenchTest(unittest.TestCase):
+    def test_ratios_and_sampling_processes_one_at_a_time(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            log = os.path.join(tmp, "events.log")
+            script = os.path.join(tmp, "workload.py")
+            with open(script, "w") as f:
+                f.write(WORKLOAD.format(workloads=os.path.join(ROOT, "tests/gpu/workloads"), log=log))
+            out = os.path.join(tmp, "out.json")
+            p = subprocess.run([sys.executable, os.path.join(ROOT, "bench/injector/turns_bench.py"),
+                                "--lib", os.path.join(tmp, "libnothing.so"), "--no-torchprof",
+                                "--workload", f"fake={script}:40",
+                                "--variant", "sample=traced:OCCTRACE_ACHIEVED=sample",
+                                "--variant", "light=traced:OCCTRACE_MODE=light,OCCTRACE_ACHIEVED=sample",
+                                "--repeats", "2", "--cycles", "9", "--warm-s", "0.3",
+                                "--warm-s-unsampled", "0.05", "--cores-per-process", "1",
+                                "--json", out],
+                               capture_output=True, text=True, timeout=300)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("fake: light vs traced (off)", p.stdout)
+            result = json.load(open(out))["fake"]
+            self.assertEqual(len(result["cycles"]), 18)
+            ratios = {v: r["ratio"] for v, r in result["vs_untraced"].items()}
+            self.assertAlmostEqual(ratios["light"], 1.05, delta=0.025, msg=ratios)
+            for v in ("traced", "sample"):
+                self.assertAlmostEqual(ratios[v], 1.0, delta=0.025, msg=ratios)
+            self.assertEqual(len(result["vs_untraced"]["light"]["ratio_per_repeat"]), 2)
+            self.assertGreater(min(result["warm_steps"]["sample"]), min(result["warm_steps"]["traced"]))
+
+            # The light process (sampling, started second) starts only after the sample
+            # process's warm-up ended: its first synchronize after "warm" is that end.
+            events = [line.split() for line in open(log)]
+            for repeat in range(2):
+                starts = [float(t) for kind, v, t in events if kind == "start" and v == "light/sample"]
+                sample_start = [float(t) for kind, v, t in events if kind == "start" and v == "/sample"]
+                self.assertEqual(len(starts), 2)
+                self.assertEqual(len(sample_start), 2)
+                sample_syncs = [float(t) for kind, v, t in events if kind == "sync" and v == "/sample"
+                                and float(t) > sample_start[repeat]]
+                # warm-up: a synchronize at least 0.3 s after the sample process started
+                warm_end = min(t for t in sample_syncs if t - sample_start[repeat] >= 0.3)
+                self.assertGreaterEqual(starts[repeat], warm_end)
+
+
+if __name__ == "__main__":
+    unittest.main()
