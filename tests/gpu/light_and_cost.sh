@@ -10,7 +10,8 @@
 #   PART=turns  tests/gpu/light_and_cost.sh   step time in turns (turns_bench.py), train_small
 #                                              and ResNet-50: untraced, bare CUPTI, off,
 #                                              torch.profiler, sample, light; REPEATS, CYCLES,
-#                                              WARM_S, TURN_WORKLOADS (--workload arguments)
+#                                              WARM_S (25 s: ResNet-50 needs ~9 s of profiling at a
+#                                              50 % budget), TURN_WORKLOADS (--workload args)
 #   PART=bench  tests/gpu/light_and_cost.sh   step time, ResNet-50 and train_small: untraced,
 #                                              bare CUPTI (NO_BARE_CUPTI=1 leaves it out), full
 #                                              off, full sample, light; ROUNDS, RESNET_ROUNDS,
@@ -51,7 +52,7 @@ elif [[ "$part" == turns ]]; then
     --bare-cupti "$stage/bin/libbare_cupti_injection.so" \
     --variant "sample=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5" \
     --variant "light=traced:OCCTRACE_MODE=light,OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5" \
-    --repeats "${REPEATS:-2}" --cycles "${CYCLES:-30}" --warm-s "${WARM_S:-14}" ${BENCH_ARGS:-} \
+    --repeats "${REPEATS:-2}" --cycles "${CYCLES:-30}" --warm-s "${WARM_S:-25}" ${BENCH_ARGS:-} \
     --logs "$logs/turns" --json "$logs/turns.json" 2>&1 | tee "$out/turns.txt"
   cp "$out/turns.txt" "$logs/"
   tar -C "$work" -czf "$out/turns.tgz" logs
