@@ -106,7 +106,11 @@ void AchievedLaunchPath::OnKernelLaunch(CUpti_CallbackId cbid, const CUpti_Callb
   if (data->callbackSite == CUPTI_API_ENTER) {
     // A pending launch whose EXIT never came keeps in_launch set: this thread's ENTERs are
     // then ignored and its next EXIT closes the pending one (releasing its context).
-    if (thread.in_launch || status_.disabled() || !listening()) return;
+    if (thread.in_launch || !listening()) return;
+    if (status_.disabled()) {
+      StopListeningForGood();
+      return;
+    }
     thread.in_launch = true;
     OnKernelLaunchEnter(&thread, cbid, data);
   } else if (thread.in_launch) {

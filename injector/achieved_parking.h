@@ -119,6 +119,15 @@ class AchievedParking : public AchievedContexts {
     QuietPark();
   }
 
+  // Measurement stopped for the run (no counter permission, an unsupported device, a CUPTI
+  // error): nothing is measured again, so the launch callbacks go off as in quiet parking, at
+  // once; nothing switches them on again (ListenForNewConfigurations and a new context check
+  // the status). Without this, each launch kept paying CUPTI's callback dispatch for nothing.
+  void StopListeningForGood() {
+    if (!policy_.config().park_stops_callbacks || !launch_callbacks_on_.load(std::memory_order_relaxed)) return;
+    QuietPark();
+  }
+
   // Changes whenever the launch callbacks come back on (and when switching them off failed).
   uint64_t callbacks_epoch() const { return callbacks_epoch_.load(std::memory_order_acquire); }
 

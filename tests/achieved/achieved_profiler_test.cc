@@ -848,6 +848,29 @@ TEST(AchievedProfiler, BusyProfilerIsWaitedForNotGivenUp) {
   rig.profiler->Shutdown();
 }
 
+// Once measurement has stopped for the run, the next launch switches the launch callbacks off
+// (no waiting for listen_ns: nothing can be measured again), and neither a new configuration
+// nor a new context switches them back on.
+TEST(AchievedProfiler, StoppedMeasurementSwitchesTheLaunchCallbacksOffForGood) {
+  Rig rig;
+  rig.profiler->EnableCallbacks(reinterpret_cast<CUpti_SubscriberHandle>(0x1));
+  ASSERT_TRUE(rig.device->launch_callbacks_on.load());
+  rig.device->create_error = {"cuptiRangeProfilerEnable", CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, ""};
+  ::testing::internal::CaptureStderr();
+  rig.ContextCreated(Ctx(1));
+  EXPECT_TRUE(rig.device->launch_callbacks_on.load()) << "switched at a launch, not in the resource callback";
+  Launch(rig.profiler.get(), Ctx(1), 0x40).Run();
+  EXPECT_FALSE(rig.device->launch_callbacks_on.load());
+  EXPECT_EQ(rig.Meta()["achieved_quiet_parks"], "1");
+  rig.profiler->OnNewKernelConfigurations();
+  rig.ContextCreated(Ctx(2));
+  EXPECT_FALSE(rig.device->launch_callbacks_on.load());
+  EXPECT_EQ(rig.Meta()["achieved_listens"], "0");
+  ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rig.device->creates.load(), 1) << "no second attempt";
+  rig.profiler->Shutdown();
+}
+
 TEST(AchievedProfiler, SetupFailureKeepsTracingAndSaysWhyOnce) {
   const std::vector<SetupFailure> failures = {
       {"no permission at cuptiRangeProfilerEnable", false,
