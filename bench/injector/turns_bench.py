@@ -219,6 +219,9 @@ def main():
     ap.add_argument("--start-timeout", type=float, default=300.0)
     ap.add_argument("--quit-timeout", type=float, default=180.0)
     ap.add_argument("--logs", help="folder for each process's output (default: a temporary one)")
+    ap.add_argument("--only", help="comma-separated variants to run, e.g. traced,sample: fewer variants "
+                                   "make shorter cycles, so more of them fit (ratios against untraced "
+                                   "when it runs, and against traced when that runs)")
     ap.add_argument("--json")
     args = ap.parse_args()
 
@@ -235,6 +238,13 @@ def main():
             ap.error(f"--variant {name}: bare-cupti variants need --bare-cupti")
         gpu_bench.CUSTOM[name] = (base, env)
         variants.append(name)
+    if args.only:
+        keep = [v for v in args.only.split(",") if v]
+        unknown = [v for v in keep if v not in variants]
+        if unknown or len(keep) < 2:
+            ap.error(f"--only {args.only!r}: name two or more of {', '.join(variants)}")
+        variants = [v for v in variants if v in keep]
+    base = "untraced" if "untraced" in variants else variants[0]
     workloads = []
     for text in args.workload:
         name, eq, rest = text.partition("=")
@@ -256,11 +266,12 @@ def main():
                   flush=True)
             started = time.monotonic()
             cycles, sampling, warm_steps = run_workload(name, script, turn_steps, variants, args, lib, tmp)
-            s = summarize(cycles, variants, "untraced")
-            off = summarize(cycles, variants, "traced")
-            results[name] = {"vs_untraced": s, "vs_traced": off, "cycles": cycles, "sampling": sampling,
+            s = summarize(cycles, variants, base)
+            off = summarize(cycles, variants, "traced") if "traced" in variants else {}
+            results[name] = {"base": base, "vs_untraced" if base == "untraced" else f"vs_{base}": s,
+                             "vs_traced": off, "cycles": cycles, "sampling": sampling,
                              "warm_steps": warm_steps, "seconds": time.monotonic() - started}
-            print(f"  {name}: median ms/step and step time vs untraced (median of per-cycle ratios, "
+            print(f"  {name}: median ms/step and step time vs {base} (median of per-cycle ratios, "
                   f"95 % bootstrap interval; per process set)")
             for v in variants:
                 r = s[v]
@@ -268,7 +279,7 @@ def main():
                       f"[{r['ratio_ci95'][0]:.3f}, {r['ratio_ci95'][1]:.3f}]  per set: "
                       + ", ".join(f"{x:.3f}" for x in r["ratio_per_repeat"]))
             for v in variants:
-                if v in ("untraced", "traced", "torchprof", "bare-cupti"):
+                if v in ("untraced", "traced", "torchprof", "bare-cupti") or not off or base == "traced":
                     continue
                 r = off[v]
                 print(f"  {name}: {v} vs traced (off) {r['ratio']:.3f} "

@@ -2,8 +2,8 @@
 """CPU test of bench/injector/turns_bench.py: the turn protocol (tests/gpu/workloads/turns.py),
 the per-cycle ratios, and that processes which sample achieved occupancy start one at a time.
 
-A stand-in workload spins the CPU for a fixed time per step; the variant with
-OCCTRACE_MODE=light spins 5 % longer, so its ratio against untraced must come out near 1.05
+A stand-in workload sleeps a fixed time per step; the variant with OCCTRACE_MODE=light
+sleeps 5 % longer, so its ratio against untraced must come out near 1.05
 and every other variant's near 1.00. Each process logs when it started and when its warm-up
 ended, so the test can see that the second sampling process started after the first one had
 warmed up (CUPTI's profiler serves one process per GPU at a time)."""
@@ -25,10 +25,8 @@ WORKLOAD = textwrap.dedent("""
     variant = os.environ.get("OCCTRACE_MODE", "") + "/" + os.environ.get("OCCTRACE_ACHIEVED", "")
     log.write(f"start {{variant}} {{time.monotonic()}}\\n"); log.flush()
     slow = 1.05 if os.environ.get("OCCTRACE_MODE") == "light" else 1.0
-    def step():
-        end = time.perf_counter() + 0.002 * slow
-        while time.perf_counter() < end:
-            pass
+    def step():  # a sleep, not a spin: other tests' load on the CPU does not stretch it
+        time.sleep(0.004 * slow)
     def synchronize():
         log.write(f"sync {{variant}} {{time.monotonic()}}\\n"); log.flush()
     turns.serve(step, synchronize)
@@ -45,7 +43,7 @@ class TurnsBenchTest(unittest.TestCase):
             out = os.path.join(tmp, "out.json")
             p = subprocess.run([sys.executable, os.path.join(ROOT, "bench/injector/turns_bench.py"),
                                 "--lib", os.path.join(tmp, "libnothing.so"), "--no-torchprof",
-                                "--workload", f"fake={script}:40",
+                                "--workload", f"fake={script}:25",
                                 "--variant", "sample=traced:OCCTRACE_ACHIEVED=sample",
                                 "--variant", "light=traced:OCCTRACE_MODE=light,OCCTRACE_ACHIEVED=sample",
                                 "--repeats", "2", "--cycles", "9", "--warm-s", "0.3",
@@ -76,6 +74,28 @@ class TurnsBenchTest(unittest.TestCase):
                 # warm-up: a synchronize at least 0.3 s after the sample process started
                 warm_end = min(t for t in sample_syncs if t - sample_start[repeat] >= 0.3)
                 self.assertGreaterEqual(starts[repeat], warm_end)
+
+    def test_only_two_variants_against_the_first(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            log = os.path.join(tmp, "events.log")
+            script = os.path.join(tmp, "workload.py")
+            with open(script, "w") as f:
+                f.write(WORKLOAD.format(workloads=os.path.join(ROOT, "tests/gpu/workloads"), log=log))
+            out = os.path.join(tmp, "out.json")
+            p = subprocess.run([sys.executable, os.path.join(ROOT, "bench/injector/turns_bench.py"),
+                                "--lib", os.path.join(tmp, "libnothing.so"), "--no-torchprof",
+                                "--workload", f"fake={script}:25",
+                                "--variant", "light=traced:OCCTRACE_MODE=light",
+                                "--only", "traced,light", "--repeats", "1", "--cycles", "9",
+                                "--warm-s-unsampled", "0.05", "--json", out],
+                               capture_output=True, text=True, timeout=300)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            result = json.load(open(out))["fake"]
+            self.assertEqual(result["base"], "traced")
+            self.assertEqual(sorted(result["vs_traced"]), ["light", "traced"])
+            self.assertAlmostEqual(result["vs_traced"]["light"]["ratio"], 1.05, delta=0.025)
+            starts = [line.split()[1] for line in open(log) if line.startswith("start")]
+            self.assertEqual(sorted(starts), ["/off", "light/off"], "only the two variants ran")
 
 
 if __name__ == "__main__":

@@ -11,7 +11,8 @@
 #                                              and ResNet-50: untraced, bare CUPTI, off,
 #                                              torch.profiler, sample, light; REPEATS, CYCLES,
 #                                              WARM_S (25 s: ResNet-50 needs ~9 s of profiling at a
-#                                              50 % budget), TURN_WORKLOADS (--workload args)
+#                                              50 % budget), TURN_WORKLOADS (--workload args),
+#                                              TURN_ONLY (e.g. traced,sample: shorter cycles)
 #   PART=bench  tests/gpu/light_and_cost.sh   step time, ResNet-50 and train_small: untraced,
 #                                              bare CUPTI (NO_BARE_CUPTI=1 leaves it out), full
 #                                              off, full sample, light; ROUNDS, RESNET_ROUNDS,
@@ -48,7 +49,7 @@ elif [[ "$part" == turns ]]; then
   echo "== step-time benchmark in turns (bench/injector/turns_bench.py)"
   # The log goes to $OUT as it is written: a run cut off by its time limit keeps its cycles.
   timeout "${TURNS_TIMEOUT:-560}" python3 "$root/bench/injector/turns_bench.py" --lib "$lib" \
-    ${TURN_WORKLOADS:---workload "train_small=$wl/train_small.py:100" --workload "resnet50=$wl/resnet50_step.py:12"} \
+    ${TURN_ONLY:+--only "$TURN_ONLY"} ${TURN_WORKLOADS:---workload "train_small=$wl/train_small.py:100" --workload "resnet50=$wl/resnet50_step.py:12"} \
     --bare-cupti "$stage/bin/libbare_cupti_injection.so" \
     --variant "sample=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5" \
     --variant "light=traced:OCCTRACE_MODE=light,OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5" \
