@@ -33,26 +33,34 @@ WORKLOAD = textwrap.dedent("""
 """)
 
 
+def run_bench(tmp, *arguments):
+    """Runs turns_bench.py on the stand-in workload; returns its JSON result and the event log."""
+    log = os.path.join(tmp, "events.log")
+    script = os.path.join(tmp, "workload.py")
+    with open(script, "w") as f:
+        f.write(WORKLOAD.format(workloads=os.path.join(ROOT, "tests/gpu/workloads"), log=log))
+    out = os.path.join(tmp, "out.json")
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "bench/injector/turns_bench.py"),
+                        "--lib", os.path.join(tmp, "libnothing.so"), "--no-torchprof",
+                        "--workload", f"fake={script}:25", *arguments, "--json", out],
+                       capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        raise AssertionError(p.stderr)
+    with open(log) as f:
+        events = [line.split() for line in f]
+    with open(out) as f:
+        return json.load(f)["fake"], events, p.stdout
+
+
 class TurnsBenchTest(unittest.TestCase):
     def test_ratios_and_sampling_processes_one_at_a_time(self):
         with tempfile.TemporaryDirectory() as tmp:
-            log = os.path.join(tmp, "events.log")
-            script = os.path.join(tmp, "workload.py")
-            with open(script, "w") as f:
-                f.write(WORKLOAD.format(workloads=os.path.join(ROOT, "tests/gpu/workloads"), log=log))
-            out = os.path.join(tmp, "out.json")
-            p = subprocess.run([sys.executable, os.path.join(ROOT, "bench/injector/turns_bench.py"),
-                                "--lib", os.path.join(tmp, "libnothing.so"), "--no-torchprof",
-                                "--workload", f"fake={script}:25",
-                                "--variant", "sample=traced:OCCTRACE_ACHIEVED=sample",
-                                "--variant", "light=traced:OCCTRACE_MODE=light,OCCTRACE_ACHIEVED=sample",
-                                "--repeats", "2", "--cycles", "9", "--warm-s", "0.3",
-                                "--warm-s-unsampled", "0.05", "--cores-per-process", "1",
-                                "--json", out],
-                               capture_output=True, text=True, timeout=300)
-            self.assertEqual(p.returncode, 0, p.stderr)
-            self.assertIn("fake: light vs traced (off)", p.stdout)
-            result = json.load(open(out))["fake"]
+            result, events, stdout = run_bench(
+                tmp, "--variant", "sample=traced:OCCTRACE_ACHIEVED=sample",
+                "--variant", "light=traced:OCCTRACE_MODE=light,OCCTRACE_ACHIEVED=sample",
+                "--repeats", "2", "--cycles", "9", "--warm-s", "0.3", "--warm-s-unsampled", "0.05",
+                "--cores-per-process", "1")
+            self.assertIn("fake: light vs traced (off)", stdout)
             self.assertEqual(len(result["cycles"]), 18)
             ratios = {v: r["ratio"] for v, r in result["vs_untraced"].items()}
             self.assertAlmostEqual(ratios["light"], 1.05, delta=0.025, msg=ratios)
@@ -63,38 +71,26 @@ class TurnsBenchTest(unittest.TestCase):
 
             # The light process (sampling, started second) starts only after the sample
             # process's warm-up ended: its first synchronize after "warm" is that end.
-            events = [line.split() for line in open(log)]
+            starts = [float(t) for kind, v, t in events if kind == "start" and v == "light/sample"]
+            sample_starts = [float(t) for kind, v, t in events if kind == "start" and v == "/sample"]
+            self.assertEqual(len(starts), 2)
+            self.assertEqual(len(sample_starts), 2)
             for repeat in range(2):
-                starts = [float(t) for kind, v, t in events if kind == "start" and v == "light/sample"]
-                sample_start = [float(t) for kind, v, t in events if kind == "start" and v == "/sample"]
-                self.assertEqual(len(starts), 2)
-                self.assertEqual(len(sample_start), 2)
                 sample_syncs = [float(t) for kind, v, t in events if kind == "sync" and v == "/sample"
-                                and float(t) > sample_start[repeat]]
+                                and float(t) > sample_starts[repeat]]
                 # warm-up: a synchronize at least 0.3 s after the sample process started
-                warm_end = min(t for t in sample_syncs if t - sample_start[repeat] >= 0.3)
+                warm_end = min(t for t in sample_syncs if t - sample_starts[repeat] >= 0.3)
                 self.assertGreaterEqual(starts[repeat], warm_end)
 
     def test_only_two_variants_against_the_first(self):
         with tempfile.TemporaryDirectory() as tmp:
-            log = os.path.join(tmp, "events.log")
-            script = os.path.join(tmp, "workload.py")
-            with open(script, "w") as f:
-                f.write(WORKLOAD.format(workloads=os.path.join(ROOT, "tests/gpu/workloads"), log=log))
-            out = os.path.join(tmp, "out.json")
-            p = subprocess.run([sys.executable, os.path.join(ROOT, "bench/injector/turns_bench.py"),
-                                "--lib", os.path.join(tmp, "libnothing.so"), "--no-torchprof",
-                                "--workload", f"fake={script}:25",
-                                "--variant", "light=traced:OCCTRACE_MODE=light",
-                                "--only", "traced,light", "--repeats", "1", "--cycles", "9",
-                                "--warm-s-unsampled", "0.05", "--json", out],
-                               capture_output=True, text=True, timeout=300)
-            self.assertEqual(p.returncode, 0, p.stderr)
-            result = json.load(open(out))["fake"]
+            result, events, _ = run_bench(
+                tmp, "--variant", "light=traced:OCCTRACE_MODE=light", "--only", "traced,light",
+                "--repeats", "1", "--cycles", "9", "--warm-s-unsampled", "0.05")
             self.assertEqual(result["base"], "traced")
             self.assertEqual(sorted(result["vs_traced"]), ["light", "traced"])
             self.assertAlmostEqual(result["vs_traced"]["light"]["ratio"], 1.05, delta=0.025)
-            starts = [line.split()[1] for line in open(log) if line.startswith("start")]
+            starts = [v for kind, v, _ in events if kind == "start"]
             self.assertEqual(sorted(starts), ["/off", "light/off"], "only the two variants ran")
 
 
