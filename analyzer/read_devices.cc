@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <climits>
 #include <optional>
+#include <set>
 
 #include "arch_table.h"
 #include "message_text.h"
@@ -147,6 +148,28 @@ Status TraceReader::ReadDevices() {
                                                     : occtrace::SOURCE_ARCH_TABLE;
     devices_.push_back(std::move(device));
   }
+  return KeepDevicesThatRanKernels();
+}
+
+// A rank of a multi-GPU job records every GPU it can see, with full facts only for the one it
+// ran on: the report describes the GPUs its kernels ran on (with 8 ranks of 8 GPUs, 8 entries
+// instead of 64, and no "taken from the architecture table" notes for GPUs nobody used there).
+// A trace whose configurations name no recorded device keeps them all.
+Status TraceReader::KeepDevicesThatRanKernels() {
+  if (!occtrace_ || devices_.size() < 2) return OkStatus();
+  OCC_ASSIGN_OR_RETURN(bool has_configs, db_->HasTable("OCC_KERNEL_CONFIG"));
+  if (!has_configs) return OkStatus();
+  OCC_ASSIGN_OR_RETURN(sql::Stmt stmt, db_->Prepare("SELECT DISTINCT deviceId FROM OCC_KERNEL_CONFIG"));
+  std::set<int64_t> used;
+  while (true) {
+    OCC_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) break;
+    used.insert(stmt.Int64(0));
+  }
+  const bool any_recorded = std::any_of(devices_.begin(), devices_.end(),
+                                        [&](const TraceDevice& d) { return used.count(d.device_id) > 0; });
+  if (!any_recorded) return OkStatus();
+  std::erase_if(devices_, [&](const TraceDevice& d) { return used.count(d.device_id) == 0; });
   return OkStatus();
 }
 

@@ -102,6 +102,8 @@ class TraceReader {
 
   // read_devices.cc
   Status ReadDevices();
+  // Drops recorded devices no kernel configuration ran on (read_devices.cc says why).
+  Status KeepDevicesThatRanKernels();
 
   std::unique_ptr<sql::Db> db_;
   // What a reader thread opens for its own connection: the file's path, or "" for a `.sql`

@@ -28,6 +28,8 @@ struct RankTrace {
   int64_t nccl_ns = 50000;
   int gemm_grid_x = 64;        // another value: the GEMM in a configuration of this rank only
   bool extra_kernel = false;   // a kernel no other rank runs
+  int device = 0;              // the CUDA ordinal its kernels ran on
+  bool sees_two_gpus = false;  // records GPUs 0 and 1, full facts (OCC_DEVICE) for `device` only
 };
 
 std::string RankInserts(const RankTrace& t) {
@@ -51,11 +53,20 @@ INSERT INTO TARGET_INFO_GPU (id, name, smCount, computeMajor, computeMinor, maxS
   maxWarpsPerSm, maxBlocksPerSm, maxThreadsPerBlock)
   VALUES (0, 'NVIDIA H100 80GB HBM3', 132, 9, 0, 49152, 232448, 233472, 65536, 65536, 32, 64, 32, 1024);
 INSERT INTO TARGET_INFO_CUDA_DEVICE (gpuId, cudaId, pid, uuid, numMultiprocessors) VALUES (0, 0, 1, 'GPU', 132);
-INSERT INTO OCC_DEVICE (gpuId, reservedSharedMemPerBlock, maxThreadsPerMultiprocessor, isMigEnabled,
-  gpuInstanceId, computeInstanceId, driverVersion) VALUES (0, 1024, 2048, 0, NULL, NULL, 13000);
 )";
-  auto config = [](int id, int name, int regs, int grid, int block) {
-    return "(" + std::to_string(id) + ", 0, 1, NULL, " + std::to_string(name) + ", " +
+  if (t.sees_two_gpus) {
+    sql += R"(INSERT INTO TARGET_INFO_GPU (id, name, smCount, computeMajor, computeMinor, maxShmemPerBlock,
+  maxShmemPerBlockOptin, maxShmemPerSm, maxRegistersPerSm, maxRegistersPerBlock, threadsPerWarp,
+  maxWarpsPerSm, maxBlocksPerSm, maxThreadsPerBlock)
+  VALUES (1, 'NVIDIA H100 80GB HBM3', 132, 9, 0, 49152, 232448, 233472, 65536, 65536, 32, 64, 32, 1024);
+INSERT INTO TARGET_INFO_CUDA_DEVICE (gpuId, cudaId, pid, uuid, numMultiprocessors) VALUES (1, 1, 1, 'GPU1', 132);
+)";
+  }
+  sql += "INSERT INTO OCC_DEVICE (gpuId, reservedSharedMemPerBlock, maxThreadsPerMultiprocessor, isMigEnabled, "
+         "gpuInstanceId, computeInstanceId, driverVersion) VALUES (" +
+         std::to_string(t.device) + ", 1024, 2048, 0, NULL, NULL, 13000);\n";
+  auto config = [&t](int id, int name, int regs, int grid, int block) {
+    return "(" + std::to_string(id) + ", " + std::to_string(t.device) + ", 1, NULL, " + std::to_string(name) + ", " +
            std::to_string(name + 1) + ", " + std::to_string(name + 2) + ", 0, 0, " +
            std::to_string(regs) + ", " + std::to_string(grid) + ", 1, 1, " + std::to_string(block) +
            ", 1, 1, 0, 0, 0, 0, 233472, 0, NULL, 0, 0, 1, 1, 1, 0, 0, 0, 0)";
@@ -353,6 +364,33 @@ TEST(CrossRank, SingleFileHasNoCrossRankSection) {
   EXPECT_EQ(report->files(0).total_gpu_ns(), 10 * 100000 + 20 * 10000 + 10 * 50000);
   EXPECT_EQ(report->files(0).communication_gpu_ns(), 10 * 50000);
   for (const auto& g : report->groups()) EXPECT_FALSE(g.has_rank_spread());
+}
+
+// Each rank of a 2-GPU job records both GPUs it can see (CUPTI's device records), with full facts
+// only for the one it ran on: the report describes one GPU per rank, the one its kernels ran on,
+// and has no "taken from the architecture table" note for the other.
+TEST(CrossRank, EachRankDescribesOnlyTheGpuItRanOn) {
+  ScratchDir dir;
+  for (int r : {0, 1}) {
+    RankTrace t;
+    t.rank = r;
+    t.world_size = 2;
+    t.device = r;
+    t.sees_two_gpus = true;
+    MakeOccTrace(dir.Path("trace-" + std::to_string(r) + ".db"), RankInserts(t));
+  }
+  auto report = Report({dir.Path("trace-0.db"), dir.Path("trace-1.db")});
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  ASSERT_EQ(report->devices_size(), 2);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(report->devices(i).file_index(), i);
+    EXPECT_EQ(report->devices(i).device_id(), i) << "rank i ran on GPU i";
+    EXPECT_EQ(report->devices(i).source(), occtrace::SOURCE_TRACE);
+  }
+  for (const auto& note : report->notes()) {
+    EXPECT_EQ(note.find("architecture table"), std::string::npos) << note;
+  }
+  for (const auto& g : report->groups()) EXPECT_GT(g.occupancy().theoretical_occupancy_pct(), 0) << g.name();
 }
 
 TEST(CrossRank, DirectoryReadsItsTraceFilesInNameOrder) {

@@ -3,8 +3,8 @@
 the per-cycle ratios, and that processes which sample achieved occupancy start one at a time.
 
 A stand-in workload sleeps a fixed time per step; the variant with OCCTRACE_MODE=light
-sleeps 5 % longer, so its ratio against untraced must come out near 1.05
-and every other variant's near 1.00. Each process logs when it started and when its warm-up
+sleeps 25 % longer, so its ratio against untraced must come out near 1.25 and every other
+variant's near 1.00 (tolerances wide enough for other tests' load on a 2-core CI machine). Each process logs when it started and when its warm-up
 ended, so the test can see that the second sampling process started after the first one had
 warmed up (CUPTI's profiler serves one process per GPU at a time)."""
 import json
@@ -24,9 +24,9 @@ WORKLOAD = textwrap.dedent("""
     log = open({log!r}, "a")
     variant = os.environ.get("OCCTRACE_MODE", "") + "/" + os.environ.get("OCCTRACE_ACHIEVED", "")
     log.write(f"start {{variant}} {{time.monotonic()}}\\n"); log.flush()
-    slow = 1.05 if os.environ.get("OCCTRACE_MODE") == "light" else 1.0
+    slow = 1.25 if os.environ.get("OCCTRACE_MODE") == "light" else 1.0
     def step():  # a sleep, not a spin: other tests' load on the CPU does not stretch it
-        time.sleep(0.004 * slow)
+        time.sleep(0.010 * slow)
     def synchronize():
         log.write(f"sync {{variant}} {{time.monotonic()}}\\n"); log.flush()
     turns.serve(step, synchronize)
@@ -42,7 +42,7 @@ def run_bench(tmp, *arguments):
     out = os.path.join(tmp, "out.json")
     p = subprocess.run([sys.executable, os.path.join(ROOT, "bench/injector/turns_bench.py"),
                         "--lib", os.path.join(tmp, "libnothing.so"), "--no-torchprof",
-                        "--workload", f"fake={script}:25", *arguments, "--json", out],
+                        "--workload", f"fake={script}:10", *arguments, "--json", out],
                        capture_output=True, text=True, timeout=300)
     if p.returncode != 0:
         raise AssertionError(p.stderr)
@@ -63,9 +63,9 @@ class TurnsBenchTest(unittest.TestCase):
             self.assertIn("fake: light vs traced (off)", stdout)
             self.assertEqual(len(result["cycles"]), 18)
             ratios = {v: r["ratio"] for v, r in result["vs_untraced"].items()}
-            self.assertAlmostEqual(ratios["light"], 1.05, delta=0.025, msg=ratios)
+            self.assertAlmostEqual(ratios["light"], 1.25, delta=0.08, msg=ratios)
             for v in ("traced", "sample"):
-                self.assertAlmostEqual(ratios[v], 1.0, delta=0.025, msg=ratios)
+                self.assertAlmostEqual(ratios[v], 1.0, delta=0.08, msg=ratios)
             self.assertEqual(len(result["vs_untraced"]["light"]["ratio_per_repeat"]), 2)
             self.assertGreater(min(result["warm_steps"]["sample"]), min(result["warm_steps"]["traced"]))
 
@@ -89,7 +89,7 @@ class TurnsBenchTest(unittest.TestCase):
                 "--repeats", "1", "--cycles", "9", "--warm-s-unsampled", "0.05")
             self.assertEqual(result["base"], "traced")
             self.assertEqual(sorted(result["vs_traced"]), ["light", "traced"])
-            self.assertAlmostEqual(result["vs_traced"]["light"]["ratio"], 1.05, delta=0.025)
+            self.assertAlmostEqual(result["vs_traced"]["light"]["ratio"], 1.25, delta=0.08)
             starts = [v for kind, v, _ in events if kind == "start"]
             self.assertEqual(sorted(starts), ["/off", "light/off"], "only the two variants ran")
 
