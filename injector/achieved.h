@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "injector/launch_callback_switch.h"
+
 namespace occ::inj {
 
 // One row of OCC_ACHIEVED (schema/trace_schema.sql).
@@ -62,6 +64,10 @@ class AchievedProfiler {
 // the mode is "off"; the core then records achieved_mode=off itself. `launch_callbacks_shared`:
 // the core needs the launch callbacks itself (light tracing), so the profiler must never
 // switch them off while parked (quiet parking then only stops listening to launches).
-std::unique_ptr<AchievedProfiler> CreateAchievedProfiler(AchievedSink sink, bool launch_callbacks_shared = false);
+// `shared_switch` (light tracing with its launch hook): the profiler switches the launch
+// callbacks as in a full trace, but through the switch, which keeps them on while light
+// tracing wants them too.
+std::unique_ptr<AchievedProfiler> CreateAchievedProfiler(AchievedSink sink, bool launch_callbacks_shared = false,
+                                                         LaunchCallbackSwitch* shared_switch = nullptr);
 
 }  // namespace occ::inj

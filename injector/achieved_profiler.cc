@@ -135,13 +135,16 @@ class RangeAchievedProfiler final : public AchievedLaunchPath {
 
 }  // namespace
 
-std::unique_ptr<AchievedProfiler> CreateAchievedProfiler(AchievedSink sink, bool launch_callbacks_shared) {
+std::unique_ptr<AchievedProfiler> CreateAchievedProfiler(AchievedSink sink, bool launch_callbacks_shared,
+                                                         LaunchCallbackSwitch* shared_switch) {
   std::vector<std::string> warnings;
   AchievedConfig config = ParseAchievedConfig(ProcessEnvironment(), &warnings);
   for (const std::string& warning : warnings) LogLine("%s", warning.c_str());
-  if (launch_callbacks_shared) config.light_tracing = true;
+  if (launch_callbacks_shared || shared_switch != nullptr) config.light_tracing = true;
   if (config.mode == AchievedMode::kOff) return nullptr;
-  return CreateRangeAchievedProfiler(std::move(sink), config, CreateCuptiProfilerDevice(/*owns_launch_callbacks=*/!launch_callbacks_shared),
+  // With a switch the profiler switches the callbacks as in a full trace, through the switch.
+  const bool owns = !launch_callbacks_shared || shared_switch != nullptr;
+  return CreateRangeAchievedProfiler(std::move(sink), config, CreateCuptiProfilerDevice(owns, shared_switch),
                                      BootTimeNs, ProcessStartBootTimeNs());
 }
 

@@ -14,8 +14,10 @@
 #include <vector>
 
 #include "injector/achieved.h"
+#include "injector/achieved_launch.h"
 #include "injector/env_settings.h"
 #include "injector/errors.h"
+#include "injector/launch_hook.h"
 #include "injector/light_tracer.h"
 #include "injector/output_path.h"
 #include "injector/subscriber_guard.h"
@@ -30,6 +32,10 @@ struct Tracer {
   std::unique_ptr<TraceSession> session;
   std::unique_ptr<AchievedProfiler> achieved;
   std::unique_ptr<LightTracer> light;  // OCCTRACE_MODE=light
+  // OCCTRACE_LIGHT_HOOK=1: light tracing's launch hook, and the switch by which it and the
+  // achieved profiler share the launch callbacks (launch_hook.h).
+  std::unique_ptr<LaunchCallbackSwitch> launch_callbacks;
+  std::atomic<LaunchHook*> hook{nullptr};
   // `achieved` for the writer thread, which may run before it is set: published once it is.
   std::atomic<AchievedProfiler*> achieved_for_writer{nullptr};
   // False once CUPTI reported a fatal error (it then finalizes itself) or after the final
@@ -171,6 +177,7 @@ void CUPTIAPI OnCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_Call
           }
           tracer->session->SubmitModule(module->moduleId, module->pCubin, module->cubinSize, std::move(library));
         }
+        if (LaunchHook* hook = tracer->hook.load(std::memory_order_acquire)) hook->NoteModuleLoaded();
       } else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
         // The context's records must leave CUPTI while it still exists (cudaDeviceReset,
         // cuCtxDestroy): a forced flush, then the writer commits them on its next wake-up.
@@ -371,7 +378,14 @@ int InitializeTracing() {
       rows.emplace_back("light_functions_unreadable", std::to_string(tracer->light->functions_unreadable()));
       rows.emplace_back("light_captured_launches", std::to_string(tracer->light->captured_launches()));
     }
+    if (LaunchHook* hook = tracer->hook.load(std::memory_order_acquire)) {
+      for (auto& row : hook->Meta()) rows.push_back(std::move(row));
+    }
     return rows;
+  };
+  hooks.light_tick = [tracer](int64_t now_ns, bool records_on) {
+    if (!tracer->tracing.load()) return;
+    if (LaunchHook* hook = tracer->hook.load(std::memory_order_acquire)) hook->Tick(now_ns, records_on);
   };
   tracer->session = TraceSession::Start(options, std::move(hooks));
   if (!tracer->session) {  // the failing call printed why
@@ -401,16 +415,34 @@ int InitializeTracing() {
       if (value == "none") light_options.work = LightTracerOptions::Work::kCallbacksOnly;
     }
     light_options.runtime_callbacks = EnvSwitch("OCCTRACE_LIGHT_RUNTIME_CALLBACKS", /*fallback=*/false);
+    light_options.capture_callbacks = EnvSwitch("OCCTRACE_LIGHT_CAPTURE_CALLBACKS", /*fallback=*/true);
     tracer->light = std::make_unique<LightTracer>(
         launch_calls, [tracer] { if (tracer->session) tracer->session->NotifyNewLaunchShape(); },
         light_options);
+    if (EnvSwitch("OCCTRACE_LIGHT_HOOK", /*fallback=*/false)) {
+      // Both owners start wanting the callbacks: light tracing enables them when it subscribes.
+      tracer->launch_callbacks = std::make_unique<LaunchCallbackSwitch>(
+          [tracer](bool on, std::string* error) {
+            for (CUpti_CallbackId cbid : kDriverLaunchCbids) {
+              const CUptiResult result = cuptiEnableCallback(on ? 1 : 0, tracer->subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
+              if (result != CUPTI_SUCCESS) {
+                const char* message = nullptr;
+                if (cuptiGetResultString(result, &message) != CUPTI_SUCCESS) message = "unknown CUPTI error";
+                *error = std::string("cuptiEnableCallback(driver launch): ") + message;
+                return false;
+              }
+            }
+            return true;
+          },
+          /*initially_on=*/true);
+    }
   }
   try {
     tracer->achieved = CreateAchievedProfiler(
         [tracer](AchievedSample&& sample) {
           if (tracer->session) tracer->session->SubmitAchieved(std::move(sample));
         },
-        /*launch_callbacks_shared=*/tracer->light != nullptr);
+        /*launch_callbacks_shared=*/tracer->light != nullptr, tracer->launch_callbacks.get());
     tracer->achieved_for_writer.store(tracer->achieved.get(), std::memory_order_release);
   } catch (const std::exception& e) {
     LogLine("achieved-occupancy profiler unavailable: %s", e.what());
@@ -425,6 +457,14 @@ int InitializeTracing() {
     return 1;
   }
   if (tracer->achieved) tracer->achieved->EnableCallbacks(tracer->subscriber);
+  if (tracer->launch_callbacks) {
+    std::string ignored;
+    if (!tracer->achieved) tracer->launch_callbacks->Want(LaunchCallbackSwitch::Owner::kAchieved, false, &ignored);
+    LaunchHook* hook = LaunchHook::Install(tracer->light.get(), tracer->launch_callbacks.get(), SteadyNs());
+    if (hook == nullptr) LogLine("light tracing: the launch hook found no driver launch entry points; CUPTI's launch callbacks stay on");
+    session.SetMeta("light_hook", hook != nullptr ? "on" : "unavailable");
+    tracer->hook.store(hook, std::memory_order_release);
+  }
   if (EnvSwitch("OCCTRACE_WATCH_SUBSCRIBERS", /*fallback=*/true)) {
     const RedirectReport watch = WatchForRefusedSubscribers(OnRefusedSubscriber);
     session.SetMeta("subscriber_watch", std::to_string(watch.rewritten) + " call sites in " +

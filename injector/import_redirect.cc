@@ -170,7 +170,85 @@ int VisitObject(dl_phdr_info* info, size_t /*size*/, void* data) {
   return 0;
 }
 
+struct PointerVisit {
+  std::span<const ImportRedirect> redirects;
+  const std::function<bool(const std::string&)>* include = nullptr;
+  std::vector<Mapping> mappings;
+  uintptr_t page_size = 4096;
+  uintptr_t lowest = UINTPTR_MAX;  // of the originals: most words fail this range check
+  uintptr_t highest = 0;
+  RedirectReport report;
+};
+
+void ScanWords(PointerVisit& visit, uintptr_t begin, uintptr_t end, bool* rewritten_here) {
+  begin = (begin + sizeof(void*) - 1) & ~(sizeof(void*) - 1);
+  uintptr_t address = begin;
+  while (address + sizeof(void*) <= end) {
+    // Only pages the kernel says are mapped and readable (a segment's tail may not be).
+    const Mapping* mapping = FindMapping(visit.mappings, address);
+    if (mapping == nullptr || (mapping->prot & PROT_READ) == 0) {
+      address = mapping == nullptr ? (address | (visit.page_size - 1)) + 1 : mapping->end;
+      continue;
+    }
+    const uintptr_t stop = std::min(end, mapping->end);
+    for (; address + sizeof(void*) <= stop; address += sizeof(void*)) {
+      const auto word = __atomic_load_n(reinterpret_cast<uintptr_t*>(address), __ATOMIC_RELAXED);
+      if (word < visit.lowest || word > visit.highest) continue;
+      for (const ImportRedirect& redirect : visit.redirects) {
+        if (word != reinterpret_cast<uintptr_t>(redirect.original)) continue;
+        const bool writable = (mapping->prot & PROT_WRITE) != 0;
+        void* page = reinterpret_cast<void*>(address & ~(visit.page_size - 1));
+        if (!writable && mprotect(page, visit.page_size, mapping->prot | PROT_WRITE) != 0) {
+          ++visit.report.failed;
+          break;
+        }
+        __atomic_store_n(reinterpret_cast<void**>(address), redirect.replacement, __ATOMIC_RELEASE);
+        if (!writable) mprotect(page, visit.page_size, mapping->prot);
+        ++visit.report.rewritten;
+        *rewritten_here = true;
+        break;
+      }
+    }
+  }
+}
+
+int VisitObjectData(dl_phdr_info* info, size_t /*size*/, void* data) {
+  auto& visit = *static_cast<PointerVisit*>(data);
+  const std::string path = info->dlpi_name != nullptr ? info->dlpi_name : "";
+  if (!(*visit.include)(path)) return 0;
+  bool rewritten_here = false;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& phdr = info->dlpi_phdr[i];
+    if (phdr.p_type != PT_LOAD || (phdr.p_flags & PF_W) == 0) continue;
+    const uintptr_t begin = info->dlpi_addr + phdr.p_vaddr;
+    ScanWords(visit, begin, begin + phdr.p_memsz, &rewritten_here);
+  }
+  if (rewritten_here) visit.report.objects.push_back(path.empty() ? "(main program)" : path);
+  return 0;
+}
+
 }  // namespace
+
+RedirectReport RedirectStoredPointers(std::span<const ImportRedirect> redirects,
+                                      const std::function<bool(const std::string& path)>& include) {
+  PointerVisit visit;
+  if (!kSupported || redirects.empty()) return visit.report;
+  visit.redirects = redirects;
+  visit.include = &include;
+  for (const ImportRedirect& redirect : redirects) {
+    const auto original = reinterpret_cast<uintptr_t>(redirect.original);
+    if (original == 0) continue;
+    visit.lowest = std::min(visit.lowest, original);
+    visit.highest = std::max(visit.highest, original);
+  }
+  if (visit.highest == 0) return visit.report;
+  visit.mappings = ReadMappings();
+  const long page_size = sysconf(_SC_PAGESIZE);
+  if (page_size > 0) visit.page_size = static_cast<uintptr_t>(page_size);
+  if (visit.mappings.empty()) return visit.report;
+  dl_iterate_phdr(VisitObjectData, &visit);
+  return visit.report;
+}
 
 RedirectReport RedirectImports(std::span<const ImportRedirect> redirects,
                                const std::function<bool(const std::string& path)>& include) {

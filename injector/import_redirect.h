@@ -9,6 +9,11 @@
 // Only slots that still point at `original` (or, with lazy binding, into the object's own PLT)
 // are rewritten: a slot pointing anywhere else belongs to another interposer and is left alone.
 // ELF x86-64 and AArch64 only; elsewhere nothing is rewritten.
+//
+// RedirectStoredPointers does the same for function pointers a library stored in its own data
+// at run time (a dispatch table filled from cuGetProcAddress, a lazily set static): every
+// aligned word of the object's writable segments that equals `original` now holds
+// `replacement`. Light tracing's launch hook uses it (launch_hook.h).
 #pragma once
 
 #include <cstdint>
@@ -36,5 +41,12 @@ struct RedirectReport {
 // concurrent callers of the rewritten functions (each slot is one aligned 8-byte store).
 RedirectReport RedirectImports(std::span<const ImportRedirect> redirects,
                                const std::function<bool(const std::string& path)>& include);
+
+// Rewrites every 8-byte-aligned word equal to a redirect's `original` in the writable load
+// segments (.data, .bss, the GOT) of every object for which `include(path)` is true; `symbol`
+// only names the redirect. A word equal to a function's address is, in practice, a pointer to
+// it: code addresses of the CUDA driver do not occur as data by chance.
+RedirectReport RedirectStoredPointers(std::span<const ImportRedirect> redirects,
+                                      const std::function<bool(const std::string& path)>& include);
 
 }  // namespace occ::inj

@@ -243,7 +243,7 @@ const FunctionFacts* LightTracer::Facts(CUfunction function) {
 }
 
 bool LightTracer::Capturing(CUstream stream) {
-  if (active_captures_.load(std::memory_order_acquire) == 0) return false;
+  if (options_.capture_callbacks && active_captures_.load(std::memory_order_acquire) == 0) return false;
   const DriverApi& driver = Driver();
   CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
   if (driver.cuStreamIsCapturing == nullptr || driver.cuStreamIsCapturing(stream, &status) != CUDA_SUCCESS) {
@@ -263,9 +263,11 @@ bool LightTracer::EnableCallbacks(CUpti_SubscriberHandle subscriber) {
     if (!OCC_CUPTI_OK(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid))) return false;
   }
   for (CUpti_CallbackId cbid : kCaptureBeginCbids) {
+    if (!options_.capture_callbacks) break;
     if (!OCC_CUPTI_OK(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid))) return false;
   }
   for (CUpti_CallbackId cbid : kCaptureEndCbids) {
+    if (!options_.capture_callbacks) break;
     if (!OCC_CUPTI_OK(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid))) return false;
   }
   for (CUpti_CallbackId cbid : {CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED, CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING,
@@ -295,10 +297,19 @@ void LightTracer::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
       active_captures_.fetch_add(1, std::memory_order_acq_rel);
       return;
     }
-    if (IsKernelLaunchCbid(cbid)) {
-      OnKernelLaunchExit(cbid, data);
-    } else if (IsGraphLaunchCbid(cbid)) {
-      OnGraphLaunchExit(cbid, data);
+    const bool kernel = IsKernelLaunchCbid(cbid);
+    if (!kernel && !IsGraphLaunchCbid(cbid)) return;
+    HookedLaunchThread& hooked = ThisThreadsHookedLaunch();
+    if (hooked.depth > 0) {
+      hooked.correlation = data->correlationId;  // the hook records it on return
+      return;
+    }
+    if (hook_installed_.load(std::memory_order_relaxed)) launches_outside_hook_.fetch_add(1, std::memory_order_relaxed);
+    const uint32_t correlation = t_caches.correlation.ForDriverLaunch(data->correlationId);
+    if (kernel) {
+      RecordKernelLaunch(cbid, data->functionParams, data->context, correlation);
+    } else {
+      RecordGraphLaunch(cbid, data->functionParams, data->context, correlation);
     }
     return;
   }
@@ -367,9 +378,27 @@ uint32_t LightTracer::StreamId(CUcontext context, CUstream stream) {
   return id;
 }
 
-void LightTracer::OnKernelLaunchExit(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
+HookedLaunchThread& ThisThreadsHookedLaunch() {
+  thread_local HookedLaunchThread state;
+  return state;
+}
+
+void LightTracer::OnHookedKernelLaunch(CUpti_CallbackId cbid, const void* params, CUcontext context,
+                                       uint32_t correlation) {
+  hooked_launches_.fetch_add(1, std::memory_order_relaxed);
+  RecordKernelLaunch(cbid, params, context, correlation);
+}
+
+void LightTracer::OnHookedGraphLaunch(CUpti_CallbackId cbid, const void* params, CUcontext context,
+                                      uint32_t correlation) {
+  hooked_launches_.fetch_add(1, std::memory_order_relaxed);
+  RecordGraphLaunch(cbid, params, context, correlation);
+}
+
+void LightTracer::RecordKernelLaunch(CUpti_CallbackId cbid, const void* params, CUcontext context,
+                                     uint32_t correlation) {
   if (options_.work == LightTracerOptions::Work::kCallbacksOnly) return;
-  const LaunchArgs args = ReadLaunchArgs(cbid, data->functionParams);
+  const LaunchArgs args = ReadLaunchArgs(cbid, params);
   if (args.function == nullptr) return;
   if (Capturing(args.stream)) return;
   LaunchCall call;
@@ -378,7 +407,7 @@ void LightTracer::OnKernelLaunchExit(CUpti_CallbackId cbid, const CUpti_Callback
     functions_unreadable_.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  if (!FillContext(data->context, &call)) return;
+  if (!FillContext(context, &call)) return;
   for (int i = 0; i < 3; ++i) {
     call.grid[i] = args.grid[i];
     call.block[i] = args.block[i];
@@ -389,12 +418,12 @@ void LightTracer::OnKernelLaunchExit(CUpti_CallbackId cbid, const CUpti_Callback
       cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz) {
     call.launch_type = CUPTI_ACTIVITY_LAUNCH_TYPE_COOPERATIVE_SINGLE_DEVICE;
   } else if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx) {
-    ApplyLaunchAttributes(static_cast<const cuLaunchKernelEx_params*>(data->functionParams)->config, &call);
+    ApplyLaunchAttributes(static_cast<const cuLaunchKernelEx_params*>(params)->config, &call);
   } else if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz) {
-    ApplyLaunchAttributes(static_cast<const cuLaunchKernelEx_ptsz_params*>(data->functionParams)->config, &call);
+    ApplyLaunchAttributes(static_cast<const cuLaunchKernelEx_ptsz_params*>(params)->config, &call);
   }
-  call.stream_id = StreamId(data->context, args.stream);
-  call.correlation_id = t_caches.correlation.ForDriverLaunch(data->correlationId);
+  call.stream_id = StreamId(context, args.stream);
+  call.correlation_id = correlation;
   uint64_t now = 0;
   if (options_.work == LightTracerOptions::Work::kFull && cuptiGetTimestamp(&now) == CUPTI_SUCCESS) {
     call.api_start_ns = now;
@@ -402,17 +431,18 @@ void LightTracer::OnKernelLaunchExit(CUpti_CallbackId cbid, const CUpti_Callback
   streams_->Append(call);
 }
 
-void LightTracer::OnGraphLaunchExit(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
+void LightTracer::RecordGraphLaunch(CUpti_CallbackId cbid, const void* params, CUcontext context,
+                                    uint32_t correlation) {
   CUgraphExec exec = nullptr;
   CUstream stream = nullptr;
   if (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch) {
-    const auto* params = static_cast<const cuGraphLaunch_params*>(data->functionParams);
-    exec = params->hGraph;
-    stream = params->hStream;
+    const auto* graph_params = static_cast<const cuGraphLaunch_params*>(params);
+    exec = graph_params->hGraph;
+    stream = graph_params->hStream;
   } else {
-    const auto* params = static_cast<const cuGraphLaunch_ptsz_params*>(data->functionParams);
-    exec = params->hGraphExec;
-    stream = params->hStream;
+    const auto* graph_params = static_cast<const cuGraphLaunch_ptsz_params*>(params);
+    exec = graph_params->hGraphExec;
+    stream = graph_params->hStream;
     if (stream == nullptr) stream = CU_STREAM_PER_THREAD;
   }
   if (Capturing(stream)) return;
@@ -422,13 +452,13 @@ void LightTracer::OnGraphLaunchExit(CUpti_CallbackId cbid, const CUpti_CallbackD
     std::lock_guard lock(registry.mutex);
     if (auto it = registry.by_graph_exec.find(exec); it != registry.by_graph_exec.end()) call.graph = it->second;
   }
-  if (!FillContext(data->context, &call)) return;
+  if (!FillContext(context, &call)) return;
   if (call.graph == nullptr) {
     unknown_graph_launches_.fetch_add(1, std::memory_order_relaxed);
     call.unknown_graph = 1;
   }
-  call.stream_id = StreamId(data->context, stream);
-  call.correlation_id = t_caches.correlation.ForDriverLaunch(data->correlationId);
+  call.stream_id = StreamId(context, stream);
+  call.correlation_id = correlation;
   uint64_t now = 0;
   if (cuptiGetTimestamp(&now) == CUPTI_SUCCESS) call.api_start_ns = now;
   streams_->Append(call);

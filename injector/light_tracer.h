@@ -39,7 +39,20 @@ struct LightTracerOptions {
   // correlation id (the kernel record's). Off by default: they cost ~1 us per launch (H100,
   // 2026-11-25, docs/performance.md), and timed launches find their configuration by shape.
   bool runtime_callbacks = false;
+  // OCCTRACE_LIGHT_CAPTURE_CALLBACKS=0: no stream-capture callbacks; every launch asks the
+  // driver whether its stream is capturing instead. To measure what enabling any driver-API
+  // callback costs the program's other driver calls (docs/performance.md).
+  bool capture_callbacks = true;
 };
+
+// The launch hook's per-thread state (launch_hook.h): inside a hooked launch call, `depth` > 0;
+// a CUPTI launch callback that fires inside it leaves the driver call's correlation id here
+// instead of recording the launch itself.
+struct HookedLaunchThread {
+  int depth = 0;
+  uint32_t correlation = 0;
+};
+HookedLaunchThread& ThisThreadsHookedLaunch();
 
 class LightTracer {
  public:
@@ -51,6 +64,16 @@ class LightTracer {
 
   // Enables the launch, graph-instantiation, module-unload and stream-destroy callbacks.
   bool EnableCallbacks(CUpti_SubscriberHandle subscriber);
+  // The launch hook (launch_hook.h) calls these after a hooked launch call succeeded, on the
+  // launching thread; `params` is the driver callback's parameter struct for `cbid`.
+  // `correlation`: the driver call's, when a CUPTI launch callback told it (else 0).
+  void OnHookedKernelLaunch(CUpti_CallbackId cbid, const void* params, CUcontext context, uint32_t correlation);
+  void OnHookedGraphLaunch(CUpti_CallbackId cbid, const void* params, CUcontext context, uint32_t correlation);
+  // From now on, a launch callback outside a hooked call is a launch the hook missed: it is
+  // recorded from the callback as before and counted.
+  void SetHookInstalled() { hook_installed_.store(true, std::memory_order_release); }
+  uint64_t launches_outside_hook() const { return launches_outside_hook_.load(std::memory_order_relaxed); }
+  uint64_t hooked_launches() const { return hooked_launches_.load(std::memory_order_relaxed); }
   // Every callback of the subscriber; ignores what is not light tracing's.
   void OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* cbdata);
 
@@ -61,8 +84,8 @@ class LightTracer {
   uint64_t captured_launches() const { return captured_launches_.load(std::memory_order_relaxed); }
 
  private:
-  void OnKernelLaunchExit(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
-  void OnGraphLaunchExit(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
+  void RecordKernelLaunch(CUpti_CallbackId cbid, const void* params, CUcontext context, uint32_t correlation);
+  void RecordGraphLaunch(CUpti_CallbackId cbid, const void* params, CUcontext context, uint32_t correlation);
   void OnGraphExecCreated(const CUpti_ResourceData* resource);
   bool FillContext(CUcontext context, LaunchCall* call);
   uint32_t StreamId(CUcontext context, CUstream stream);
@@ -78,6 +101,9 @@ class LightTracer {
   std::atomic<uint64_t> captured_launches_{0};
   std::atomic<uint64_t> unknown_graph_launches_{0};
   std::atomic<uint64_t> functions_unreadable_{0};
+  std::atomic<bool> hook_installed_{false};
+  std::atomic<uint64_t> launches_outside_hook_{0};
+  std::atomic<uint64_t> hooked_launches_{0};
 };
 
 // The facts of `function`, read on first use and kept for the life of the process (null when

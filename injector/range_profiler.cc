@@ -394,6 +394,7 @@ namespace {
 class CuptiProfilerDevice final : public ProfilerDevice {
  public:
   bool owns_launch_callbacks_ = true;
+  LaunchCallbackSwitch* shared_switch_ = nullptr;
 
   bool Initialize(ProfilerError* error) override { return InitializeCuptiProfiler(error); }
   void Deinitialize() override { DeinitializeCuptiProfiler(); }
@@ -418,6 +419,13 @@ class CuptiProfilerDevice final : public ProfilerDevice {
   bool SetLaunchCallbacks(CUpti_SubscriberHandle subscriber, bool on,
                           ProfilerError* error) override {
     if (!owns_launch_callbacks_) return true;
+    if (shared_switch_ != nullptr) {
+      std::string message;
+      if (shared_switch_->Want(LaunchCallbackSwitch::Owner::kAchieved, on, &message)) return true;
+      error->call = "cuptiEnableCallback(driver launch)";
+      error->detail = message;
+      return false;
+    }
     const uint32_t enable = on ? 1 : 0;
     bool ok = true;
     for (CUpti_CallbackId cbid : kDriverLaunchCbids) {
@@ -434,9 +442,11 @@ class CuptiProfilerDevice final : public ProfilerDevice {
 
 }  // namespace
 
-std::unique_ptr<ProfilerDevice> CreateCuptiProfilerDevice(bool owns_launch_callbacks) {
+std::unique_ptr<ProfilerDevice> CreateCuptiProfilerDevice(bool owns_launch_callbacks,
+                                                          LaunchCallbackSwitch* shared_switch) {
   auto device = std::make_unique<CuptiProfilerDevice>();
   device->owns_launch_callbacks_ = owns_launch_callbacks;
+  device->shared_switch_ = shared_switch;
   return device;
 }
 

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "injector/launch_callback_switch.h"
+
 namespace occ::inj {
 
 // Why a CUPTI/CUDA call failed: the call's name and its result code.
@@ -119,7 +121,10 @@ class ProfilerDevice {
 // The real device: CUPTI's range profiler, the driver resolved at run time (errors.h Driver()).
 // `owns_launch_callbacks` false: another part of occtrace (light tracing) keeps the driver
 // launch callbacks on, and SetLaunchCallbacks leaves every launch callback alone.
-std::unique_ptr<ProfilerDevice> CreateCuptiProfilerDevice(bool owns_launch_callbacks = true);
+// `shared_switch` (light tracing with its launch hook): the launch callbacks are shared through
+// it, and SetLaunchCallbacks says what the profiler wants there (launch_callback_switch.h).
+std::unique_ptr<ProfilerDevice> CreateCuptiProfilerDevice(bool owns_launch_callbacks = true,
+                                                          LaunchCallbackSwitch* shared_switch = nullptr);
 
 class ContextRangeProfiler final : public ContextProfiler {
  public:

@@ -149,6 +149,9 @@ struct SessionHooks {
   // On the writer thread, with no lock of the session held. Returns the CUPTI timestamp taken
   // just before the switch (0 if none).
   std::function<uint64_t(bool on)> set_kernel_records;
+  // Light tracing, on the writer thread after every window update: the launch hook's rescans
+  // and callback switching (launch_hook.h). `records_on`: a timing window is open.
+  std::function<void(int64_t now_ns, bool records_on)> light_tick;
 };
 
 class TraceSession {

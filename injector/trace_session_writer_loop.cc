@@ -156,7 +156,10 @@ void TraceSession::WriterLoop() {
       CloseOnWriter();
       return;
     }
-    if (launch_calls_ && phase == Phase::kRunning) next_window_event_ns = UpdateKernelWindows();
+    if (launch_calls_ && phase == Phase::kRunning) {
+      next_window_event_ns = UpdateKernelWindows();
+      if (hooks_.light_tick) hooks_.light_tick(SteadyNs(), kernel_records_on_);
+    }
     const bool commit_requested = TakeCommitRequest();
     if (Clock::now() >= next_commit || commit_requested) {
       // Also after a write error: buffers must keep coming back to be counted and recycled.

@@ -112,14 +112,18 @@ def sampling_facts(db):
         return None
     return {k: meta.get(k) for k in ("achieved_signatures_measured", "achieved_signatures_seen",
                                      "achieved_skipped_for_budget", "achieved_profiling_ns",
-                                     "achieved_parks", "achieved_unparks", "launch_count",
+                                     "achieved_parks", "achieved_unparks", "achieved_quiet_parks",
+                                     "achieved_listens", "achieved_busy_waits", "achieved_park_deinit",
+                                     "achieved_status", "launch_count",
                                      "stale_forced_flushes", "incomplete_kernel_records")}
 
 
 def format_sampling(runs):
     return "; ".join(f"{r['achieved_signatures_measured']}/{r['achieved_signatures_seen']} signatures, "
                      f"{int(r['achieved_profiling_ns'] or 0) / 1e6:.0f} ms profiling, "
-                     f"skipped for budget {r['achieved_skipped_for_budget']}, parks {r['achieved_parks']}"
+                     f"skipped for budget {r['achieved_skipped_for_budget']}, parks {r['achieved_parks']}, "
+                     f"quiet parks {r.get('achieved_quiet_parks')}, listens {r.get('achieved_listens')}, "
+                     f"busy waits {r.get('achieved_busy_waits')}, status {r.get('achieved_status')}"
                      for r in runs)
 
 

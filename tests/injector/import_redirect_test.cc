@@ -13,6 +13,7 @@ extern "C" int occ_test_import_target(int x);
 extern "C" int occ_client_now(int x);
 extern "C" int occ_client_lazy(int x);
 extern "C" int occ_client_noplt(int x);
+extern "C" int occ_client_stored(int x);
 
 namespace occ::inj {
 namespace {
@@ -77,6 +78,32 @@ TEST(ImportRedirect, UnknownSymbolOrNoObjectChangesNothing) {
   EXPECT_EQ(RedirectImports({&missing, 1}, IsClient).rewritten, 0);
   const ImportRedirect redirect{"occ_test_import_target", Address(&RedirectedTarget), Address(&occ_test_import_target)};
   EXPECT_EQ(RedirectImports({&redirect, 1}, [](const std::string&) { return false; }).rewritten, 0);
+  EXPECT_EQ(occ_client_now(1), 2);
+}
+
+TEST(RedirectStoredPointers, RewritesPointersStoredInDataAndLeavesOtherObjectsAlone) {
+  ASSERT_EQ(occ_client_stored(1), 2);  // stores the target's address in the client's .bss
+  ASSERT_EQ(occ_client_now(1), 2);
+  const std::vector<std::string> protections_before = ClientProtections();
+
+  const ImportRedirect redirect{"occ_test_import_target", Address(&RedirectedTarget), Address(&occ_test_import_target)};
+  const RedirectReport report = RedirectStoredPointers({&redirect, 1}, IsClient);
+  EXPECT_GE(report.rewritten, 2) << "the stored pointer and at least the GOT slot of the same client";
+  EXPECT_EQ(report.failed, 0);
+  EXPECT_EQ(occ_client_stored(1), 101);
+  EXPECT_EQ(occ_client_now(1), 101);
+  EXPECT_EQ(occ_test_import_target(1), 2) << "the test program itself was not included";
+  EXPECT_EQ(ClientProtections(), protections_before) << "read-only pages must be read-only again";
+
+  // Nothing equal to `original` is left: a second scan finds nothing.
+  EXPECT_EQ(RedirectStoredPointers({&redirect, 1}, IsClient).rewritten, 0);
+  // An object left out keeps its pointers.
+  const ImportRedirect undo{"occ_test_import_target", Address(&occ_test_import_target), Address(&RedirectedTarget)};
+  EXPECT_EQ(RedirectStoredPointers({&undo, 1}, [](const std::string&) { return false; }).rewritten, 0);
+  EXPECT_EQ(occ_client_stored(1), 101);
+  // Undo, so the order of tests does not matter.
+  EXPECT_EQ(RedirectStoredPointers({&undo, 1}, IsClient).rewritten, report.rewritten);
+  EXPECT_EQ(occ_client_stored(1), 2);
   EXPECT_EQ(occ_client_now(1), 2);
 }
 

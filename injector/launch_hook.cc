@@ -1,0 +1,335 @@
+#include "injector/launch_hook.h"
+
+#include <cuda.h>
+#include <cupti.h>  // also brings generated_cuda_meta.h (launch parameter structs)
+#include <dlfcn.h>
+#include <link.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstring>
+#include <map>
+#include <utility>
+
+#include "injector/errors.h"
+#include "injector/import_redirect.h"
+#include "injector/light_tracer.h"
+
+namespace occ::inj {
+
+HookWatchPolicy::Decision HookWatchPolicy::Tick(int64_t now_ns, bool objects_added, bool modules_loaded, bool misses,
+                                                bool records_on) {
+  Decision decision;
+  if (objects_added || modules_loaded || misses) watch_until_ns_ = std::max(watch_until_ns_, now_ns + settings_.watch_ns);
+  if (now_ns >= next_periodic_ns_) {
+    watch_until_ns_ = std::max(watch_until_ns_, now_ns + settings_.periodic_watch_ns);
+    next_periodic_ns_ = now_ns + settings_.periodic_period_ns;
+  }
+  if (objects_added) rescan_pending_ = true;
+  if (misses) rescan_for_misses_ = true;
+  if ((rescan_pending_ || rescan_for_misses_) && now_ns - last_rescan_ns_ >= settings_.rescan_interval_ns) {
+    decision.rescan = true;
+  }
+  if (!records_on) callbacks_ = fell_back_ || now_ns < watch_until_ns_;
+  decision.callbacks = callbacks_;
+  return decision;
+}
+
+void HookWatchPolicy::Rescanned(int64_t now_ns, int rewritten) {
+  last_rescan_ns_ = now_ns;
+  rescan_pending_ = false;
+  if (!rescan_for_misses_) return;
+  rescan_for_misses_ = false;
+  fruitless_rescans_ = rewritten > 0 ? 0 : fruitless_rescans_ + 1;
+  if (fruitless_rescans_ >= settings_.fruitless_rescans_to_fall_back) fell_back_ = true;
+}
+
+namespace {
+
+enum class Shape { kClassic, kCooperative, kEx, kGraph };
+
+// One rewritten entry point: the real function a wrapper calls, and the callback id whose
+// parameter struct the wrapper hands to the light tracer.
+struct Target {
+  void* real = nullptr;
+  CUpti_CallbackId cbid = 0;
+};
+
+// Distinct addresses per shape (dlsym and cuGetProcAddress may answer differently, legacy and
+// per-thread-stream versions differ): 8 each is twice what CUDA 13.0 gives.
+constexpr size_t kSlotsPerShape = 8;
+std::array<Target, kSlotsPerShape> g_classic, g_cooperative, g_ex, g_graph;
+std::atomic<LightTracer*> g_light{nullptr};
+std::atomic<uint64_t> g_module_loads{0};
+decltype(&::cuCtxGetCurrent) g_ctx_get_current = nullptr;
+
+// Counts the thread into a hooked call; the outermost one records.
+class HookedCall {
+ public:
+  HookedCall() : thread_(ThisThreadsHookedLaunch()) {
+    if (thread_.depth++ == 0) thread_.correlation = 0;
+  }
+  ~HookedCall() { --thread_.depth; }
+  HookedCall(const HookedCall&) = delete;
+  HookedCall& operator=(const HookedCall&) = delete;
+  bool outermost() const { return thread_.depth == 1; }
+  uint32_t correlation() const { return thread_.correlation; }
+
+ private:
+  HookedLaunchThread& thread_;
+};
+
+CUcontext CurrentContext() {
+  CUcontext context = nullptr;
+  if (g_ctx_get_current == nullptr || g_ctx_get_current(&context) != CUDA_SUCCESS) return nullptr;
+  return context;
+}
+
+template <size_t N>
+CUresult CUDAAPI ClassicLaunch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                               unsigned bz, unsigned shared, CUstream stream, void** params, void** extra) {
+  const Target& target = g_classic[N];
+  HookedCall call;
+  const CUresult result = reinterpret_cast<decltype(&::cuLaunchKernel)>(target.real)(
+      f, gx, gy, gz, bx, by, bz, shared, stream, params, extra);
+  LightTracer* light = g_light.load(std::memory_order_relaxed);
+  if (result == CUDA_SUCCESS && call.outermost() && light != nullptr) {
+    const cuLaunchKernel_params args{f, gx, gy, gz, bx, by, bz, shared, stream, params, extra};
+    light->OnHookedKernelLaunch(target.cbid, &args, CurrentContext(), call.correlation());
+  }
+  return result;
+}
+
+template <size_t N>
+CUresult CUDAAPI CooperativeLaunch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                                   unsigned bz, unsigned shared, CUstream stream, void** params) {
+  const Target& target = g_cooperative[N];
+  HookedCall call;
+  const CUresult result = reinterpret_cast<decltype(&::cuLaunchCooperativeKernel)>(target.real)(
+      f, gx, gy, gz, bx, by, bz, shared, stream, params);
+  LightTracer* light = g_light.load(std::memory_order_relaxed);
+  if (result == CUDA_SUCCESS && call.outermost() && light != nullptr) {
+    const cuLaunchCooperativeKernel_params args{f, gx, gy, gz, bx, by, bz, shared, stream, params};
+    light->OnHookedKernelLaunch(target.cbid, &args, CurrentContext(), call.correlation());
+  }
+  return result;
+}
+
+template <size_t N>
+CUresult CUDAAPI ExLaunch(const CUlaunchConfig* config, CUfunction f, void** params, void** extra) {
+  const Target& target = g_ex[N];
+  HookedCall call;
+  const CUresult result = reinterpret_cast<decltype(&::cuLaunchKernelEx)>(target.real)(config, f, params, extra);
+  LightTracer* light = g_light.load(std::memory_order_relaxed);
+  if (result == CUDA_SUCCESS && call.outermost() && light != nullptr) {
+    const cuLaunchKernelEx_params args{config, f, params, extra};
+    light->OnHookedKernelLaunch(target.cbid, &args, CurrentContext(), call.correlation());
+  }
+  return result;
+}
+
+template <size_t N>
+CUresult CUDAAPI GraphLaunch(CUgraphExec exec, CUstream stream) {
+  const Target& target = g_graph[N];
+  HookedCall call;
+  const CUresult result = reinterpret_cast<decltype(&::cuGraphLaunch)>(target.real)(exec, stream);
+  LightTracer* light = g_light.load(std::memory_order_relaxed);
+  if (result == CUDA_SUCCESS && call.outermost() && light != nullptr) {
+    const cuGraphLaunch_params args{exec, stream};
+    light->OnHookedGraphLaunch(target.cbid, &args, CurrentContext(), call.correlation());
+  }
+  return result;
+}
+
+
+template <size_t... I>
+std::array<void*, kSlotsPerShape> Wrappers(Shape shape, std::index_sequence<I...>) {
+  switch (shape) {
+    case Shape::kClassic: return {reinterpret_cast<void*>(&ClassicLaunch<I>)...};
+    case Shape::kCooperative: return {reinterpret_cast<void*>(&CooperativeLaunch<I>)...};
+    case Shape::kEx: return {reinterpret_cast<void*>(&ExLaunch<I>)...};
+    case Shape::kGraph: return {reinterpret_cast<void*>(&GraphLaunch<I>)...};
+  }
+  return {};
+}
+
+std::array<Target, kSlotsPerShape>& TargetsOf(Shape shape) {
+  switch (shape) {
+    case Shape::kClassic: return g_classic;
+    case Shape::kCooperative: return g_cooperative;
+    case Shape::kEx: return g_ex;
+    case Shape::kGraph: return g_graph;
+  }
+  return g_classic;
+}
+
+struct EntryPoint {
+  const char* name;
+  CUpti_CallbackId legacy;
+  CUpti_CallbackId per_thread;
+  Shape shape;
+};
+constexpr EntryPoint kEntryPoints[] = {
+    {"cuLaunchKernel", CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz, Shape::kClassic},
+    {"cuLaunchCooperativeKernel", CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+     CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz, Shape::kCooperative},
+    {"cuLaunchKernelEx", CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz, Shape::kEx},
+    {"cuGraphLaunch", CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz, Shape::kGraph},
+};
+
+struct Found {
+  CUpti_CallbackId cbid;
+  Shape shape;
+  const char* name;
+  bool ambiguous;
+};
+
+// Every address by which a program can reach a launch entry point, with what it is.
+std::map<void*, Found> FindEntryPoints(void* driver) {
+  std::map<void*, Found> found;
+  auto add = [&](void* address, CUpti_CallbackId cbid, Shape shape, const char* name) {
+    if (address == nullptr) return;
+    auto [it, inserted] = found.emplace(address, Found{cbid, shape, name, false});
+    // One address answering for two callback ids would record the wrong stream semantics.
+    if (!inserted && it->second.cbid != cbid) it->second.ambiguous = true;
+  };
+  using GetProcAddress = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
+  auto get_proc_address = reinterpret_cast<GetProcAddress>(dlsym(driver, "cuGetProcAddress_v2"));
+  for (const EntryPoint& entry : kEntryPoints) {
+    add(dlsym(driver, entry.name), entry.legacy, entry.shape, entry.name);
+    const std::string per_thread_name = std::string(entry.name) + "_ptsz";
+    add(dlsym(driver, per_thread_name.c_str()), entry.per_thread, entry.shape, entry.name);
+    if (get_proc_address == nullptr) continue;
+    for (int version : {CUDA_VERSION, 12000}) {
+      for (cuuint64_t flags : {CU_GET_PROC_ADDRESS_LEGACY_STREAM, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM}) {
+        void* address = nullptr;
+        CUdriverProcAddressQueryResult status{};
+        if (get_proc_address(entry.name, &address, version, flags, &status) != CUDA_SUCCESS ||
+            status != CU_GET_PROC_ADDRESS_SUCCESS) {
+          continue;
+        }
+        add(address, flags == CU_GET_PROC_ADDRESS_LEGACY_STREAM ? entry.legacy : entry.per_thread, entry.shape, entry.name);
+      }
+    }
+  }
+  return found;
+}
+
+std::vector<ImportRedirect>& Redirects() {
+  static auto* redirects = new std::vector<ImportRedirect>;  // leaked: wrappers outlive exit
+  return *redirects;
+}
+
+std::string ObjectOf(const void* address) {
+  Dl_info info{};
+  return dladdr(address, &info) != 0 && info.dli_fname != nullptr ? info.dli_fname : "";
+}
+
+// The driver's, CUPTI's and occtrace's own pointers stay: they are the real entry points'
+// callers that must not be redirected to themselves (and CUPTI keeps its own tables).
+bool Hookable(const std::string& path) {
+  static const std::string self = ObjectOf(reinterpret_cast<const void*>(&ObjectOf));
+  if (!self.empty() && path == self) return false;
+  const std::string_view name = std::string_view(path).substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
+  for (std::string_view skip : {"libcuda.so", "libcupti.so", "libnvidia-", "libocctrace", "linux-vdso", "ld-linux"}) {
+    if (name.starts_with(skip)) return false;
+  }
+  return true;
+}
+
+uint64_t ObjectsAddedSoFar() {
+  uint64_t adds = 0;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t size, void* data) {
+        if (size >= offsetof(dl_phdr_info, dlpi_adds) + sizeof(info->dlpi_adds)) *static_cast<uint64_t*>(data) = info->dlpi_adds;
+        return 1;
+      },
+      &adds);
+  return adds;
+}
+
+}  // namespace
+
+LaunchHook::LaunchHook(LightTracer* light, LaunchCallbackSwitch* callbacks, int64_t now_ns)
+    : light_(light), callbacks_(callbacks), policy_(HookWatchPolicy::Settings{}, now_ns) {}
+
+LaunchHook* LaunchHook::Install(LightTracer* light, LaunchCallbackSwitch* callbacks, int64_t now_ns) {
+  static LaunchHook* installed = nullptr;
+  if (installed != nullptr) return nullptr;
+  void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  if (driver == nullptr) return nullptr;
+  g_ctx_get_current = reinterpret_cast<decltype(&::cuCtxGetCurrent)>(dlsym(driver, "cuCtxGetCurrent"));
+  if (g_ctx_get_current == nullptr) return nullptr;
+  std::map<Shape, size_t> used;
+  std::vector<ImportRedirect>& redirects = Redirects();
+  for (const auto& [address, found] : FindEntryPoints(driver)) {
+    if (found.ambiguous) continue;
+    size_t& next = used[found.shape];
+    if (next >= kSlotsPerShape) continue;
+    TargetsOf(found.shape)[next] = Target{address, found.cbid};
+    const std::array<void*, kSlotsPerShape> wrappers = Wrappers(found.shape, std::make_index_sequence<kSlotsPerShape>{});
+    redirects.push_back(ImportRedirect{found.name, wrappers[next], address});
+    ++next;
+  }
+  if (redirects.empty()) return nullptr;
+  g_light.store(light, std::memory_order_release);
+  auto* hook = new LaunchHook(light, callbacks, now_ns);  // leaked: wrappers run until exit
+  hook->entry_points_ = static_cast<int>(redirects.size());
+  light->SetHookInstalled();
+  hook->objects_added_seen_ = ObjectsAddedSoFar();
+  hook->Rescan();
+  installed = hook;
+  return hook;
+}
+
+int LaunchHook::Rescan() {
+  const RedirectReport report = RedirectStoredPointers(Redirects(), Hookable);
+  ++rescans_;
+  rewritten_total_ += report.rewritten;
+  for (const std::string& object : report.objects) {
+    if (std::find(hooked_objects_.begin(), hooked_objects_.end(), object) == hooked_objects_.end()) {
+      hooked_objects_.push_back(object);
+    }
+  }
+  return report.rewritten;
+}
+
+void LaunchHook::NoteModuleLoaded() { g_module_loads.fetch_add(1, std::memory_order_relaxed); }
+
+void LaunchHook::Tick(int64_t now_ns, bool records_on) {
+  const uint64_t adds = ObjectsAddedSoFar();
+  const uint64_t modules = g_module_loads.load(std::memory_order_relaxed);
+  const uint64_t misses = light_->launches_outside_hook();
+  const HookWatchPolicy::Decision decision =
+      policy_.Tick(now_ns, adds != objects_added_seen_, modules != modules_seen_, misses != misses_seen_, records_on);
+  objects_added_seen_ = adds;
+  modules_seen_ = modules;
+  misses_seen_ = misses;
+  if (decision.rescan) policy_.Rescanned(now_ns, Rescan());
+  std::string error;
+  if (!callbacks_->Want(LaunchCallbackSwitch::Owner::kLight, decision.callbacks, &error) && switch_error_.empty()) {
+    switch_error_ = error;
+    LogLine("light tracing: switching the launch callbacks failed (%s)", error.c_str());
+  }
+}
+
+std::vector<std::pair<std::string, std::string>> LaunchHook::Meta() const {
+  std::string objects;
+  for (const std::string& object : hooked_objects_) {
+    if (!objects.empty()) objects += ",";
+    objects += object.substr(object.rfind('/') == std::string::npos ? 0 : object.rfind('/') + 1);
+  }
+  return {
+      {"light_hook_entry_points", std::to_string(entry_points_)},
+      {"light_hook_pointers_rewritten", std::to_string(rewritten_total_)},
+      {"light_hook_rescans", std::to_string(rescans_)},
+      {"light_hook_objects", objects},
+      {"light_hook_launches", std::to_string(light_->hooked_launches())},
+      {"light_hook_launches_outside", std::to_string(light_->launches_outside_hook())},
+      {"light_hook_fallback", policy_.fell_back() ? "1" : "0"},
+      {"light_hook_callback_switches", std::to_string(callbacks_->switches())},
+  };
+}
+
+}  // namespace occ::inj

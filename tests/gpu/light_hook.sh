@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Light tracing's launch hook (OCCTRACE_LIGHT_HOOK=1, injector/launch_hook.h) on a GPU, in one
+# device call. Writes logs to $OUT/hook.tgz and the summary to $OUT/hook.txt.
+#   STAGE=gpu-stage tests/gpu/light_hook.sh
+# Parts (SKIP_CHECKS, SKIP_LAUNCH, SKIP_TURNS=1 leave one out):
+#   1. light_checks.py with the hook: launch counts per configuration equal to a full trace,
+#      estimates within 5 % (LIGHT_ONLY picks programs); every light trace's light_hook_* rows.
+#   2. empty-kernel launch cost: untraced, `off`, light (CUPTI callbacks), light + hook.
+#   3. step time in turns (turns_bench.py): untraced, `off`, light, light + hook, on
+#      TURN_WORKLOADS (train_small by default), CYCLES, REPEATS; TURN_ONLY adds light + hook
+#      without capture callbacks (light-hook-nocap), `sample` and `sample` ending CUPTI's
+#      profiler session while parked (sample-deinit).
+set -uo pipefail
+name=hook
+source "$(dirname "$0")/stage_env.sh"
+exec > >(tee "$out/hook.txt") 2>&1
+pack() { tar -C "$work" -czf "$out/hook.tgz" logs; }
+trap pack EXIT
+
+if [[ -z "${SKIP_CHECKS:-}" ]]; then
+  echo "== light vs full traces, light with the launch hook"
+  OCCTRACE_LIGHT_HOOK=1 timeout "${CHECKS_TIMEOUT:-240}" python3 "$root/tests/gpu/light_checks.py" --lib "$lib" \
+    --launch-matrix "$stage/bin/launch_matrix" --workloads "$wl" --out "$work/light" --json "$logs/light_checks.json" \
+    --only "${LIGHT_ONLY:-launch_matrix,train_small,compiled_graphs,numba}" 2>&1 | tee "$logs/light_checks.txt" | grep -E "PASS|FAIL|==|Traceback|Error" 
+  for db in "$work"/light/*-light.db; do
+    echo "-- $(basename "$db"):"
+    python3 - "$db" <<'PY'
+import sqlite3, sys
+con = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+for k, v in con.execute("SELECT name, value FROM OCC_META WHERE name LIKE 'light_hook%' OR name IN ('launch_count','light_captured_launches','achieved_mode') ORDER BY name"):
+    print(f"   {k} = {v}")
+PY
+  done
+  pack
+fi
+
+if [[ -z "${SKIP_LAUNCH:-}" ]]; then
+  echo "== empty-kernel launch cost"
+  timeout "${LAUNCH_TIMEOUT:-150}" python3 "$root/bench/injector/gpu_bench.py" --lib "$lib" --launch-overhead "$stage/bin/launch_overhead" \
+    --train "$wl/train_small.py" --skip-train --rounds "${LAUNCH_ROUNDS:-3}" --launches 200000 --skip-bare-cupti --no-torchprof \
+    --variant "light=traced:OCCTRACE_MODE=light" --variant "light-hook=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_HOOK=1" \
+    --json "$logs/launch.json" 2>&1 | tee "$logs/launch.txt" | tail -25
+  pack
+fi
+
+if [[ -z "${SKIP_TURNS:-}" ]]; then
+  echo "== step time in turns"
+  timeout "${TURNS_TIMEOUT:-300}" python3 "$root/bench/injector/turns_bench.py" --lib "$lib" \
+    ${TURN_WORKLOADS:---workload "train_small=$wl/train_small.py:100"} --no-torchprof \
+    --variant "light=traced:OCCTRACE_MODE=light" \
+    --variant "light-hook=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_HOOK=1" \
+    --variant "light-hook-nocap=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_HOOK=1,OCCTRACE_LIGHT_CAPTURE_CALLBACKS=0" \
+    --variant "sample=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5" \
+    --variant "sample-deinit=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5,OCCTRACE_ACHIEVED_PARK_DEINIT=1" \
+    --only "${TURN_ONLY:-untraced,traced,light,light-hook}" \
+    --repeats "${REPEATS:-2}" --cycles "${CYCLES:-60}" --warm-s "${WARM_S:-25}" --warm-s-unsampled "${WARM_S_UNSAMPLED:-8}" \
+    --logs "$logs/turns" --json "$logs/turns.json" 2>&1 | tee "$logs/turns.txt" | tail -40
+fi
