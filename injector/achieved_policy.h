@@ -54,9 +54,10 @@ struct AchievedConfig {
   int64_t burst_ns = 1'000'000'000;
   // Parking also ends CUPTI's profiler session (cuptiProfilerDeInitialize) once no context has
   // an enabled profiler; the next measurement initializes it again (charged to the budget).
-  // Whether an initialized-but-idle profiler session slows launches is measured in
-  // docs/achieved.md. OCCTRACE_ACHIEVED_PARK_DEINIT=0|1.
-  bool park_deinitializes = false;
+  // On by default since an initialized-but-idle session was found to cost step time: in turns
+  // on train_small.py (H100, 2026-11-25, 90 cycles) `sample`, parked, ran 1.024x `off`, and
+  // 0.995x with the session ended (docs/performance.md). OCCTRACE_ACHIEVED_PARK_DEINIT=0|1.
+  bool park_deinitializes = true;
   // Sample mode: once every context is parked and nothing new has been measured for
   // listen_ns, the launch callbacks themselves are switched off, so the steady state costs what
   // tracing without achieved occupancy costs: CUPTI's dispatch of four launch callbacks (runtime

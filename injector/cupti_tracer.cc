@@ -357,12 +357,14 @@ int InitializeTracing() {
   };
   hooks.set_kernel_records = [tracer](bool on) -> uint64_t {
     if (!tracer->tracing.load()) return 0;
-    // Taken before the switch: a kernel still running when records go off ends after it.
+    // Taken before switching off (a kernel still running or queued then ends after it) and
+    // after switching on (a kernel that starts after it was launched with records on).
     uint64_t now = 0;
-    if (cuptiGetTimestamp(&now) != CUPTI_SUCCESS) now = 0;
     if (on) {
       OCC_CUPTI_LOG(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+      if (cuptiGetTimestamp(&now) != CUPTI_SUCCESS) now = 0;
     } else {
+      if (cuptiGetTimestamp(&now) != CUPTI_SUCCESS) now = 0;
       OCC_CUPTI_LOG(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
     }
     return now;

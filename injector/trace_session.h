@@ -147,7 +147,7 @@ struct SessionHooks {
   std::function<void()> new_kernel_configurations;
   // Light tracing: switches CUPTI's kernel records on or off (a timing window opens or closes).
   // On the writer thread, with no lock of the session held. Returns the CUPTI timestamp taken
-  // just before the switch (0 if none).
+  // just before switching off, just after switching on (0 if none).
   std::function<uint64_t(bool on)> set_kernel_records;
   // Light tracing, on the writer thread after every window update: the launch hook's rescans
   // and callback switching (launch_hook.h). `records_on`: a timing window is open.

@@ -109,7 +109,11 @@ int64_t TraceSession::UpdateKernelWindows() {
   if (on != kernel_records_on_ && hooks_.set_kernel_records) {
     const int64_t before = SteadyNs();
     const uint64_t switched_at = hooks_.set_kernel_records(on);
-    if (!on && switched_at != 0) writer_->KernelRecordsStoppedAt(switched_at);
+    if (on) {
+      writer_->KernelRecordsStartedAt(switched_at);
+    } else if (switched_at != 0) {
+      writer_->KernelRecordsStoppedAt(switched_at);
+    }
     const int64_t took = SteadyNs() - before;
     records_switch_ns_max_[on] = std::max(records_switch_ns_max_[on], took);
     records_switch_ns_total_[on] += took;

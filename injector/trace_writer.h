@@ -109,11 +109,20 @@ class TraceWriter {
   void SetLightMode();
   bool light_mode() const { return light_mode_; }
   void AddLaunchCall(const LaunchCall& call);
-  // Light tracing: CUPTI's timestamp just before kernel records were switched off. A kernel
-  // that was running then comes back with a wrong end (on an H100 with CUDA 13.0, graph
-  // kernels in flight ended 248 ms late), so timed launches that end at or after a switch-off
-  // they started before are dropped. Timestamps come in increasing order.
-  void KernelRecordsStoppedAt(uint64_t cupti_ns) { records_stopped_ns_.push_back(cupti_ns); }
+  // Light tracing: CUPTI's timestamps just before kernel records were switched off and just
+  // after they were switched on again (0: not known; the window then counts from the last
+  // switch-off). A kernel that was running or still queued at a switch-off comes back with a
+  // wrong end (on an H100 with CUDA 13.0, graph kernels ended 248 ms late; with the launch hook,
+  // queued graph kernels that started after the switch-off came back ~250 ms long), so a timed
+  // launch counts only if it ran entirely inside one window: others are dropped
+  // (timed_dropped_at_switch). Records are on from the start; calls come in time order.
+  void KernelRecordsStoppedAt(uint64_t cupti_ns) {
+    if (records_windows_.back().off_ns == UINT64_MAX) records_windows_.back().off_ns = cupti_ns;
+  }
+  void KernelRecordsStartedAt(uint64_t cupti_ns) {
+    if (records_windows_.back().off_ns == UINT64_MAX) return;  // already on
+    records_windows_.push_back({cupti_ns != 0 ? cupti_ns : records_windows_.back().off_ns, UINT64_MAX});
+  }
   void SetMeta(std::string_view name, std::string_view value);
 
   // Makes everything added so far durable and visible to readers (WAL commit).
@@ -230,7 +239,12 @@ class TraceWriter {
   // instantiation still finds its configuration (the first one made for that launch shape).
   // Points into light_configs_ (its nodes never move).
   std::unordered_map<TimingKey, LightConfig*, TimingKeyHash> light_configs_any_node_;
-  std::vector<uint64_t> records_stopped_ns_;
+  struct RecordsWindow {
+    uint64_t on_ns = 0;
+    uint64_t off_ns = UINT64_MAX;
+  };
+  std::vector<RecordsWindow> records_windows_{RecordsWindow{}};  // on from the start
+  bool InsideOneRecordsWindow(uint64_t start, uint64_t end) const;
   std::optional<TritonCacheIndex> triton_cache_;
   std::unordered_map<int64_t, bool> triton_looked_up_;  // name id -> found
 };

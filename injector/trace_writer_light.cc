@@ -134,14 +134,19 @@ void TraceWriter::AddLightLaunch(const LaunchCall& call, const FunctionFacts& fu
   if (pending_calls_.size() == kLaunchBatchRows) FlushLaunchCalls();
 }
 
+bool TraceWriter::InsideOneRecordsWindow(uint64_t start, uint64_t end) const {
+  // The last window opened at or before the kernel's start.
+  auto after = std::upper_bound(records_windows_.begin(), records_windows_.end(), start,
+                                [](uint64_t ns, const RecordsWindow& window) { return ns < window.on_ns; });
+  if (after == records_windows_.begin()) return false;
+  return end < std::prev(after)->off_ns;
+}
+
 bool TraceWriter::AddTimedLaunch(const ActivityKernel& kernel) {
   const bool has_end = kernel.end >= kernel.start && (kernel.end != 0 || kernel.start == 0);
-  if (has_end) {
-    auto stop = std::upper_bound(records_stopped_ns_.begin(), records_stopped_ns_.end(), kernel.start);
-    if (stop != records_stopped_ns_.end() && kernel.end >= *stop) {
-      ++stats_.timed_dropped_at_switch;
-      return true;  // neither timed nor stored: its duration is not the kernel's
-    }
+  if (has_end && !InsideOneRecordsWindow(kernel.start, kernel.end)) {
+    ++stats_.timed_dropped_at_switch;
+    return true;  // neither timed nor stored: its duration is not the kernel's
   }
   TimingKey timing;
   timing.mangled_name_id = InternKernelName(kernel.name);

@@ -25,6 +25,9 @@ last turn) do not take the CPU from the process whose turn it is. Light tracing'
 open on wall-clock time, so part of a window can fall between a process's turns; at the default
 duty cycle (200 ms every 5 s) that moves its cost by well under 0.1 %.
 
+A SIGTERM (the GPU scripts run it under `timeout`) ends the run after the turn in progress and
+still prints and writes the summary of every finished cycle.
+
 Variants: untraced, bare-cupti (with --bare-cupti: CUPTI kernel records, discarded), traced
 (occtrace, OCCTRACE_ACHIEVED=off), torchprof (torch.profiler, CUDA activity only; --no-torchprof
 leaves it out) and every --variant, as in gpu_bench.py. The workloads serve turns through
@@ -35,6 +38,7 @@ import json
 import os
 import random
 import select
+import signal
 import statistics
 import subprocess
 import sys
@@ -61,8 +65,10 @@ class Worker:
         self.samples = samples(env)
         self.log_path = log_path
         self.log = open(log_path, "w")
+        # Its own session: a SIGTERM sent to the bench's process group (`timeout`) reaches the
+        # bench alone, which then ends the processes in order (STOP).
         self.proc = subprocess.Popen(cmd, env=env, stdout=self.log, stderr=subprocess.STDOUT,
-                                     pass_fds=(cmd_read, reply_write),
+                                     pass_fds=(cmd_read, reply_write), start_new_session=True,
                                      preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
         os.close(cmd_read)
         os.close(reply_write)
@@ -120,11 +126,22 @@ def bootstrap_median_interval(values, iterations=2000, seed=1):
     return medians[int(0.025 * iterations)], medians[int(0.975 * iterations) - 1]
 
 
+# SIGTERM (`timeout`, a device lease running out) ends the run after the turn in progress: the
+# processes quit, and the summary of every finished cycle is printed and written as usual.
+STOP = {"requested": False}
+
+
+def request_stop(signum, frame):
+    STOP["requested"] = True
+
+
 def run_workload(name, script, turn_steps, variants, args, lib, tmp):
     cycles = []  # per cycle: {variant: ms/step}, with the repeat it belongs to
     sampling = {}
     warm_steps = {v: [] for v in variants}
     for repeat in range(args.repeats):
+        if STOP["requested"]:
+            break
         sets = dict(zip(variants, cpu_sets(len(variants), args.cores_per_process, repeat)))
         workers = {}
 
@@ -163,6 +180,9 @@ def run_workload(name, script, turn_steps, variants, args, lib, tmp):
             workers = {v: workers[v] for v in variants}
             in_order = list(workers.values())
             for c in range(args.cycles):
+                if STOP["requested"]:
+                    print(f"  {name}: stopped (SIGTERM) after {c} cycles of process set {repeat + 1}", flush=True)
+                    break
                 order = in_order[c % len(in_order):] + in_order[:c % len(in_order)]
                 times = {}
                 for w in order:
@@ -176,7 +196,7 @@ def run_workload(name, script, turn_steps, variants, args, lib, tmp):
                       ", ".join(f"{v} {times[v]:.4g}" for v in variants), flush=True)
         finally:
             for w in workers.values():
-                rc = w.close(args.quit_timeout)
+                rc = w.close(min(args.quit_timeout, 30.0) if STOP["requested"] else args.quit_timeout)
                 if rc not in (0, None):
                     print(f"  {name}: {w.variant} exited {rc} ({w.tail()})", flush=True)
         for v in variants:
@@ -225,6 +245,7 @@ def main():
     ap.add_argument("--json")
     args = ap.parse_args()
 
+    signal.signal(signal.SIGTERM, request_stop)
     lib = os.path.abspath(args.lib)
     variants = ["untraced"]
     if args.bare_cupti:
@@ -260,12 +281,17 @@ def main():
         args.logs = args.logs or tmp
         os.makedirs(args.logs, exist_ok=True)
         for name, script, turn_steps in workloads:
+            if STOP["requested"]:
+                break
             print(f"== {name}: {turn_steps} steps per turn, {args.cycles} cycles x {args.repeats} process sets, "
                   f"{args.warm_s:g} s warm-up where sampling ({args.warm_s_unsampled:g} s elsewhere); variants: {', '.join(variants)} "
                   f"(traced = occtrace OCCTRACE_ACHIEVED=off, torchprof = torch.profiler CUDA activity only)",
                   flush=True)
             started = time.monotonic()
             cycles, sampling, warm_steps = run_workload(name, script, turn_steps, variants, args, lib, tmp)
+            if not cycles:
+                print(f"  {name}: no cycle finished", flush=True)
+                continue
             s = summarize(cycles, variants, base)
             off = summarize(cycles, variants, "traced") if "traced" in variants else {}
             results[name] = {"base": base, "vs_untraced" if base == "untraced" else f"vs_{base}": s,

@@ -240,16 +240,16 @@ TEST(AchievedConfig, Switches) {
   FakeEnv unset;
   const AchievedConfig defaults = ParseAchievedConfig(unset.lookup(), &warnings);
   EXPECT_TRUE(defaults.background_setup);
-  EXPECT_FALSE(defaults.park_deinitializes);
+  EXPECT_TRUE(defaults.park_deinitializes);
   EXPECT_TRUE(defaults.park_stops_callbacks);
   EXPECT_EQ(defaults.listen_ns, 1'000'000'000);
   FakeEnv flipped{{{"OCCTRACE_ACHIEVED_BACKGROUND_SETUP", "0"},
-                   {"OCCTRACE_ACHIEVED_PARK_DEINIT", " 1 "},
+                   {"OCCTRACE_ACHIEVED_PARK_DEINIT", " 0 "},
                    {"OCCTRACE_ACHIEVED_QUIET_PARK", "off"},
                    {"OCCTRACE_ACHIEVED_LISTEN_MS", "250"}}};
   const AchievedConfig config = ParseAchievedConfig(flipped.lookup(), &warnings);
   EXPECT_FALSE(config.background_setup);
-  EXPECT_TRUE(config.park_deinitializes);
+  EXPECT_FALSE(config.park_deinitializes);
   EXPECT_FALSE(config.park_stops_callbacks);
   EXPECT_EQ(config.listen_ns, 250'000'000);
   EXPECT_TRUE(warnings.empty());

@@ -6,7 +6,8 @@ A stand-in workload sleeps a fixed time per step; the variant with OCCTRACE_MODE
 sleeps 25 % longer, so its ratio against untraced must come out near 1.25 and every other
 variant's near 1.00 (tolerances wide enough for other tests' load on a 2-core CI machine). Each process logs when it started and when its warm-up
 ended, so the test can see that the second sampling process started after the first one had
-warmed up (CUPTI's profiler serves one process per GPU at a time)."""
+warmed up (CUPTI's profiler serves one process per GPU at a time). Under `timeout`, the run
+stops after a turn and still prints its summary."""
 import json
 import os
 import subprocess
@@ -92,6 +93,28 @@ class TurnsBenchTest(unittest.TestCase):
             self.assertAlmostEqual(result["vs_traced"]["light"]["ratio"], 1.25, delta=0.08)
             starts = [v for kind, v, _ in events if kind == "start"]
             self.assertEqual(sorted(starts), ["/off", "light/off"], "only the two variants ran")
+
+    def test_a_time_limit_still_gives_the_summary(self):
+        # As the GPU scripts run it: under `timeout`, which signals the whole process group.
+        with tempfile.TemporaryDirectory() as tmp:
+            log = os.path.join(tmp, "events.log")
+            script = os.path.join(tmp, "workload.py")
+            with open(script, "w") as f:
+                f.write(WORKLOAD.format(workloads=os.path.join(ROOT, "tests/gpu/workloads"), log=log))
+            out = os.path.join(tmp, "out.json")
+            p = subprocess.run(["timeout", "6", sys.executable, os.path.join(ROOT, "bench/injector/turns_bench.py"),
+                                "--lib", os.path.join(tmp, "libnothing.so"), "--no-torchprof",
+                                "--workload", f"fake={script}:10", "--variant", "light=traced:OCCTRACE_MODE=light",
+                                "--repeats", "2", "--cycles", "100000", "--warm-s-unsampled", "0.05",
+                                "--json", out], capture_output=True, text=True, timeout=120)
+            self.assertEqual(p.returncode, 124, p.stderr)  # timeout's code: the limit was reached
+            self.assertIn("fake: stopped (SIGTERM) after", p.stdout)
+            self.assertIn("median ms/step", p.stdout)
+            with open(out) as f:
+                result = json.load(f)["fake"]
+            self.assertGreater(len(result["cycles"]), 5)
+            self.assertEqual({c["repeat"] for c in result["cycles"]}, {0}, "no second process set after the stop")
+            self.assertAlmostEqual(result["vs_untraced"]["light"]["ratio"], 1.25, delta=0.08)
 
 
 if __name__ == "__main__":

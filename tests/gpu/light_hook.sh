@@ -8,8 +8,9 @@
 #   2. empty-kernel launch cost: untraced, `off`, light (CUPTI callbacks), light + hook.
 #   3. step time in turns (turns_bench.py): untraced, `off`, light, light + hook, on
 #      TURN_WORKLOADS (train_small by default), CYCLES, REPEATS; TURN_ONLY adds light + hook
-#      without capture callbacks (light-hook-nocap), `sample` and `sample` ending CUPTI's
-#      profiler session while parked (sample-deinit).
+#      without capture callbacks (light-hook-nocap), `sample` (the default: CUPTI's profiler
+#      session ends while parked) and `sample` keeping the session (sample-keep). Leave the
+#      summary time: TURNS_TIMEOUT must cover start-up, warm-ups and every cycle.
 set -uo pipefail
 name=hook
 source "$(dirname "$0")/stage_env.sh"
@@ -51,7 +52,7 @@ if [[ -z "${SKIP_TURNS:-}" ]]; then
     --variant "light-hook=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_HOOK=1" \
     --variant "light-hook-nocap=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_HOOK=1,OCCTRACE_LIGHT_CAPTURE_CALLBACKS=0" \
     --variant "sample=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5" \
-    --variant "sample-deinit=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5,OCCTRACE_ACHIEVED_PARK_DEINIT=1" \
+    --variant "sample-keep=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5,OCCTRACE_ACHIEVED_PARK_DEINIT=0" \
     --only "${TURN_ONLY:-untraced,traced,light,light-hook}" \
     --repeats "${REPEATS:-2}" --cycles "${CYCLES:-60}" --warm-s "${WARM_S:-25}" --warm-s-unsampled "${WARM_S_UNSAMPLED:-8}" \
     --logs "$logs/turns" --json "$logs/turns.json" 2>&1 | tee "$logs/turns.txt" | tail -40

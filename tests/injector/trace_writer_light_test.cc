@@ -307,17 +307,22 @@ TEST_F(TraceWriterLightTest, LaunchesCountAsUnderTimedUntilTheirConfigurationIsW
 
 // A kernel running when records were switched off comes back with a wrong end (graph kernels on
 // an H100 ended 248 ms late): a record that starts before a switch-off and ends at or after it
-// is neither timed nor stored; records wholly before or after a switch-off are kept.
+// is neither timed nor stored, nor is one that started while records were off (queued before
+// the switch-off); records wholly inside a window are kept.
 TEST_F(TraceWriterLightTest, RecordRunningAcrossARecordsSwitchOffIsDropped) {
   for (uint32_t i = 0; i < 4; ++i) writer_.AddLaunchCall(Call(&kSquareFacts, 100 + i, 5000 + i));
+  for (uint32_t i = 4; i < 6; ++i) writer_.AddLaunchCall(Call(&kSquareFacts, 100 + i, 5000 + i));
   writer_.KernelRecordsStoppedAt(2'000'000);
+  writer_.KernelRecordsStartedAt(2'500'000);
   writer_.KernelRecordsStoppedAt(9'000'000);
   AddRecords({MakeKernel(kSquare, 100, 1'000'000, 1'000'500),      // before the first switch-off
               MakeKernel(kSquare, 101, 1'999'900, 250'000'000),    // across it, ending late
               MakeKernel(kSquare, 102, 1'999'900, 2'000'000),      // ends at it
-              MakeKernel(kSquare, 103, 3'000'000, 3'000'400)});    // after it, before the next
+              MakeKernel(kSquare, 104, 2'100'000, 252'000'000),    // queued: started while off
+              MakeKernel(kSquare, 105, 2'400'000, 2'400'300),      // started while off, sane end
+              MakeKernel(kSquare, 103, 3'000'000, 3'000'400)});    // inside the next window
   EXPECT_EQ(writer_.stats().timed_launches, 2u);
-  EXPECT_EQ(writer_.stats().timed_dropped_at_switch, 2u);
+  EXPECT_EQ(writer_.stats().timed_dropped_at_switch, 4u);
   EXPECT_EQ(writer_.stats().timed_unmatched, 0u);
   ASSERT_TRUE(writer_.Close());
   TraceReader reader(path_);
