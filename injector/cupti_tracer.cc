@@ -439,6 +439,9 @@ int InitializeTracing() {
           /*initially_on=*/true);
     }
   }
+  if (!tracer->light && EnvSwitch("OCCTRACE_LIGHT_HOOK", /*fallback=*/false)) {
+    LogLine("OCCTRACE_LIGHT_HOOK=1 applies to light tracing only (OCCTRACE_MODE=light); ignored");
+  }
   try {
     tracer->achieved = CreateAchievedProfiler(
         [tracer](AchievedSample&& sample) {

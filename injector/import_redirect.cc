@@ -172,7 +172,7 @@ int VisitObject(dl_phdr_info* info, size_t /*size*/, void* data) {
 
 struct PointerVisit {
   std::span<const ImportRedirect> redirects;
-  const std::function<bool(const std::string&)>* include = nullptr;
+  const std::function<bool(const std::string&, uintptr_t)>* include = nullptr;
   std::vector<Mapping> mappings;
   uintptr_t page_size = 4096;
   uintptr_t lowest = UINTPTR_MAX;  // of the originals: most words fail this range check
@@ -215,7 +215,7 @@ void ScanWords(PointerVisit& visit, uintptr_t begin, uintptr_t end, bool* rewrit
 int VisitObjectData(dl_phdr_info* info, size_t /*size*/, void* data) {
   auto& visit = *static_cast<PointerVisit*>(data);
   const std::string path = info->dlpi_name != nullptr ? info->dlpi_name : "";
-  if (!(*visit.include)(path)) return 0;
+  if (!(*visit.include)(path, info->dlpi_addr)) return 0;
   bool rewritten_here = false;
   for (int i = 0; i < info->dlpi_phnum; ++i) {
     const ElfW(Phdr)& phdr = info->dlpi_phdr[i];
@@ -230,7 +230,7 @@ int VisitObjectData(dl_phdr_info* info, size_t /*size*/, void* data) {
 }  // namespace
 
 RedirectReport RedirectStoredPointers(std::span<const ImportRedirect> redirects,
-                                      const std::function<bool(const std::string& path)>& include) {
+                                      const std::function<bool(const std::string& path, uintptr_t base)>& include) {
   PointerVisit visit;
   if (!kSupported || redirects.empty()) return visit.report;
   visit.redirects = redirects;

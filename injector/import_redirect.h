@@ -46,7 +46,9 @@ RedirectReport RedirectImports(std::span<const ImportRedirect> redirects,
 // segments (.data, .bss, the GOT) of every object for which `include(path)` is true; `symbol`
 // only names the redirect. A word equal to a function's address is, in practice, a pointer to
 // it: code addresses of the CUDA driver do not occur as data by chance.
+// `include(path, base)`: the object's path as the loader knows it (empty for the main program)
+// and its load address, by which a caller can leave out its own object whatever its name.
 RedirectReport RedirectStoredPointers(std::span<const ImportRedirect> redirects,
-                                      const std::function<bool(const std::string& path)>& include);
+                                      const std::function<bool(const std::string& path, uintptr_t base)>& include);
 
 }  // namespace occ::inj

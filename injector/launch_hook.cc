@@ -15,6 +15,7 @@
 #include "injector/errors.h"
 #include "injector/import_redirect.h"
 #include "injector/light_tracer.h"
+#include "injector/trace_session.h"
 
 namespace occ::inj {
 
@@ -80,6 +81,13 @@ class HookedCall {
   HookedLaunchThread& thread_;
 };
 
+// The light tracer to record a successful outermost hooked call into, or null. A forked child
+// records nothing (the parent's session owns the trace), as in the callbacks.
+LightTracer* Recorder(CUresult result, const HookedCall& call) {
+  if (result != CUDA_SUCCESS || !call.outermost() || TraceSession::InForkedChild()) return nullptr;
+  return g_light.load(std::memory_order_relaxed);
+}
+
 CUcontext CurrentContext() {
   CUcontext context = nullptr;
   if (g_ctx_get_current == nullptr || g_ctx_get_current(&context) != CUDA_SUCCESS) return nullptr;
@@ -93,8 +101,7 @@ CUresult CUDAAPI ClassicLaunch(CUfunction f, unsigned gx, unsigned gy, unsigned 
   HookedCall call;
   const CUresult result = reinterpret_cast<decltype(&::cuLaunchKernel)>(target.real)(
       f, gx, gy, gz, bx, by, bz, shared, stream, params, extra);
-  LightTracer* light = g_light.load(std::memory_order_relaxed);
-  if (result == CUDA_SUCCESS && call.outermost() && light != nullptr) {
+  if (LightTracer* light = Recorder(result, call)) {
     const cuLaunchKernel_params args{f, gx, gy, gz, bx, by, bz, shared, stream, params, extra};
     light->OnHookedKernelLaunch(target.cbid, &args, CurrentContext(), call.correlation());
   }
@@ -108,8 +115,7 @@ CUresult CUDAAPI CooperativeLaunch(CUfunction f, unsigned gx, unsigned gy, unsig
   HookedCall call;
   const CUresult result = reinterpret_cast<decltype(&::cuLaunchCooperativeKernel)>(target.real)(
       f, gx, gy, gz, bx, by, bz, shared, stream, params);
-  LightTracer* light = g_light.load(std::memory_order_relaxed);
-  if (result == CUDA_SUCCESS && call.outermost() && light != nullptr) {
+  if (LightTracer* light = Recorder(result, call)) {
     const cuLaunchCooperativeKernel_params args{f, gx, gy, gz, bx, by, bz, shared, stream, params};
     light->OnHookedKernelLaunch(target.cbid, &args, CurrentContext(), call.correlation());
   }
@@ -121,8 +127,7 @@ CUresult CUDAAPI ExLaunch(const CUlaunchConfig* config, CUfunction f, void** par
   const Target& target = g_ex[N];
   HookedCall call;
   const CUresult result = reinterpret_cast<decltype(&::cuLaunchKernelEx)>(target.real)(config, f, params, extra);
-  LightTracer* light = g_light.load(std::memory_order_relaxed);
-  if (result == CUDA_SUCCESS && call.outermost() && light != nullptr) {
+  if (LightTracer* light = Recorder(result, call)) {
     const cuLaunchKernelEx_params args{config, f, params, extra};
     light->OnHookedKernelLaunch(target.cbid, &args, CurrentContext(), call.correlation());
   }
@@ -134,8 +139,7 @@ CUresult CUDAAPI GraphLaunch(CUgraphExec exec, CUstream stream) {
   const Target& target = g_graph[N];
   HookedCall call;
   const CUresult result = reinterpret_cast<decltype(&::cuGraphLaunch)>(target.real)(exec, stream);
-  LightTracer* light = g_light.load(std::memory_order_relaxed);
-  if (result == CUDA_SUCCESS && call.outermost() && light != nullptr) {
+  if (LightTracer* light = Recorder(result, call)) {
     const cuGraphLaunch_params args{exec, stream};
     light->OnHookedGraphLaunch(target.cbid, &args, CurrentContext(), call.correlation());
   }
@@ -221,16 +225,20 @@ std::vector<ImportRedirect>& Redirects() {
   return *redirects;
 }
 
-std::string ObjectOf(const void* address) {
+// Load address of the object holding this code: libocctrace.so, or the program that links
+// the injector statically (the tests).
+uintptr_t OwnObjectBase() {
   Dl_info info{};
-  return dladdr(address, &info) != 0 && info.dli_fname != nullptr ? info.dli_fname : "";
+  if (dladdr(reinterpret_cast<const void*>(&OwnObjectBase), &info) == 0) return 0;
+  return reinterpret_cast<uintptr_t>(info.dli_fbase);
 }
 
-// The driver's, CUPTI's and occtrace's own pointers stay: they are the real entry points'
-// callers that must not be redirected to themselves (and CUPTI keeps its own tables).
-bool Hookable(const std::string& path) {
-  static const std::string self = ObjectOf(reinterpret_cast<const void*>(&ObjectOf));
-  if (!self.empty() && path == self) return false;
+// The driver's, CUPTI's and occtrace's own pointers stay: occtrace's are the wrappers' targets
+// (rewritten, a wrapper would call itself), the driver and CUPTI keep their own tables. Our
+// own object is recognized by its load address, whatever its name.
+bool Hookable(const std::string& path, uintptr_t base) {
+  static const uintptr_t own_base = OwnObjectBase();
+  if (base == own_base) return false;
   const std::string_view name = std::string_view(path).substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
   for (std::string_view skip : {"libcuda.so", "libcupti.so", "libnvidia-", "libocctrace", "linux-vdso", "ld-linux"}) {
     if (name.starts_with(skip)) return false;

@@ -57,10 +57,12 @@ class HookWatchPolicy {
 
   // `objects_added`: shared objects loaded since the last tick; `modules_loaded`: CUDA modules;
   // `misses`: launches the callbacks saw without the hook; `records_on`: a timing window.
-  // The callbacks never change while kernel records are on: switching CUPTI's launch callbacks
-  // while kernels with records are in flight gave some of them wrong durations (H100,
-  // 2026-11-25: torch.compile graph estimates 67-216 % high), so a change waits for the window
-  // to close.
+  // The callbacks never change while kernel records are on; a change waits for the window to
+  // close. The first GPU run switched them with the windows and its torch.compile graph
+  // estimates came out 67-216 % high (H100, 2026-11-25). The second, without such switches,
+  // still had bad records -- of kernels queued at a records switch-off, which the writer now
+  // drops -- so the switches were probably not the cause; keeping CUPTI's state still while
+  // records are on costs nothing.
   Decision Tick(int64_t now_ns, bool objects_added, bool modules_loaded, bool misses, bool records_on);
   // After a rescan the Decision asked for: how many pointers it rewrote. A rescan asked for by
   // misses that rewrote nothing is fruitless; after `fruitless_rescans_to_fall_back` in a row

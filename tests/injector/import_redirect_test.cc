@@ -87,7 +87,8 @@ TEST(RedirectStoredPointers, RewritesPointersStoredInDataAndLeavesOtherObjectsAl
   const std::vector<std::string> protections_before = ClientProtections();
 
   const ImportRedirect redirect{"occ_test_import_target", Address(&RedirectedTarget), Address(&occ_test_import_target)};
-  const RedirectReport report = RedirectStoredPointers({&redirect, 1}, IsClient);
+  auto is_client = [](const std::string& path, uintptr_t) { return IsClient(path); };
+  const RedirectReport report = RedirectStoredPointers({&redirect, 1}, is_client);
   EXPECT_GE(report.rewritten, 2) << "the stored pointer and at least the GOT slot of the same client";
   EXPECT_EQ(report.failed, 0);
   EXPECT_EQ(occ_client_stored(1), 101);
@@ -96,13 +97,13 @@ TEST(RedirectStoredPointers, RewritesPointersStoredInDataAndLeavesOtherObjectsAl
   EXPECT_EQ(ClientProtections(), protections_before) << "read-only pages must be read-only again";
 
   // Nothing equal to `original` is left: a second scan finds nothing.
-  EXPECT_EQ(RedirectStoredPointers({&redirect, 1}, IsClient).rewritten, 0);
+  EXPECT_EQ(RedirectStoredPointers({&redirect, 1}, is_client).rewritten, 0);
   // An object left out keeps its pointers.
   const ImportRedirect undo{"occ_test_import_target", Address(&occ_test_import_target), Address(&RedirectedTarget)};
-  EXPECT_EQ(RedirectStoredPointers({&undo, 1}, [](const std::string&) { return false; }).rewritten, 0);
+  EXPECT_EQ(RedirectStoredPointers({&undo, 1}, [](const std::string&, uintptr_t) { return false; }).rewritten, 0);
   EXPECT_EQ(occ_client_stored(1), 101);
   // Undo, so the order of tests does not matter.
-  EXPECT_EQ(RedirectStoredPointers({&undo, 1}, IsClient).rewritten, report.rewritten);
+  EXPECT_EQ(RedirectStoredPointers({&undo, 1}, is_client).rewritten, report.rewritten);
   EXPECT_EQ(occ_client_stored(1), 2);
   EXPECT_EQ(occ_client_now(1), 2);
 }

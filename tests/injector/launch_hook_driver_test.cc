@@ -1,0 +1,128 @@
+// LaunchHook against a stand-in driver (launch_hook_fake_driver.cc, loaded as libcuda.so.1) and
+// a library that calls it through a cuGetProcAddress-filled table, as the CUDA runtime does:
+// the hook finds the entry points, rewrites the table, its wrappers pass every argument and
+// result through, record only successful outermost calls, and a library loaded later is hooked
+// at the writer's next tick. What is recorded from a launch needs CUPTI and a GPU (its facts,
+// context and stream ids): that part is checked by tests/gpu/light_hook.sh.
+#include <cuda.h>
+#include <dlfcn.h>
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "injector/launch_calls.h"
+#include "injector/launch_hook.h"
+#include "injector/light_tracer.h"
+
+extern "C" {
+struct FakeDriverCalls {
+  int classic, classic_ptsz, cooperative, cooperative_ptsz, ex, ex_ptsz, graph, graph_ptsz;
+  void* last_function;
+  unsigned last_grid[3];
+  unsigned last_block[3];
+  unsigned last_shared;
+  void* last_stream;
+  const void* last_config;
+  void* last_graph;
+};
+extern FakeDriverCalls fake_driver_calls;
+int client_init();
+int client_launch(bool per_thread, void* f, unsigned grid_x, unsigned block_x, unsigned shared, void* stream);
+int client_launch_cooperative(void* f, unsigned grid_x, void* stream);
+int client_launch_ex(const void* config, void* f);
+int client_graph_launch(void* exec, void* stream);
+}
+
+namespace occ::inj {
+namespace {
+
+constexpr int64_t kSecond = 1'000'000'000;
+
+void* Fake(uintptr_t value) { return reinterpret_cast<void*>(value); }
+
+std::map<std::string, std::string> MetaOf(const LaunchHook& hook) {
+  std::map<std::string, std::string> meta;
+  for (const auto& [name, value] : hook.Meta()) meta[name] = value;
+  return meta;
+}
+
+TEST(LaunchHookWithAStandInDriver, WrapsTheRuntimeStyleTableAndPassesEverythingThrough) {
+  ASSERT_EQ(client_init(), 0);
+  LaunchCallStreams streams;
+  LightTracer light(&streams, nullptr);
+  std::vector<bool> switched;
+  LaunchCallbackSwitch callbacks([&](bool on, std::string*) { switched.push_back(on); return true; }, true);
+  std::string error;
+  callbacks.Want(LaunchCallbackSwitch::Owner::kAchieved, false, &error);  // no achieved profiler
+
+  // Before the hook: calls reach the driver and nothing is recorded.
+  ASSERT_EQ(client_launch(false, Fake(0xf1), 4, 128, 0, nullptr), 0);
+  EXPECT_EQ(fake_driver_calls.classic, 1);
+
+  LaunchHook* hook = LaunchHook::Install(&light, &callbacks, 0);
+  ASSERT_NE(hook, nullptr);
+  auto meta = MetaOf(*hook);
+  EXPECT_EQ(meta["light_hook_entry_points"], "8") << "4 entry points, legacy and per-thread";
+  EXPECT_GE(std::stoi(meta["light_hook_pointers_rewritten"]), 5) << "the client's table";
+  EXPECT_NE(meta["light_hook_objects"].find("occ_test_fake_cuda_client"), std::string::npos) << meta["light_hook_objects"];
+  EXPECT_EQ(LaunchHook::Install(&light, &callbacks, 0), nullptr) << "one hook per process";
+
+  // Every argument and the result pass through; successful launches are recorded (their
+  // facts cannot be read without a driver: counted as unreadable, the recording path ran).
+  EXPECT_EQ(client_launch(false, Fake(0xf2), 7, 256, 1024, Fake(0x5a)), 0);
+  EXPECT_EQ(fake_driver_calls.classic, 2);
+  EXPECT_EQ(fake_driver_calls.last_function, Fake(0xf2));
+  EXPECT_EQ(fake_driver_calls.last_grid[0], 7u);
+  EXPECT_EQ(fake_driver_calls.last_grid[1], 2u);
+  EXPECT_EQ(fake_driver_calls.last_grid[2], 3u);
+  EXPECT_EQ(fake_driver_calls.last_block[0], 256u);
+  EXPECT_EQ(fake_driver_calls.last_shared, 1024u);
+  EXPECT_EQ(fake_driver_calls.last_stream, Fake(0x5a));
+  EXPECT_EQ(light.hooked_launches(), 1u);
+  EXPECT_EQ(light.functions_unreadable(), 1u);
+
+  EXPECT_EQ(client_launch(true, Fake(0xf3), 1, 32, 0, nullptr), 0);
+  EXPECT_EQ(fake_driver_calls.classic_ptsz, 1) << "the per-thread entry point stays per-thread";
+  EXPECT_EQ(client_launch_cooperative(Fake(0xf4), 2, nullptr), 0);
+  EXPECT_EQ(fake_driver_calls.cooperative, 1);
+  CUlaunchConfig config{};
+  config.gridDimX = config.gridDimY = config.gridDimZ = 1;
+  config.blockDimX = config.blockDimY = config.blockDimZ = 1;
+  EXPECT_EQ(client_launch_ex(&config, Fake(0xf5)), 0);
+  EXPECT_EQ(fake_driver_calls.ex, 1);
+  EXPECT_EQ(fake_driver_calls.last_config, &config);
+  EXPECT_EQ(light.hooked_launches(), 4u);
+
+  // A failed launch returns the driver's error and is not recorded.
+  EXPECT_EQ(client_launch(false, Fake(0xf6), 0, 32, 0, nullptr), 1);
+  EXPECT_EQ(client_graph_launch(nullptr, nullptr), 1);
+  EXPECT_EQ(fake_driver_calls.graph, 1);
+  EXPECT_EQ(light.hooked_launches(), 4u);
+
+  // A library loaded after the hook fills its table itself; the writer's next tick rescans.
+  void* late = dlopen(OCC_LATE_CLIENT_PATH, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(late, nullptr) << dlerror();
+  auto late_init = reinterpret_cast<int (*)()>(dlsym(late, "late_init"));
+  auto late_launch = reinterpret_cast<int (*)(bool, void*, unsigned, unsigned, unsigned, void*)>(dlsym(late, "late_launch"));
+  ASSERT_NE(late_init, nullptr);
+  ASSERT_NE(late_launch, nullptr);
+  ASSERT_EQ(late_init(), 0);
+  EXPECT_EQ(late_launch(false, Fake(0xf7), 3, 64, 0, nullptr), 0);
+  EXPECT_EQ(light.hooked_launches(), 4u) << "not hooked yet";
+  hook->Tick(10 * kSecond, /*records_on=*/false);
+  EXPECT_EQ(late_launch(false, Fake(0xf8), 3, 64, 0, nullptr), 0);
+  EXPECT_EQ(light.hooked_launches(), 5u);
+  EXPECT_NE(MetaOf(*hook)["light_hook_objects"].find("occ_test_fake_cuda_late"), std::string::npos);
+
+  // The callbacks: on while the hook is watched (the load at 10 s), off once the watch ends.
+  EXPECT_TRUE(switched.empty());
+  hook->Tick(13 * kSecond, false);
+  EXPECT_EQ(switched, std::vector<bool>{false});
+  EXPECT_FALSE(callbacks.on());
+}
+
+}  // namespace
+}  // namespace occ::inj
