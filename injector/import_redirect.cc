@@ -54,6 +54,15 @@ std::vector<Mapping> ReadMappings() {
   return mappings;
 }
 
+// The mappings and the page size, for a scan that may open read-only pages for one store.
+// False when /proc/self/maps cannot be read: nothing is rewritten then.
+bool ReadProtections(std::vector<Mapping>* mappings, uintptr_t* page_size) {
+  *mappings = ReadMappings();
+  const long size = sysconf(_SC_PAGESIZE);
+  if (size > 0) *page_size = static_cast<uintptr_t>(size);
+  return !mappings->empty();
+}
+
 const Mapping* FindMapping(const std::vector<Mapping>& mappings, uintptr_t address) {
   for (const Mapping& m : mappings) {
     if (address >= m.begin && address < m.end) return &m;
@@ -241,11 +250,7 @@ RedirectReport RedirectStoredPointers(std::span<const ImportRedirect> redirects,
     visit.lowest = std::min(visit.lowest, original);
     visit.highest = std::max(visit.highest, original);
   }
-  if (visit.highest == 0) return visit.report;
-  visit.mappings = ReadMappings();
-  const long page_size = sysconf(_SC_PAGESIZE);
-  if (page_size > 0) visit.page_size = static_cast<uintptr_t>(page_size);
-  if (visit.mappings.empty()) return visit.report;
+  if (visit.highest == 0 || !ReadProtections(&visit.mappings, &visit.page_size)) return visit.report;
   dl_iterate_phdr(VisitObjectData, &visit);
   return visit.report;
 }
@@ -256,10 +261,7 @@ RedirectReport RedirectImports(std::span<const ImportRedirect> redirects,
   if (!kSupported || redirects.empty()) return visit.report;
   visit.redirects = redirects;
   visit.include = &include;
-  visit.mappings = ReadMappings();
-  const long page_size = sysconf(_SC_PAGESIZE);
-  if (page_size > 0) visit.page_size = static_cast<uintptr_t>(page_size);
-  if (visit.mappings.empty()) return visit.report;
+  if (!ReadProtections(&visit.mappings, &visit.page_size)) return visit.report;
   // dl_iterate_phdr holds the loader lock: no object is unloaded while its tables are read.
   dl_iterate_phdr(VisitObject, &visit);
   return visit.report;
