@@ -10,7 +10,11 @@
 #      TURN_WORKLOADS (train_small by default), CYCLES, REPEATS; TURN_ONLY adds light + hook
 #      without capture callbacks (light-hook-nocap), `sample` (the default: CUPTI's profiler
 #      session ends while parked) and `sample` keeping the session (sample-keep). Leave the
-#      summary time: TURNS_TIMEOUT must cover start-up, warm-ups and every cycle.
+#      summary time: TURNS_TIMEOUT must cover start-up, warm-ups and every cycle. To take light
+#      tracing's cost apart: cupti-inject (CUPTI loaded, nothing enabled), cupti-attach (a
+#      subscriber, nothing enabled), bare-cupti (kernel records alone), light-hook-nowindows
+#      (no timing windows after the first), e.g.
+#      TURN_ONLY=untraced,cupti-inject,cupti-attach,light-hook,light-hook-nowindows
 set -uo pipefail
 name=hook
 source "$(dirname "$0")/stage_env.sh"
@@ -48,8 +52,12 @@ if [[ -z "${SKIP_TURNS:-}" ]]; then
   echo "== step time in turns"
   timeout "${TURNS_TIMEOUT:-300}" python3 "$root/bench/injector/turns_bench.py" --lib "$lib" \
     ${TURN_WORKLOADS:---workload "train_small=$wl/train_small.py:100"} --no-torchprof \
+    --bare-cupti "$stage/bin/libbare_cupti_injection.so" \
+    --variant "cupti-inject=bare-cupti:BARE_CUPTI_MODE=inject" \
+    --variant "cupti-attach=bare-cupti:BARE_CUPTI_MODE=attach" \
     --variant "light=traced:OCCTRACE_MODE=light" \
     --variant "light-hook=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_HOOK=1" \
+    --variant "light-hook-nowindows=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_HOOK=1,OCCTRACE_LIGHT_PERIOD_MS=3600000,OCCTRACE_LIGHT_NEW_CONFIG_WINDOWS=0" \
     --variant "light-hook-nocap=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_HOOK=1,OCCTRACE_LIGHT_CAPTURE_CALLBACKS=0" \
     --variant "sample=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5" \
     --variant "sample-keep=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5,OCCTRACE_ACHIEVED_PARK_DEINIT=0" \
