@@ -97,6 +97,13 @@ def run_once(cmd, variant, lib, tmp, extra, pattern):
     return float(m.group(1)), size
 
 
+def write_json(path, results):
+    """The run's results as JSON at `path` (--json), if given."""
+    if path:
+        with open(path, "w") as f:
+            json.dump(results, f, indent=1)
+
+
 def sampling_facts(db):
     """A sample-mode trace's sampling facts (signatures measured, profiling time, parks), else None."""
     if not os.path.exists(db) or os.path.getsize(db) == 0:
@@ -283,9 +290,7 @@ def main():
         if launch:
             parts.append(f"launch throughput {launch[v]['throughput_ratio']:.3f}")
         print(f"  {v}: " + ", ".join(parts))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=1)
+    write_json(args.json, results)
     return 0
 
 

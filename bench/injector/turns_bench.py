@@ -34,7 +34,6 @@ leaves it out) and every --variant, as in gpu_bench.py. The workloads serve turn
 tests/gpu/workloads/turns.py.
 """
 import argparse
-import json
 import os
 import random
 import select
@@ -314,9 +313,7 @@ def main():
             for v, runs in sampling.items():
                 print(f"  {name}: {v} sampling per process: " + gpu_bench.format_sampling(runs))
             print(f"  {name}: {time.monotonic() - started:.0f} s", flush=True)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=1)
+    gpu_bench.write_json(args.json, results)
     return 0
 
 

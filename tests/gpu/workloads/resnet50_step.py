@@ -18,7 +18,8 @@ started = time.monotonic()
 import torch
 import torchvision
 
-import turns  # noqa: E402 (beside this file)
+import torchprof  # noqa: E402 (beside this file)
+import turns  # noqa: E402
 
 steps = int(os.environ.get("STEPS", "150"))
 batch = int(os.environ.get("BATCH", "64"))
@@ -39,28 +40,18 @@ def step():
     return loss
 
 
-def make_profiler():
-    """torch.profiler around the timed steps when TORCHPROF=1 (CUDAONLY=1: CUDA activity only)."""
-    if os.environ.get("TORCHPROF") != "1":
-        return None
-    from torch.profiler import ProfilerActivity, profile
-    acts = [ProfilerActivity.CUDA] if os.environ.get("CUDAONLY") == "1" else \
-        [ProfilerActivity.CUDA, ProfilerActivity.CPU]
-    return profile(activities=acts)
-
-
 for _ in range(int(os.environ.get("WARMUP", "5"))):
     step()
 torch.cuda.synchronize()
 if turns.active():  # under bench/injector/turns_bench.py: timed in turns with other variants
-    turns.serve(step, torch.cuda.synchronize, profiler=make_profiler)
+    turns.serve(step, torch.cuda.synchronize, profiler=torchprof.from_environment)
     sys.exit(0)
 warmup_s = float(os.environ.get("WARMUP_S", "0"))
 while time.monotonic() - started < warmup_s:
     step()
     torch.cuda.synchronize()
 
-prof = make_profiler()
+prof = torchprof.from_environment()
 if prof is not None:
     prof.__enter__()
 
