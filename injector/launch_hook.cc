@@ -292,7 +292,11 @@ LaunchHook* LaunchHook::Install(LightTracer* light, LaunchCallbackSwitch* callba
 }
 
 int LaunchHook::Rescan() {
+  const int64_t began = SteadyNs();
   const RedirectReport report = RedirectStoredPointers(Redirects(), Hookable);
+  const int64_t took = SteadyNs() - began;
+  scan_ns_total_ += took;
+  scan_ns_max_ = std::max(scan_ns_max_, took);
   ++rescans_;
   rewritten_total_ += report.rewritten;
   for (const std::string& object : report.objects) {
@@ -332,6 +336,8 @@ std::vector<std::pair<std::string, std::string>> LaunchHook::Meta() const {
       {"light_hook_entry_points", std::to_string(entry_points_)},
       {"light_hook_pointers_rewritten", std::to_string(rewritten_total_)},
       {"light_hook_rescans", std::to_string(rescans_)},
+      {"light_hook_scan_ms_total", std::to_string(static_cast<double>(scan_ns_total_) / 1e6)},
+      {"light_hook_scan_ms_max", std::to_string(static_cast<double>(scan_ns_max_) / 1e6)},
       {"light_hook_objects", objects},
       {"light_hook_launches", std::to_string(light_->hooked_launches())},
       {"light_hook_launches_outside", std::to_string(light_->launches_outside_hook())},

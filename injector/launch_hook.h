@@ -107,7 +107,9 @@ class LaunchHook {
   uint64_t objects_added_seen_ = 0;
   uint64_t modules_seen_ = 0;
   uint64_t misses_seen_ = 0;
-  int rescans_ = 0;
+  int rescans_ = 0;  // the first scan (at Install, inside cuInit) included
+  int64_t scan_ns_total_ = 0;
+  int64_t scan_ns_max_ = 0;
   int rewritten_total_ = 0;
   std::vector<std::string> hooked_objects_;
   std::string switch_error_;

@@ -68,6 +68,8 @@ TEST(LaunchHookWithAStandInDriver, WrapsTheRuntimeStyleTableAndPassesEverythingT
   EXPECT_EQ(meta["light_hook_entry_points"], "8") << "4 entry points, legacy and per-thread";
   EXPECT_GE(std::stoi(meta["light_hook_pointers_rewritten"]), 5) << "the client's table";
   EXPECT_NE(meta["light_hook_objects"].find("occ_test_fake_cuda_client"), std::string::npos) << meta["light_hook_objects"];
+  EXPECT_EQ(meta["light_hook_rescans"], "1") << "the scan at installation";
+  EXPECT_GE(std::stod(meta["light_hook_scan_ms_max"]), 0.0);
   EXPECT_EQ(LaunchHook::Install(&light, &callbacks, 0), nullptr) << "one hook per process";
 
   // Every argument and the result pass through; successful launches are recorded (their
