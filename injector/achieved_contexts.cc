@@ -1,5 +1,7 @@
 #include "injector/achieved_contexts.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <string>
 #include <system_error>
@@ -197,6 +199,7 @@ bool AchievedContexts::StartSetupThread(std::shared_ptr<ContextState> state, CUc
   ++setup_threads_running_;
   try {
     std::thread([this, state = std::move(state), ctx]() mutable {
+      pthread_setname_np(pthread_self(), "occtrace-setup");
       SetUpInBackground(state.get(), ctx);
       state.reset();  // nothing of this thread touches the context state after this
       std::lock_guard<std::mutex> done(setup_threads_mutex_);

@@ -12,12 +12,17 @@
 //   BARE_CUPTI_PER_THREAD=0  one shared activity buffer instead of per-thread ones
 //   BARE_CUPTI_FLUSH_PERIOD_MS=N  cuptiActivityFlushPeriod(N): the worker thread on a fixed period
 //                            instead of CUPTI's wake-up heuristics
+// What CUPTI costs after it was used, and whether cuptiFinalize gives it back
+// (BARE_CUPTI_MODE=callbacks-off, records-off, records-detach, windows-keep, windows-detach):
+// bare_cupti_phases.h.
 #include <cupti.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+
+#include "bench/injector/bare_cupti_phases.h"
 
 namespace {
 
@@ -54,6 +59,9 @@ bool Fail(const char* what) {
 
 bool Setup() {
   if (EnvIs("BARE_CUPTI_MODE", "inject")) return true;
+  if (const char* mode = std::getenv("BARE_CUPTI_MODE"); bare_cupti::IsPhaseMode(mode)) {
+    return bare_cupti::StartPhases(mode);
+  }
   const bool attach_only = EnvIs("BARE_CUPTI_MODE", "attach");
   if (attach_only || EnvIs("BARE_CUPTI_SUBSCRIBE", "1")) {
     CUpti_SubscriberHandle subscriber = nullptr;

@@ -25,6 +25,11 @@ last turn) do not take the CPU from the process whose turn it is. Light tracing'
 open on wall-clock time, so part of a window can fall between a process's turns; at the default
 duty cycle (200 ms every 5 s) that moves its cost by well under 0.1 %.
 
+Two figures say where a cost comes from and whether it stays put: each variant's CPU per step
+over the cycles, in total and for its busiest threads by name (occtrace's are occtrace-writer
+and occtrace-setup), and its ratio in each quarter of every process set (a cost that grows with
+the process's age shows as rising quarters).
+
 A SIGTERM (the GPU scripts run it under `timeout`) ends the run after the turn in progress and
 still prints and writes the summary of every finished cycle.
 
@@ -134,9 +139,39 @@ def request_stop(signum, frame):
     STOP["requested"] = True
 
 
+def thread_cpu_s(pid):
+    """CPU seconds (user + system) of process `pid` per thread name (occtrace names its own:
+    occtrace-writer, occtrace-setup), from /proc; empty when the process is gone."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    per_name = {}
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return per_name
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        name = stat[stat.index("(") + 1:stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2:].split()  # fields 3.. of proc(5): utime, stime at 14, 15
+        per_name[name] = per_name.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / ticks
+    return per_name
+
+
+def cpu_per_step(before, after, steps):
+    """ms of CPU per step: the process's total, and its busiest threads by name."""
+    used = {k: after.get(k, 0.0) - before.get(k, 0.0) for k in after}
+    busiest = sorted(used.items(), key=lambda kv: -kv[1])[:6]
+    per_step = lambda seconds: seconds * 1e3 / max(steps, 1)
+    return {"total_ms": per_step(sum(used.values())), "threads_ms": {k: per_step(v) for k, v in busiest}}
+
+
 def run_workload(name, script, turn_steps, variants, args, lib, tmp):
     cycles = []  # per cycle: {variant: ms/step}, with the repeat it belongs to
     sampling = {}
+    cpu = {}  # per variant, per process set: CPU per step over the cycles (cpu_per_step)
     warm_steps = {v: [] for v in variants}
     for repeat in range(args.repeats):
         if STOP["requested"]:
@@ -178,6 +213,7 @@ def run_workload(name, script, turn_steps, variants, args, lib, tmp):
                 warm(w)
             workers = {v: workers[v] for v in variants}
             in_order = list(workers.values())
+            cpu_before = {v: thread_cpu_s(w.proc.pid) for v, w in workers.items()}
             for c in range(args.cycles):
                 if STOP["requested"]:
                     print(f"  {name}: stopped (SIGTERM) after {c} cycles of process set {repeat + 1}", flush=True)
@@ -194,15 +230,38 @@ def run_workload(name, script, turn_steps, variants, args, lib, tmp):
                 print(f"  {name} r{repeat + 1} c{c + 1:02}: " +
                       ", ".join(f"{v} {times[v]:.4g}" for v in variants), flush=True)
         finally:
+            done = sum(1 for c in cycles if c["repeat"] == repeat) * turn_steps
+            if done and len(workers) == len(variants):
+                for v, w in workers.items():
+                    used = cpu_per_step(cpu_before[v], thread_cpu_s(w.proc.pid), done)
+                    cpu.setdefault(v, []).append(used)
+                    print(f"  {name} r{repeat + 1}: {v} CPU per step {used['total_ms']:.3f} ms; busiest threads: " +
+                          ", ".join(f"{k} {ms:.3f}" for k, ms in used["threads_ms"].items()), flush=True)
             for w in workers.values():
                 rc = w.close(min(args.quit_timeout, 30.0) if STOP["requested"] else args.quit_timeout)
                 if rc not in (0, None):
                     print(f"  {name}: {w.variant} exited {rc} ({w.tail()})", flush=True)
+                # What bare_cupti_injection.so's phase modes say at exit (attach, finalize times).
+                with open(w.log_path, errors="replace") as f:
+                    for line in f:
+                        if line.startswith("bare_cupti:"):
+                            print(f"  {name}: {w.variant} r{repeat + 1}: {line.strip()}", flush=True)
         for v in variants:
             facts = gpu_bench.sampling_facts(os.path.join(tmp, f"{name}-{v}-{repeat}.db"))
             if facts is not None:
                 sampling.setdefault(v, []).append(facts)
-    return cycles, sampling, warm_steps
+    return cycles, sampling, warm_steps, cpu
+
+
+def quarters(cycles, variant, base):
+    """Median per-cycle ratio in each quarter of every process set: whether a cost drifts."""
+    out = []
+    for r in sorted({c["repeat"] for c in cycles}):
+        mine = [c["ms_per_step"] for c in cycles if c["repeat"] == r]
+        n = len(mine)
+        out.append([statistics.median(c[variant] / c[base] for c in mine[i * n // 4:(i + 1) * n // 4])
+                    for i in range(4) if (i + 1) * n // 4 > i * n // 4])
+    return out
 
 
 def summarize(cycles, variants, base):
@@ -287,7 +346,7 @@ def main():
                   f"(traced = occtrace OCCTRACE_ACHIEVED=off, torchprof = torch.profiler CUDA activity only)",
                   flush=True)
             started = time.monotonic()
-            cycles, sampling, warm_steps = run_workload(name, script, turn_steps, variants, args, lib, tmp)
+            cycles, sampling, warm_steps, cpu = run_workload(name, script, turn_steps, variants, args, lib, tmp)
             if not cycles:
                 print(f"  {name}: no cycle finished", flush=True)
                 continue
@@ -295,7 +354,9 @@ def main():
             off = summarize(cycles, variants, "traced") if "traced" in variants else {}
             results[name] = {"base": base, "vs_untraced" if base == "untraced" else f"vs_{base}": s,
                              "vs_traced": off, "cycles": cycles, "sampling": sampling,
-                             "warm_steps": warm_steps, "seconds": time.monotonic() - started}
+                             "warm_steps": warm_steps, "cpu_per_step": cpu,
+                             "quarters": {v: quarters(cycles, v, base) for v in variants if v != base},
+                             "seconds": time.monotonic() - started}
             print(f"  {name}: median ms/step and step time vs {base} (median of per-cycle ratios, "
                   f"95 % bootstrap interval; per process set)")
             for v in variants:
@@ -310,6 +371,9 @@ def main():
                 print(f"  {name}: {v} vs traced (off) {r['ratio']:.3f} "
                       f"[{r['ratio_ci95'][0]:.3f}, {r['ratio_ci95'][1]:.3f}]  per set: "
                       + ", ".join(f"{x:.3f}" for x in r["ratio_per_repeat"]))
+            for v, per_set in results[name]["quarters"].items():
+                print(f"  {name}: {v} vs {base} by quarter of each process set: " +
+                      "; ".join(" ".join(f"{x:.3f}" for x in q) for q in per_set))
             for v, runs in sampling.items():
                 print(f"  {name}: {v} sampling per process: " + gpu_bench.format_sampling(runs))
             print(f"  {name}: {time.monotonic() - started:.0f} s", flush=True)

@@ -6,8 +6,10 @@ A stand-in workload sleeps a fixed time per step; the variant with OCCTRACE_MODE
 sleeps 25 % longer, so its ratio against untraced must come out near 1.25 and every other
 variant's near 1.00 (tolerances wide enough for other tests' load on a 2-core CI machine). Each process logs when it started and when its warm-up
 ended, so the test can see that the second sampling process started after the first one had
-warmed up (CUPTI's profiler serves one process per GPU at a time). Under `timeout`, the run
-stops after a turn and still prints its summary."""
+warmed up (CUPTI's profiler serves one process per GPU at a time). The light process also runs a
+thread named busy-helper that burns ~2 ms of CPU every 10 ms: the bench's CPU per step by thread
+name must find it there and nowhere else. Under `timeout`, the run stops after a turn and still
+prints its summary."""
 import json
 import os
 import subprocess
@@ -26,6 +28,16 @@ WORKLOAD = textwrap.dedent("""
     variant = os.environ.get("OCCTRACE_MODE", "") + "/" + os.environ.get("OCCTRACE_ACHIEVED", "")
     log.write(f"start {{variant}} {{time.monotonic()}}\\n"); log.flush()
     slow = 1.25 if os.environ.get("OCCTRACE_MODE") == "light" else 1.0
+    if slow > 1:  # a named thread that burns CPU: the bench must find it by name
+        import ctypes, threading
+        def burn():
+            ctypes.CDLL(None).prctl(15, b"busy-helper", 0, 0, 0)  # PR_SET_NAME
+            while True:
+                end = time.thread_time() + 0.002
+                while time.thread_time() < end:
+                    pass
+                time.sleep(0.008)
+        threading.Thread(target=burn, daemon=True).start()
     def step():  # a sleep, not a spin: other tests' load on the CPU does not stretch it
         time.sleep(0.010 * slow)
     def synchronize():
@@ -69,6 +81,21 @@ class TurnsBenchTest(unittest.TestCase):
                 self.assertAlmostEqual(ratios[v], 1.0, delta=0.08, msg=ratios)
             self.assertEqual(len(result["vs_untraced"]["light"]["ratio_per_repeat"]), 2)
             self.assertGreater(min(result["warm_steps"]["sample"]), min(result["warm_steps"]["traced"]))
+            # CPU per step by thread name: the light process's burning thread is found, ~2 ms of
+            # every 10 ms (a step lasts 12.5 ms there), and no other variant has it.
+            light_cpu = result["cpu_per_step"]["light"]
+            self.assertEqual(len(light_cpu), 2)
+            for used in light_cpu:
+                self.assertGreater(used["threads_ms"].get("busy-helper", 0.0), 0.8, used)
+                self.assertGreaterEqual(used["total_ms"], used["threads_ms"]["busy-helper"])
+            self.assertNotIn("busy-helper", result["cpu_per_step"]["traced"][0]["threads_ms"])
+            self.assertIn("light CPU per step", stdout)
+            # Drift by quarter, per process set: light stays near 1.25 in every quarter.
+            self.assertEqual(len(result["quarters"]["light"]), 2)
+            for per_set in result["quarters"]["light"]:
+                self.assertEqual(len(per_set), 4)
+                for ratio in per_set:
+                    self.assertAlmostEqual(ratio, 1.25, delta=0.15)
 
             # The light process (sampling, started second) starts only after the sample
             # process's warm-up ended: its first synchronize after "warm" is that end.

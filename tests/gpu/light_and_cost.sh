@@ -12,7 +12,9 @@
 #                                              torch.profiler, sample, light; REPEATS, CYCLES,
 #                                              WARM_S (25 s: ResNet-50 needs ~9 s of profiling at a
 #                                              50 % budget), TURN_WORKLOADS (--workload args),
-#                                              TURN_ONLY (e.g. traced,sample: shorter cycles)
+#                                              TURN_ONLY (e.g. traced,sample: shorter cycles;
+#                                              traced-again: a second `off` process, the A/A
+#                                              control; sample-keep: the profiler session kept)
 #   PART=bench  tests/gpu/light_and_cost.sh   step time, ResNet-50 and train_small: untraced,
 #                                              bare CUPTI (NO_BARE_CUPTI=1 leaves it out), full
 #                                              off, full sample, light; ROUNDS, RESNET_ROUNDS,
@@ -52,6 +54,8 @@ elif [[ "$part" == turns ]]; then
     ${TURN_ONLY:+--only "$TURN_ONLY"} ${TURN_WORKLOADS:---workload "train_small=$wl/train_small.py:100" --workload "resnet50=$wl/resnet50_step.py:12"} \
     --bare-cupti "$stage/bin/libbare_cupti_injection.so" \
     --variant "sample=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5" \
+    --variant "sample-keep=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5,OCCTRACE_ACHIEVED_PARK_DEINIT=0" \
+    --variant "traced-again=traced:TURNS_SAME_AS=traced" \
     --variant "light=traced:OCCTRACE_MODE=light,OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5" \
     --repeats "${REPEATS:-2}" --cycles "${CYCLES:-30}" --warm-s "${WARM_S:-25}" ${BENCH_ARGS:-} \
     --logs "$logs/turns" --json "$logs/turns.json" 2>&1 | tee "$out/turns.txt"

@@ -15,6 +15,9 @@
 #      subscriber, nothing enabled), bare-cupti (kernel records alone), light-hook-nowindows
 #      (no timing windows after the first), e.g.
 #      TURN_ONLY=untraced,cupti-inject,cupti-attach,light-hook,light-hook-nowindows
+#      What CUPTI costs after it was used, and whether detaching gives it back
+#      (bench/injector/bare_cupti_phases.h): cupti-callbacks-off, cupti-records-off,
+#      cupti-records-detach, cupti-windows-keep, cupti-windows-detach.
 set -uo pipefail
 name=hook
 source "$(dirname "$0")/stage_env.sh"
@@ -55,6 +58,11 @@ if [[ -z "${SKIP_TURNS:-}" ]]; then
     --bare-cupti "$stage/bin/libbare_cupti_injection.so" \
     --variant "cupti-inject=bare-cupti:BARE_CUPTI_MODE=inject" \
     --variant "cupti-attach=bare-cupti:BARE_CUPTI_MODE=attach" \
+    --variant "cupti-callbacks-off=bare-cupti:BARE_CUPTI_MODE=callbacks-off" \
+    --variant "cupti-records-off=bare-cupti:BARE_CUPTI_MODE=records-off" \
+    --variant "cupti-records-detach=bare-cupti:BARE_CUPTI_MODE=records-detach" \
+    --variant "cupti-windows-keep=bare-cupti:BARE_CUPTI_MODE=windows-keep" \
+    --variant "cupti-windows-detach=bare-cupti:BARE_CUPTI_MODE=windows-detach" \
     --variant "light=traced:OCCTRACE_MODE=light" \
     --variant "light-hook=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_HOOK=1" \
     --variant "light-hook-nowindows=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_HOOK=1,OCCTRACE_LIGHT_PERIOD_MS=3600000,OCCTRACE_LIGHT_NEW_CONFIG_WINDOWS=0" \
