@@ -1,6 +1,8 @@
 #include "bench/injector/bare_cupti_phases.h"
 
 #include <cupti.h>
+#include <dlfcn.h>
+#include <time.h>
 
 #include <algorithm>
 #include <atomic>
@@ -23,7 +25,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
-enum class Mode { kCallbacksOff, kRecordsOff, kRecordsDetach, kWindowsKeep, kWindowsDetach };
+enum class Mode { kCallbacksOff, kRecordsOff, kRecordsDetach, kWindowsKeep, kWindowsDetach, kIds };
 
 struct Phases {
   Mode mode = Mode::kRecordsOff;
@@ -55,6 +57,9 @@ bool g_detached = false;
 bool g_stopping = false;
 std::atomic<bool> g_detach_requested{false};
 std::atomic<uint64_t> g_kernel_records{0};
+bool g_ids_mode = false;  // set before the first attach
+std::atomic<uint64_t> g_ids_seen{0};
+constexpr uint64_t kIdsEvery = 16;
 
 double MicrosSince(Clock::time_point start) {
   return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
@@ -90,9 +95,16 @@ void CUPTIAPI BufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t, size
 
 // CUPTI wants cuptiFinalize called at an API exit, so that no program thread is inside CUPTI
 // for that API: the first exit after a detach was requested does it, on the program's thread.
-void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId, const void* data) {
+void CheckIds(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
+
+void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   if (domain != CUPTI_CB_DOMAIN_DRIVER_API && domain != CUPTI_CB_DOMAIN_RUNTIME_API) return;
-  if (static_cast<const CUpti_CallbackData*>(data)->callbackSite != CUPTI_API_EXIT) return;
+  const auto* info = static_cast<const CUpti_CallbackData*>(data);
+  if (g_ids_mode && domain == CUPTI_CB_DOMAIN_DRIVER_API && info->callbackSite == CUPTI_API_ENTER &&
+      g_ids_seen.fetch_add(1, std::memory_order_relaxed) % kIdsEvery == 0) {
+    CheckIds(cbid, info);
+  }
+  if (info->callbackSite != CUPTI_API_EXIT) return;
   // A plain load first: in callbacks-off mode every launch passes here.
   if (!g_detach_requested.load(std::memory_order_relaxed) ||
       !g_detach_requested.exchange(false, std::memory_order_acq_rel)) {
@@ -106,6 +118,81 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId, c
   g_figures.finalize_us.push_back(us);
   g_detached = true;
   g_changed.notify_all();
+}
+
+// `ids` mode: whether what the driver and the C library say without CUPTI matches what CUPTI
+// says, for launches seen by the driver launch callbacks (1 in kIdsEvery). A light trace that
+// records launches with CUPTI detached must name contexts and streams, and stamp times, the way
+// CUPTI's records (taken while attached) do.
+struct IdChecks {
+  uint64_t compared = 0;
+  uint64_t context_equal = 0;
+  uint64_t stream_compared = 0;
+  uint64_t stream_equal = 0;
+  std::string first_context_pair;  // "CUPTI id / driver id" of the first launch compared
+  std::string first_stream_pair;
+  std::vector<double> realtime_minus_cupti_ns;
+  std::vector<double> monotonic_minus_cupti_ns;
+} g_ids;  // under g_mutex
+using CtxGetId = CUresult (*)(CUcontext, unsigned long long*);
+using StreamGetId = CUresult (*)(CUstream, unsigned long long*);
+CtxGetId g_ctx_get_id = nullptr;
+StreamGetId g_stream_get_id = nullptr;
+
+int64_t ClockNs(clockid_t clock) {
+  timespec now{};
+  clock_gettime(clock, &now);
+  return int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec;
+}
+
+void CheckIds(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
+  CUstream stream = nullptr;
+  bool per_thread = false;
+  switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+      stream = static_cast<const cuLaunchKernel_params*>(data->functionParams)->hStream;
+      break;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+      stream = static_cast<const cuLaunchKernel_ptsz_params*>(data->functionParams)->hStream;
+      per_thread = stream == nullptr;
+      break;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+      stream = static_cast<const cuLaunchKernelEx_params*>(data->functionParams)->config->hStream;
+      break;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+      stream = static_cast<const cuLaunchKernelEx_ptsz_params*>(data->functionParams)->config->hStream;
+      per_thread = stream == nullptr;
+      break;
+    default:
+      return;
+  }
+  uint64_t cupti_ns = 0;
+  const int64_t realtime_before = ClockNs(CLOCK_REALTIME);
+  const int64_t monotonic_before = ClockNs(CLOCK_MONOTONIC);
+  cuptiGetTimestamp(&cupti_ns);
+  uint32_t cupti_context = 0;
+  uint32_t cupti_stream = 0;
+  unsigned long long driver_context = 0;
+  unsigned long long driver_stream = 0;
+  const bool contexts = cuptiGetContextId(data->context, &cupti_context) == CUPTI_SUCCESS &&
+                        g_ctx_get_id != nullptr && g_ctx_get_id(data->context, &driver_context) == CUDA_SUCCESS;
+  const bool streams =
+      cuptiGetStreamIdEx(data->context, per_thread ? nullptr : stream, per_thread ? 1 : 0, &cupti_stream) == CUPTI_SUCCESS &&
+      g_stream_get_id != nullptr && g_stream_get_id(per_thread ? CU_STREAM_PER_THREAD : stream, &driver_stream) == CUDA_SUCCESS;
+  std::lock_guard lock(g_mutex);
+  IdChecks& ids = g_ids;
+  ++ids.compared;
+  ids.realtime_minus_cupti_ns.push_back(static_cast<double>(realtime_before - static_cast<int64_t>(cupti_ns)));
+  ids.monotonic_minus_cupti_ns.push_back(static_cast<double>(monotonic_before - static_cast<int64_t>(cupti_ns)));
+  if (contexts) {
+    ids.context_equal += cupti_context == driver_context ? 1 : 0;
+    if (ids.first_context_pair.empty()) ids.first_context_pair = std::to_string(cupti_context) + " / " + std::to_string(driver_context);
+  }
+  if (streams) {
+    ++ids.stream_compared;
+    ids.stream_equal += cupti_stream == driver_stream ? 1 : 0;
+    if (ids.first_stream_pair.empty()) ids.first_stream_pair = std::to_string(cupti_stream) + " / " + std::to_string(driver_stream);
+  }
 }
 
 bool Attach(bool records) {
@@ -191,6 +278,8 @@ void RunPhases(Phases phases) {
     case Mode::kCallbacksOff:
       SwitchLaunchCallbacks(false);
       return;
+    case Mode::kIds:
+      return;  // the launch callbacks stay on: every launch is a candidate for a check
     case Mode::kRecordsOff:
     case Mode::kRecordsDetach:
       EndWindow(phases.mode == Mode::kRecordsDetach, &records);
@@ -233,10 +322,24 @@ std::string FirstCounts(const std::vector<double>& counts) {
   return counts.size() > 40 ? text + " ..." : text;
 }
 
+void ReportIds() {
+  const IdChecks& ids = g_ids;
+  std::fprintf(stderr,
+               "bare_cupti: ids: %llu launches compared (1 in %llu); context ids equal %llu/%llu (first CUPTI / driver: "
+               "%s); stream ids equal %llu/%llu (first: %s); CLOCK_REALTIME - cuptiGetTimestamp %s; "
+               "CLOCK_MONOTONIC - cuptiGetTimestamp %s\n",
+               static_cast<unsigned long long>(ids.compared), static_cast<unsigned long long>(kIdsEvery),
+               static_cast<unsigned long long>(ids.context_equal), static_cast<unsigned long long>(ids.compared),
+               ids.first_context_pair.c_str(), static_cast<unsigned long long>(ids.stream_equal),
+               static_cast<unsigned long long>(ids.stream_compared), ids.first_stream_pair.c_str(),
+               Spread(ids.realtime_minus_cupti_ns, "ns").c_str(), Spread(ids.monotonic_minus_cupti_ns, "ns").c_str());
+}
+
 void Report() {
   std::lock_guard lock(g_mutex);
   g_stopping = true;
   g_changed.notify_all();
+  if (g_ids_mode) ReportIds();
   const Figures& f = g_figures;
   std::fprintf(stderr,
                "bare_cupti: mode %s; attaches %s; finalizes (on a program thread) %s; detach waits %s; "
@@ -262,7 +365,7 @@ constexpr struct {
   Mode mode;
 } kModes[] = {{"callbacks-off", Mode::kCallbacksOff}, {"records-off", Mode::kRecordsOff},
               {"records-detach", Mode::kRecordsDetach}, {"windows-keep", Mode::kWindowsKeep},
-              {"windows-detach", Mode::kWindowsDetach}};
+              {"windows-detach", Mode::kWindowsDetach}, {"ids", Mode::kIds}};
 
 }  // namespace
 
@@ -281,7 +384,12 @@ bool StartPhases(const char* mode) {
   phases.on = EnvMillis("BARE_CUPTI_ON_MS", phases.on);
   phases.window = EnvMillis("BARE_CUPTI_WINDOW_MS", phases.window);
   phases.period = EnvMillis("BARE_CUPTI_PERIOD_MS", phases.period);
-  const bool callbacks = phases.mode == Mode::kCallbacksOff;
+  g_ids_mode = phases.mode == Mode::kIds;
+  if (g_ids_mode) {
+    g_ctx_get_id = reinterpret_cast<CtxGetId>(dlsym(RTLD_DEFAULT, "cuCtxGetId"));
+    g_stream_get_id = reinterpret_cast<StreamGetId>(dlsym(RTLD_DEFAULT, "cuStreamGetId"));
+  }
+  const bool callbacks = phases.mode == Mode::kCallbacksOff || g_ids_mode;
   std::atexit(Report);
   if (!Attach(/*records=*/!callbacks)) {
     std::fprintf(stderr, "bare_cupti: the first attach failed\n");

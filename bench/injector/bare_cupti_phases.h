@@ -15,6 +15,12 @@
 //                                   PERIOD_MS; the subscriber stays (light tracing's windows)
 //                  =windows-detach  the same windows, CUPTI detached between them and attached
 //                                   again for each (subscribe, buffer callbacks, records)
+//                  =ids             not a cost: the driver launch callbacks stay on, and 1 launch
+//                                   in 16 compares CUPTI's context and stream ids with the
+//                                   driver's (cuCtxGetId, cuStreamGetId) and cuptiGetTimestamp
+//                                   with CLOCK_REALTIME and CLOCK_MONOTONIC: whether launches
+//                                   recorded with CUPTI detached can be named and stamped as
+//                                   CUPTI's records are
 //   BARE_CUPTI_ON_MS (3000), BARE_CUPTI_WINDOW_MS (200), BARE_CUPTI_PERIOD_MS (5000)
 //
 // Detaching follows CUPTI's protocol: records off, a forced flush, then cuptiFinalize from the

@@ -17,7 +17,8 @@
 #      TURN_ONLY=untraced,cupti-inject,cupti-attach,light-hook,light-hook-nowindows
 #      What CUPTI costs after it was used, and whether detaching gives it back
 #      (bench/injector/bare_cupti_phases.h): cupti-callbacks-off, cupti-records-off,
-#      cupti-records-detach, cupti-windows-keep, cupti-windows-detach.
+#      cupti-records-detach, cupti-windows-keep, cupti-windows-detach; cupti-ids checks that
+#      CUPTI's context and stream ids and clock match the driver's and the C library's.
 set -uo pipefail
 name=hook
 source "$(dirname "$0")/stage_env.sh"
@@ -63,6 +64,7 @@ if [[ -z "${SKIP_TURNS:-}" ]]; then
     --variant "cupti-records-detach=bare-cupti:BARE_CUPTI_MODE=records-detach" \
     --variant "cupti-windows-keep=bare-cupti:BARE_CUPTI_MODE=windows-keep" \
     --variant "cupti-windows-detach=bare-cupti:BARE_CUPTI_MODE=windows-detach" \
+    --variant "cupti-ids=bare-cupti:BARE_CUPTI_MODE=ids" \
     --variant "light=traced:OCCTRACE_MODE=light" \
     --variant "light-hook=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_HOOK=1" \
     --variant "light-hook-nowindows=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_HOOK=1,OCCTRACE_LIGHT_PERIOD_MS=3600000,OCCTRACE_LIGHT_NEW_CONFIG_WINDOWS=0" \
