@@ -121,6 +121,7 @@ def sampling_facts(db):
                                      "achieved_skipped_for_budget", "achieved_profiling_ns",
                                      "achieved_parks", "achieved_unparks", "achieved_quiet_parks",
                                      "achieved_listens", "achieved_busy_waits", "achieved_park_deinit",
+                                     "achieved_profiler_session_ends",
                                      "achieved_status", "launch_count",
                                      "stale_forced_flushes", "incomplete_kernel_records")}
 
@@ -130,7 +131,8 @@ def format_sampling(runs):
                      f"{int(r['achieved_profiling_ns'] or 0) / 1e6:.0f} ms profiling, "
                      f"skipped for budget {r['achieved_skipped_for_budget']}, parks {r['achieved_parks']}, "
                      f"quiet parks {r.get('achieved_quiet_parks')}, listens {r.get('achieved_listens')}, "
-                     f"busy waits {r.get('achieved_busy_waits')}, status {r.get('achieved_status')}"
+                     f"busy waits {r.get('achieved_busy_waits')}, profiler sessions ended "
+                     f"{r.get('achieved_profiler_session_ends')}, status {r.get('achieved_status')}"
                      for r in runs)
 
 
