@@ -90,12 +90,16 @@ class TurnsBenchTest(unittest.TestCase):
                 self.assertGreaterEqual(used["total_ms"], used["threads_ms"]["busy-helper"])
             self.assertNotIn("busy-helper", result["cpu_per_step"]["traced"][0]["threads_ms"])
             self.assertIn("light CPU per step", stdout)
-            # Drift by quarter, per process set: light stays near 1.25 in every quarter.
+            # Drift by quarter, per process set: light stays near 1.25 in every quarter. A quarter
+            # holds 2-3 cycles, so one cycle stretched by a loaded CI machine moves it: each
+            # quarter within 0.3 (an inverted ratio, 0.8, fails), their median within 0.08.
             self.assertEqual(len(result["quarters"]["light"]), 2)
             for per_set in result["quarters"]["light"]:
                 self.assertEqual(len(per_set), 4)
                 for ratio in per_set:
-                    self.assertAlmostEqual(ratio, 1.25, delta=0.15)
+                    self.assertAlmostEqual(ratio, 1.25, delta=0.3)
+            every_quarter = sorted(r for per_set in result["quarters"]["light"] for r in per_set)
+            self.assertAlmostEqual(every_quarter[len(every_quarter) // 2], 1.25, delta=0.08)
 
             # The light process (sampling, started second) starts only after the sample
             # process's warm-up ended: its first synchronize after "warm" is that end.
