@@ -126,6 +126,32 @@ def sampling_facts(db):
                                      "stale_forced_flushes", "incomplete_kernel_records")}
 
 
+LIGHT_FACTS = ("light_windows", "light_windows_for_new_configs", "light_windows_for_under_timed",
+               "light_records_on_pct", "light_records_switch_off_ms_total", "light_timed_dropped_at_switch",
+               "light_hook_launches", "light_hook_launches_outside", "light_hook_callback_switches",
+               "light_hook_rescans", "light_hook_scan_ms_total", "launch_count")
+
+
+def light_facts(db):
+    """A light trace's facts about its timing windows and launch hook (OCC_META), else None."""
+    if not os.path.exists(db) or os.path.getsize(db) == 0:
+        return None
+    try:
+        con = sqlite3.connect(db)
+        meta = dict(con.execute("SELECT name, value FROM OCC_META WHERE name LIKE 'light_%' "
+                                "OR name IN ('launch_count','trace_mode')"))
+        con.close()
+    except sqlite3.Error:
+        return None
+    if meta.get("trace_mode") != "light":
+        return None
+    return {k: meta[k] for k in LIGHT_FACTS if k in meta}
+
+
+def format_light(runs):
+    return "; ".join(", ".join(f"{k.removeprefix('light_')} {v}" for k, v in r.items()) for r in runs)
+
+
 def format_sampling(runs):
     return "; ".join(f"{r['achieved_signatures_measured']}/{r['achieved_signatures_seen']} signatures, "
                      f"{int(r['achieved_profiling_ns'] or 0) / 1e6:.0f} ms profiling, "

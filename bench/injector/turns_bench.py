@@ -171,6 +171,7 @@ def cpu_per_step(before, after, steps):
 def run_workload(name, script, turn_steps, variants, args, lib, tmp):
     cycles = []  # per cycle: {variant: ms/step}, with the repeat it belongs to
     sampling = {}
+    light = {}  # per variant: light traces' window and hook facts, one per process set
     cpu = {}  # per variant, per process set: CPU per step over the cycles (cpu_per_step)
     warm_steps = {v: [] for v in variants}
     for repeat in range(args.repeats):
@@ -247,10 +248,14 @@ def run_workload(name, script, turn_steps, variants, args, lib, tmp):
                         if line.startswith("bare_cupti:"):
                             print(f"  {name}: {w.variant} r{repeat + 1}: {line.strip()}", flush=True)
         for v in variants:
-            facts = gpu_bench.sampling_facts(os.path.join(tmp, f"{name}-{v}-{repeat}.db"))
+            db = os.path.join(tmp, f"{name}-{v}-{repeat}.db")
+            facts = gpu_bench.sampling_facts(db)
             if facts is not None:
                 sampling.setdefault(v, []).append(facts)
-    return cycles, sampling, warm_steps, cpu
+            facts = gpu_bench.light_facts(db)
+            if facts is not None:
+                light.setdefault(v, []).append(facts)
+    return cycles, sampling, light, warm_steps, cpu
 
 
 def quarters(cycles, variant, base):
@@ -346,14 +351,14 @@ def main():
                   f"(traced = occtrace OCCTRACE_ACHIEVED=off, torchprof = torch.profiler CUDA activity only)",
                   flush=True)
             started = time.monotonic()
-            cycles, sampling, warm_steps, cpu = run_workload(name, script, turn_steps, variants, args, lib, tmp)
+            cycles, sampling, light, warm_steps, cpu = run_workload(name, script, turn_steps, variants, args, lib, tmp)
             if not cycles:
                 print(f"  {name}: no cycle finished", flush=True)
                 continue
             s = summarize(cycles, variants, base)
             off = summarize(cycles, variants, "traced") if "traced" in variants else {}
             results[name] = {"base": base, "vs_untraced" if base == "untraced" else f"vs_{base}": s,
-                             "vs_traced": off, "cycles": cycles, "sampling": sampling,
+                             "vs_traced": off, "cycles": cycles, "sampling": sampling, "light": light,
                              "warm_steps": warm_steps, "cpu_per_step": cpu,
                              "quarters": {v: quarters(cycles, v, base) for v in variants if v != base},
                              "seconds": time.monotonic() - started}
@@ -376,6 +381,8 @@ def main():
                       "; ".join(" ".join(f"{x:.3f}" for x in q) for q in per_set))
             for v, runs in sampling.items():
                 print(f"  {name}: {v} sampling per process: " + gpu_bench.format_sampling(runs))
+            for v, runs in light.items():
+                print(f"  {name}: {v} light trace per process: " + gpu_bench.format_light(runs))
             print(f"  {name}: {time.monotonic() - started:.0f} s", flush=True)
     gpu_bench.write_json(args.json, results)
     return 0

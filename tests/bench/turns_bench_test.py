@@ -8,7 +8,8 @@ variant's near 1.00 (tolerances wide enough for other tests' load on a 2-core CI
 ended, so the test can see that the second sampling process started after the first one had
 warmed up (CUPTI's profiler serves one process per GPU at a time). The light process also runs a
 thread named busy-helper that burns ~2 ms of CPU every 10 ms: the bench's CPU per step by thread
-name must find it there and nowhere else. Under `timeout`, the run stops after a turn and still
+name must find it there and nowhere else, and it writes a light trace's OCC_META rows, which the
+summary must show. Under `timeout`, the run stops after a turn and still
 prints its summary."""
 import json
 import os
@@ -28,6 +29,14 @@ WORKLOAD = textwrap.dedent("""
     variant = os.environ.get("OCCTRACE_MODE", "") + "/" + os.environ.get("OCCTRACE_ACHIEVED", "")
     log.write(f"start {{variant}} {{time.monotonic()}}\\n"); log.flush()
     slow = 1.25 if os.environ.get("OCCTRACE_MODE") == "light" else 1.0
+    if slow > 1 and os.environ.get("OCCTRACE_OUTPUT"):  # what a light trace's OCC_META says
+        import sqlite3
+        con = sqlite3.connect(os.environ["OCCTRACE_OUTPUT"])
+        con.execute("CREATE TABLE OCC_META(name TEXT PRIMARY KEY, value TEXT)")
+        con.executemany("INSERT INTO OCC_META VALUES (?, ?)", [("trace_mode", "light"), ("light_windows", "7"),
+                        ("light_records_on_pct", "4.5"), ("launch_count", "1234")])
+        con.commit()
+        con.close()
     if slow > 1:  # a named thread that burns CPU: the bench must find it by name
         import ctypes, threading
         def burn():
@@ -90,6 +99,11 @@ class TurnsBenchTest(unittest.TestCase):
                 self.assertGreaterEqual(used["total_ms"], used["threads_ms"]["busy-helper"])
             self.assertNotIn("busy-helper", result["cpu_per_step"]["traced"][0]["threads_ms"])
             self.assertIn("light CPU per step", stdout)
+            # A light trace's window facts, per process set, read from its OCC_META.
+            self.assertEqual(result["light"]["light"], [{"light_windows": "7", "light_records_on_pct": "4.5",
+                                                          "launch_count": "1234"}] * 2)
+            self.assertNotIn("traced", result["light"])
+            self.assertIn("fake: light light trace per process: windows 7, records_on_pct 4.5", stdout)
             # Drift by quarter, per process set: light stays near 1.25 in every quarter. A quarter
             # holds 2-3 cycles, so one cycle stretched by a loaded CI machine moves it: each
             # quarter within 0.3 (an inverted ratio, 0.8, fails), their median within 0.08.
