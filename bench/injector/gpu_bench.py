@@ -104,26 +104,32 @@ def write_json(path, results):
             json.dump(results, f, indent=1)
 
 
-def sampling_facts(db):
-    """A sample-mode trace's sampling facts (signatures measured, profiling time, parks), else None."""
+def trace_meta(db):
+    """The OCC_META rows of trace `db` as a dict, or None when there is no readable trace."""
     if not os.path.exists(db) or os.path.getsize(db) == 0:
         return None
     try:
         con = sqlite3.connect(db)
-        meta = dict(con.execute("SELECT name, value FROM OCC_META WHERE name LIKE 'achieved_%' "
-                                "OR name IN ('launch_count','stale_forced_flushes','incomplete_kernel_records')"))
+        meta = dict(con.execute("SELECT name, value FROM OCC_META"))
         con.close()
     except sqlite3.Error:
         return None
-    if meta.get("achieved_mode") != "sample":
+    return meta
+
+
+SAMPLING_FACTS = ("achieved_signatures_measured", "achieved_signatures_seen", "achieved_skipped_for_budget",
+                  "achieved_profiling_ns", "achieved_parks", "achieved_unparks", "achieved_quiet_parks",
+                  "achieved_listens", "achieved_busy_waits", "achieved_park_deinit",
+                  "achieved_profiler_session_ends", "achieved_status", "launch_count", "stale_forced_flushes",
+                  "incomplete_kernel_records")
+
+
+def sampling_facts(db):
+    """A sample-mode trace's sampling facts (signatures measured, profiling time, parks), else None."""
+    meta = trace_meta(db)
+    if meta is None or meta.get("achieved_mode") != "sample":
         return None
-    return {k: meta.get(k) for k in ("achieved_signatures_measured", "achieved_signatures_seen",
-                                     "achieved_skipped_for_budget", "achieved_profiling_ns",
-                                     "achieved_parks", "achieved_unparks", "achieved_quiet_parks",
-                                     "achieved_listens", "achieved_busy_waits", "achieved_park_deinit",
-                                     "achieved_profiler_session_ends",
-                                     "achieved_status", "launch_count",
-                                     "stale_forced_flushes", "incomplete_kernel_records")}
+    return {k: meta.get(k) for k in SAMPLING_FACTS}
 
 
 LIGHT_FACTS = ("light_windows", "light_windows_for_new_configs", "light_windows_for_under_timed",
@@ -134,16 +140,8 @@ LIGHT_FACTS = ("light_windows", "light_windows_for_new_configs", "light_windows_
 
 def light_facts(db):
     """A light trace's facts about its timing windows and launch hook (OCC_META), else None."""
-    if not os.path.exists(db) or os.path.getsize(db) == 0:
-        return None
-    try:
-        con = sqlite3.connect(db)
-        meta = dict(con.execute("SELECT name, value FROM OCC_META WHERE name LIKE 'light_%' "
-                                "OR name IN ('launch_count','trace_mode')"))
-        con.close()
-    except sqlite3.Error:
-        return None
-    if meta.get("trace_mode") != "light":
+    meta = trace_meta(db)
+    if meta is None or meta.get("trace_mode") != "light":
         return None
     return {k: meta[k] for k in LIGHT_FACTS if k in meta}
 
