@@ -15,8 +15,10 @@
 
 #include "injector/achieved.h"
 #include "injector/achieved_launch.h"
+#include "injector/cupti_attachment.h"
 #include "injector/env_settings.h"
 #include "injector/errors.h"
+#include "injector/id_translation.h"
 #include "injector/launch_hook.h"
 #include "injector/light_tracer.h"
 #include "injector/output_path.h"
@@ -36,6 +38,11 @@ struct Tracer {
   // achieved profiler share the launch callbacks (launch_hook.h).
   std::unique_ptr<LaunchCallbackSwitch> launch_callbacks;
   std::atomic<LaunchHook*> hook{nullptr};
+  // OCCTRACE_LIGHT_DETACH=1: CUPTI finalized between timing windows (cupti_attachment.h); every
+  // CUPTI call outside CUPTI's own callbacks then goes through attachment->IfAttached, and the
+  // subscriber handle changes at every attach (read under it).
+  std::unique_ptr<CuptiAttachment> attachment;
+  IdTranslation ids;
   // `achieved` for the writer thread, which may run before it is set: published once it is.
   std::atomic<AchievedProfiler*> achieved_for_writer{nullptr};
   // False once CUPTI reported a fatal error (it then finalizes itself) or after the final
@@ -199,6 +206,12 @@ void CUPTIAPI OnCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_Call
   }
   if (tracer->light && tracer->tracing.load(std::memory_order_relaxed)) tracer->light->OnCallback(domain, cbid, cbdata);
   if (tracer->achieved) tracer->achieved->OnCallback(domain, cbid, cbdata);
+  // Last: CUPTI's way to detach is cuptiFinalize at an API's exit (cupti_attachment.h).
+  if (tracer->attachment && (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) &&
+      static_cast<const CUpti_CallbackData*>(cbdata)->callbackSite == CUPTI_API_EXIT &&
+      tracer->tracing.load(std::memory_order_relaxed)) {
+    tracer->attachment->FinalizeFromCallback();
+  }
 }
 
 void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_num_records) {
@@ -227,7 +240,9 @@ void AtExit() {
   tracer->tracing.store(false);
 }
 
-bool EnableTracing(Tracer* tracer) {
+// `again`: attaching after a detach (OCCTRACE_LIGHT_DETACH). DEVICE records are not asked for
+// again: CUPTI sent every device's at the first attach, and the writer takes each once.
+bool EnableTracing(Tracer* tracer, bool again = false) {
   CUpti_SubscriberHandle sub = tracer->subscriber;
   OCC_CUPTI_CHECK(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED));
   OCC_CUPTI_CHECK(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING));
@@ -278,7 +293,7 @@ bool EnableTracing(Tracer* tracer) {
     }
   }
   OCC_CUPTI_CHECK(cuptiActivityRegisterCallbacks(BufferRequested, BufferCompleted));
-  OCC_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE));
+  if (!again) OCC_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE));
   OCC_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONTEXT));
   // CONCURRENT_KERNEL, never KERNEL: the latter serializes every kernel of the program. Light
   // tracing switches it on and off for its timing windows (set_kernel_records) instead.
@@ -289,6 +304,55 @@ bool EnableTracing(Tracer* tracer) {
     OCC_CUPTI_LOG(cuptiActivityFlushPeriod(static_cast<uint32_t>(options.cupti_flush_period_ms)));
   }
   return true;
+}
+
+std::string CuptiResultText(CUptiResult result) {
+  const char* message = nullptr;
+  if (cuptiGetResultString(result, &message) != CUPTI_SUCCESS || message == nullptr) return "unknown CUPTI error";
+  return message;
+}
+
+// OCCTRACE_LIGHT_DETACH: the hooks by which CuptiAttachment detaches and attaches CUPTI.
+CuptiAttachment::Hooks DetachHooks(Tracer* tracer) {
+  CuptiAttachment::Hooks hooks;
+  // Both domains on before the state says "requested": once it does, the next API exit may
+  // finalize, and enabling after that fails (CUPTI_ERROR_NOT_INITIALIZED, seen on an H100).
+  hooks.request_detach = [tracer] {
+    return OCC_CUPTI_OK(cuptiEnableDomain(1, tracer->subscriber, CUPTI_CB_DOMAIN_RUNTIME_API)) &&
+           OCC_CUPTI_OK(cuptiEnableDomain(1, tracer->subscriber, CUPTI_CB_DOMAIN_DRIVER_API));
+  };
+  hooks.cancel_detach = [tracer] {
+    OCC_CUPTI_LOG(cuptiEnableDomain(0, tracer->subscriber, CUPTI_CB_DOMAIN_RUNTIME_API));
+    OCC_CUPTI_LOG(cuptiEnableDomain(0, tracer->subscriber, CUPTI_CB_DOMAIN_DRIVER_API));
+    if (tracer->light) tracer->light->EnableCallbacks(tracer->subscriber);
+  };
+  hooks.finalize = [] { return OCC_CUPTI_OK(cuptiFinalize()); };
+  hooks.attach = [tracer](std::string* error) {
+    char other_subscriber[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = {};
+    CUpti_SubscriberParams params{};
+    params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+    params.subscriberName = "occtrace";
+    params.oldSubscriberName = other_subscriber;
+    params.oldSubscriberSize = CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN;
+    CUpti_SubscriberHandle subscriber = nullptr;
+    const CUptiResult subscribed = cuptiSubscribe_v2(&subscriber, OnCallback, tracer, &params);
+    if (subscribed != CUPTI_SUCCESS) {
+      *error = subscribed == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
+                   ? std::string("another CUPTI client (") + (other_subscriber[0] != '\0' ? other_subscriber : "unnamed") +
+                         ") subscribed while occtrace was detached"
+                   : "cuptiSubscribe_v2: " + CuptiResultText(subscribed);
+      return false;
+    }
+    tracer->subscriber = subscriber;
+    if (!EnableTracing(tracer, /*again=*/true)) {
+      *error = "CUPTI refused a setup call (above)";
+      cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+      cuptiUnsubscribe(subscriber);
+      return false;
+    }
+    return true;
+  };
+  return hooks;
 }
 
 // A switch from the environment; a malformed value keeps the fallback and says so.
@@ -345,10 +409,16 @@ int InitializeTracing() {
   SessionHooks hooks;
   hooks.flush_activity = [tracer](bool forced) {
     if (!tracer->tracing.load()) return;
-    OCC_CUPTI_LOG(cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0));
+    auto flush = [forced] { OCC_CUPTI_LOG(cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0)); };
+    if (tracer->attachment) {
+      tracer->attachment->IfAttached(flush);  // detached: nothing is held (flushed at detach)
+    } else {
+      flush();
+    }
   };
   hooks.before_final_flush = [tracer] {
     if (tracer->achieved) tracer->achieved->Shutdown();
+    if (tracer->attachment) tracer->attachment->Stop();  // the final flush if attached, no more detaching
   };
   hooks.new_kernel_configurations = [tracer] {
     if (AchievedProfiler* achieved = tracer->achieved_for_writer.load(std::memory_order_acquire)) {
@@ -357,6 +427,28 @@ int InitializeTracing() {
   };
   hooks.set_kernel_records = [tracer](bool on) -> uint64_t {
     if (!tracer->tracing.load()) return 0;
+    if (CuptiAttachment* attachment = tracer->attachment.get()) {
+      // Detached between windows: attached again to open one; at its end, records off, every
+      // record flushed out of CUPTI, then detached (unless the hook fell back to CUPTI's
+      // callbacks, which need CUPTI attached for good).
+      uint64_t now = 0;
+      if (on) {
+        if (!attachment->Attach()) return 0;
+        attachment->IfAttached([&now] {
+          OCC_CUPTI_LOG(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+          if (cuptiGetTimestamp(&now) != CUPTI_SUCCESS) now = 0;
+        });
+        return now;
+      }
+      attachment->IfAttached([&now] {
+        if (cuptiGetTimestamp(&now) != CUPTI_SUCCESS) now = 0;
+        OCC_CUPTI_LOG(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+      });
+      tracer->session->FlushActivity(TraceSession::FlushKind::kDetach);
+      LaunchHook* hook = tracer->hook.load(std::memory_order_acquire);
+      if (hook == nullptr || !hook->fell_back()) attachment->RequestDetach();
+      return now;
+    }
     // Taken before switching off (a kernel still running or queued then ends after it) and
     // after switching on (a kernel that starts after it was launched with records on).
     uint64_t now = 0;
@@ -383,8 +475,18 @@ int InitializeTracing() {
     if (LaunchHook* hook = tracer->hook.load(std::memory_order_acquire)) {
       for (auto& row : hook->Meta()) rows.push_back(std::move(row));
     }
+    if (tracer->attachment) {
+      for (auto& row : tracer->attachment->Meta()) rows.push_back(std::move(row));
+      for (auto& row : tracer->ids.Meta()) rows.push_back(std::move(row));
+      rows.emplace_back("light_detach_graphs_read_by_hook", std::to_string(tracer->light->graphs_read_by_hook()));
+    }
     return rows;
   };
+  // Detached between windows, launches carry the driver's ids until the writer translates them.
+  const bool light_detach = options.light && EnvSwitch("OCCTRACE_LIGHT_DETACH", /*fallback=*/false);
+  if (light_detach) {
+    hooks.translate_launch_ids = [tracer](LaunchCall* call) { tracer->ids.Translate(&call->context_id, &call->stream_id); };
+  }
   hooks.light_tick = [tracer](int64_t now_ns, bool records_on) {
     if (!tracer->tracing.load()) return;
     if (LaunchHook* hook = tracer->hook.load(std::memory_order_acquire)) hook->Tick(now_ns, records_on);
@@ -418,23 +520,34 @@ int InitializeTracing() {
     }
     light_options.runtime_callbacks = EnvSwitch("OCCTRACE_LIGHT_RUNTIME_CALLBACKS", /*fallback=*/false);
     light_options.capture_callbacks = EnvSwitch("OCCTRACE_LIGHT_CAPTURE_CALLBACKS", /*fallback=*/true);
+    light_options.cupti_free = light_detach;
     tracer->light = std::make_unique<LightTracer>(
         launch_calls, [tracer] { if (tracer->session) tracer->session->NotifyNewLaunchShape(); },
         light_options);
-    if (EnvSwitch("OCCTRACE_LIGHT_HOOK", /*fallback=*/false)) {
+    if (light_detach) {
+      tracer->light->SetIdTranslation(&tracer->ids);
+      tracer->attachment = std::make_unique<CuptiAttachment>(DetachHooks(tracer));
+    }
+    // Detaching needs the hook: it is what records launches while CUPTI is gone.
+    if (light_detach || EnvSwitch("OCCTRACE_LIGHT_HOOK", /*fallback=*/false)) {
       // Both owners start wanting the callbacks: light tracing enables them when it subscribes.
       tracer->launch_callbacks = std::make_unique<LaunchCallbackSwitch>(
           [tracer](bool on, std::string* error) {
-            for (CUpti_CallbackId cbid : kDriverLaunchCbids) {
-              const CUptiResult result = cuptiEnableCallback(on ? 1 : 0, tracer->subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
-              if (result != CUPTI_SUCCESS) {
-                const char* message = nullptr;
-                if (cuptiGetResultString(result, &message) != CUPTI_SUCCESS) message = "unknown CUPTI error";
-                *error = std::string("cuptiEnableCallback(driver launch): ") + message;
-                return false;
+            auto apply = [&] {
+              for (CUpti_CallbackId cbid : kDriverLaunchCbids) {
+                const CUptiResult result = cuptiEnableCallback(on ? 1 : 0, tracer->subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
+                if (result != CUPTI_SUCCESS) {
+                  *error = "cuptiEnableCallback(driver launch): " + CuptiResultText(result);
+                  return false;
+                }
               }
-            }
-            return true;
+              return true;
+            };
+            // Detached: nothing to switch; an attach enables them for its window.
+            if (!tracer->attachment) return apply();
+            bool applied = true;
+            tracer->attachment->IfAttached([&] { applied = apply(); });
+            return applied;
           },
           /*initially_on=*/true);
     }
@@ -442,16 +555,28 @@ int InitializeTracing() {
   if (!tracer->light && EnvSwitch("OCCTRACE_LIGHT_HOOK", /*fallback=*/false)) {
     LogLine("OCCTRACE_LIGHT_HOOK=1 applies to light tracing only (OCCTRACE_MODE=light); ignored");
   }
-  try {
-    tracer->achieved = CreateAchievedProfiler(
-        [tracer](AchievedSample&& sample) {
-          if (tracer->session) tracer->session->SubmitAchieved(std::move(sample));
-        },
-        /*launch_callbacks_shared=*/tracer->light != nullptr, tracer->launch_callbacks.get());
-    tracer->achieved_for_writer.store(tracer->achieved.get(), std::memory_order_release);
-  } catch (const std::exception& e) {
-    LogLine("achieved-occupancy profiler unavailable: %s", e.what());
-    tracer->achieved.reset();
+  if (!tracer->light && EnvSwitch("OCCTRACE_LIGHT_DETACH", /*fallback=*/false)) {
+    LogLine("OCCTRACE_LIGHT_DETACH=1 applies to light tracing only (OCCTRACE_MODE=light); ignored");
+  }
+  if (tracer->attachment) {
+    // The range profiler needs CUPTI attached all run long.
+    const char* achieved = getenv("OCCTRACE_ACHIEVED");
+    if (achieved != nullptr && TrimBlanks(achieved) != "off") {
+      LogLine("OCCTRACE_ACHIEVED=%s: achieved occupancy is not measured while light tracing detaches CUPTI "
+              "(OCCTRACE_LIGHT_DETACH=1)", achieved);
+    }
+  } else {
+    try {
+      tracer->achieved = CreateAchievedProfiler(
+          [tracer](AchievedSample&& sample) {
+            if (tracer->session) tracer->session->SubmitAchieved(std::move(sample));
+          },
+          /*launch_callbacks_shared=*/tracer->light != nullptr, tracer->launch_callbacks.get());
+      tracer->achieved_for_writer.store(tracer->achieved.get(), std::memory_order_release);
+    } catch (const std::exception& e) {
+      LogLine("achieved-occupancy profiler unavailable: %s", e.what());
+      tracer->achieved.reset();
+    }
   }
   tracer->tracing.store(true);
   if (!EnableTracing(tracer)) {  // the failing call printed "...; tracing off"
@@ -465,8 +590,13 @@ int InitializeTracing() {
   if (tracer->launch_callbacks) {
     std::string ignored;
     if (!tracer->achieved) tracer->launch_callbacks->Want(LaunchCallbackSwitch::Owner::kAchieved, false, &ignored);
-    LaunchHook* hook = LaunchHook::Install(tracer->light.get(), tracer->launch_callbacks.get(), SteadyNs());
-    if (hook == nullptr) LogLine("light tracing: the launch hook found no driver launch entry points; CUPTI's launch callbacks stay on");
+    LaunchHook* hook = LaunchHook::Install(tracer->light.get(), tracer->launch_callbacks.get(), SteadyNs(),
+                                           /*detached_cupti=*/tracer->attachment != nullptr);
+    if (hook == nullptr) {
+      LogLine("light tracing: the launch hook found no driver launch entry points; CUPTI's launch callbacks stay on%s",
+              tracer->attachment ? ", and CUPTI attached" : "");
+      if (tracer->attachment) tracer->attachment->Stop();
+    }
     session.SetMeta("light_hook", hook != nullptr ? "on" : "unavailable");
     tracer->hook.store(hook, std::memory_order_release);
   }

@@ -71,6 +71,9 @@ const DriverApi& Driver() {
     Resolve(handle, "cuGraphKernelNodeGetParams_v2", &loaded.cuGraphKernelNodeGetParams);
     Resolve(handle, "cuGraphChildGraphNodeGetGraph", &loaded.cuGraphChildGraphNodeGetGraph);
     Resolve(handle, "cuKernelGetFunction", &loaded.cuKernelGetFunction);
+    Resolve(handle, "cuCtxGetId", &loaded.cuCtxGetId);
+    Resolve(handle, "cuCtxGetDevice_v2", &loaded.cuCtxGetDevice);
+    Resolve(handle, "cuStreamGetId", &loaded.cuStreamGetId);  // legacy entry, as cuStreamIsCapturing
     return loaded;
   }();
   return api;

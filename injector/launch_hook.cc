@@ -48,7 +48,9 @@ void HookWatchPolicy::Rescanned(int64_t now_ns, int rewritten) {
 
 namespace {
 
-enum class Shape { kClassic, kCooperative, kEx, kGraph };
+// The launch entry points, then (CUPTI detached between windows only) those whose CUPTI
+// callbacks light tracing needs and loses while detached: graph instantiation, module unload.
+enum class Shape { kClassic, kCooperative, kEx, kGraph, kInstantiateWithFlags, kInstantiateWithParams, kModuleUnload, kLibraryUnload };
 
 // One rewritten entry point: the real function a wrapper calls, and the callback id whose
 // parameter struct the wrapper hands to the light tracer.
@@ -60,7 +62,8 @@ struct Target {
 // Distinct addresses per shape (dlsym and cuGetProcAddress may answer differently, legacy and
 // per-thread-stream versions differ): 8 each is twice what CUDA 13.0 gives.
 constexpr size_t kSlotsPerShape = 8;
-std::array<Target, kSlotsPerShape> g_classic, g_cooperative, g_ex, g_graph;
+std::array<Target, kSlotsPerShape> g_classic, g_cooperative, g_ex, g_graph, g_instantiate_flags, g_instantiate_params,
+    g_module_unload, g_library_unload;
 std::atomic<LightTracer*> g_light{nullptr};
 std::atomic<uint64_t> g_module_loads{0};
 decltype(&::cuCtxGetCurrent) g_ctx_get_current = nullptr;
@@ -146,6 +149,48 @@ CUresult CUDAAPI GraphLaunch(CUgraphExec exec, CUstream stream) {
   return result;
 }
 
+// Graph instantiation and module unload: not launches, so no HookedCall (a launch made inside
+// them, if any, is the driver's own). A forked child records nothing.
+LightTracer* NonLaunchRecorder(CUresult result) {
+  if (result != CUDA_SUCCESS || TraceSession::InForkedChild()) return nullptr;
+  return g_light.load(std::memory_order_relaxed);
+}
+
+template <size_t N>
+CUresult CUDAAPI InstantiateWithFlags(CUgraphExec* exec, CUgraph graph, unsigned long long flags) {
+  LightTracer::BeginHookedInstantiation();
+  const CUresult result =
+      reinterpret_cast<decltype(&::cuGraphInstantiateWithFlags)>(g_instantiate_flags[N].real)(exec, graph, flags);
+  if (LightTracer* light = NonLaunchRecorder(result); light != nullptr && exec != nullptr) {
+    light->OnHookedGraphInstantiated(*exec, graph);
+  }
+  return result;
+}
+
+template <size_t N>
+CUresult CUDAAPI InstantiateWithParams(CUgraphExec* exec, CUgraph graph, CUDA_GRAPH_INSTANTIATE_PARAMS* params) {
+  LightTracer::BeginHookedInstantiation();
+  const CUresult result =
+      reinterpret_cast<decltype(&::cuGraphInstantiateWithParams)>(g_instantiate_params[N].real)(exec, graph, params);
+  if (LightTracer* light = NonLaunchRecorder(result); light != nullptr && exec != nullptr) {
+    light->OnHookedGraphInstantiated(*exec, graph);
+  }
+  return result;
+}
+
+template <size_t N>
+CUresult CUDAAPI ModuleUnload(CUmodule module) {
+  const CUresult result = reinterpret_cast<decltype(&::cuModuleUnload)>(g_module_unload[N].real)(module);
+  if (LightTracer* light = NonLaunchRecorder(result)) light->OnHookedModuleUnload();
+  return result;
+}
+
+template <size_t N>
+CUresult CUDAAPI LibraryUnload(CUlibrary library) {
+  const CUresult result = reinterpret_cast<decltype(&::cuLibraryUnload)>(g_library_unload[N].real)(library);
+  if (LightTracer* light = NonLaunchRecorder(result)) light->OnHookedModuleUnload();
+  return result;
+}
 
 template <size_t... I>
 std::array<void*, kSlotsPerShape> Wrappers(Shape shape, std::index_sequence<I...>) {
@@ -154,6 +199,10 @@ std::array<void*, kSlotsPerShape> Wrappers(Shape shape, std::index_sequence<I...
     case Shape::kCooperative: return {reinterpret_cast<void*>(&CooperativeLaunch<I>)...};
     case Shape::kEx: return {reinterpret_cast<void*>(&ExLaunch<I>)...};
     case Shape::kGraph: return {reinterpret_cast<void*>(&GraphLaunch<I>)...};
+    case Shape::kInstantiateWithFlags: return {reinterpret_cast<void*>(&InstantiateWithFlags<I>)...};
+    case Shape::kInstantiateWithParams: return {reinterpret_cast<void*>(&InstantiateWithParams<I>)...};
+    case Shape::kModuleUnload: return {reinterpret_cast<void*>(&ModuleUnload<I>)...};
+    case Shape::kLibraryUnload: return {reinterpret_cast<void*>(&LibraryUnload<I>)...};
   }
   return {};
 }
@@ -164,6 +213,10 @@ std::array<Target, kSlotsPerShape>& TargetsOf(Shape shape) {
     case Shape::kCooperative: return g_cooperative;
     case Shape::kEx: return g_ex;
     case Shape::kGraph: return g_graph;
+    case Shape::kInstantiateWithFlags: return g_instantiate_flags;
+    case Shape::kInstantiateWithParams: return g_instantiate_params;
+    case Shape::kModuleUnload: return g_module_unload;
+    case Shape::kLibraryUnload: return g_library_unload;
   }
   return g_classic;
 }
@@ -181,6 +234,17 @@ constexpr EntryPoint kEntryPoints[] = {
     {"cuLaunchKernelEx", CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz, Shape::kEx},
     {"cuGraphLaunch", CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz, Shape::kGraph},
 };
+// CUPTI detached between windows only. Entry points without a per-thread-stream version name
+// the same callback id twice, so that cuGetProcAddress's answers for both flags agree.
+constexpr EntryPoint kDetachedEntryPoints[] = {
+    {"cuGraphInstantiateWithFlags", CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags,
+     CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags, Shape::kInstantiateWithFlags},
+    {"cuGraphInstantiateWithParams", CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams,
+     CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz, Shape::kInstantiateWithParams},
+    {"cuModuleUnload", CUPTI_DRIVER_TRACE_CBID_cuModuleUnload, CUPTI_DRIVER_TRACE_CBID_cuModuleUnload, Shape::kModuleUnload},
+    {"cuLibraryUnload", CUPTI_DRIVER_TRACE_CBID_cuLibraryUnload, CUPTI_DRIVER_TRACE_CBID_cuLibraryUnload,
+     Shape::kLibraryUnload},
+};
 
 struct Found {
   CUpti_CallbackId cbid;
@@ -190,7 +254,7 @@ struct Found {
 };
 
 // Every address by which a program can reach a launch entry point, with what it is.
-std::map<void*, Found> FindEntryPoints(void* driver) {
+std::map<void*, Found> FindEntryPoints(void* driver, bool detached_cupti) {
   std::map<void*, Found> found;
   auto add = [&](void* address, CUpti_CallbackId cbid, Shape shape, const char* name) {
     if (address == nullptr) return;
@@ -200,7 +264,9 @@ std::map<void*, Found> FindEntryPoints(void* driver) {
   };
   using GetProcAddress = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
   auto get_proc_address = reinterpret_cast<GetProcAddress>(dlsym(driver, "cuGetProcAddress_v2"));
-  for (const EntryPoint& entry : kEntryPoints) {
+  std::vector<EntryPoint> entries(std::begin(kEntryPoints), std::end(kEntryPoints));
+  if (detached_cupti) entries.insert(entries.end(), std::begin(kDetachedEntryPoints), std::end(kDetachedEntryPoints));
+  for (const EntryPoint& entry : entries) {
     add(dlsym(driver, entry.name), entry.legacy, entry.shape, entry.name);
     const std::string per_thread_name = std::string(entry.name) + "_ptsz";
     add(dlsym(driver, per_thread_name.c_str()), entry.per_thread, entry.shape, entry.name);
@@ -262,7 +328,8 @@ uint64_t ObjectsAddedSoFar() {
 LaunchHook::LaunchHook(LightTracer* light, LaunchCallbackSwitch* callbacks, int64_t now_ns)
     : light_(light), callbacks_(callbacks), policy_(HookWatchPolicy::Settings{}, now_ns) {}
 
-LaunchHook* LaunchHook::Install(LightTracer* light, LaunchCallbackSwitch* callbacks, int64_t now_ns) {
+LaunchHook* LaunchHook::Install(LightTracer* light, LaunchCallbackSwitch* callbacks, int64_t now_ns,
+                                bool detached_cupti) {
   static LaunchHook* installed = nullptr;
   if (installed != nullptr) return nullptr;
   void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
@@ -271,7 +338,7 @@ LaunchHook* LaunchHook::Install(LightTracer* light, LaunchCallbackSwitch* callba
   if (g_ctx_get_current == nullptr) return nullptr;
   std::map<Shape, size_t> used;
   std::vector<ImportRedirect>& redirects = Redirects();
-  for (const auto& [address, found] : FindEntryPoints(driver)) {
+  for (const auto& [address, found] : FindEntryPoints(driver, detached_cupti)) {
     if (found.ambiguous) continue;
     size_t& next = used[found.shape];
     if (next >= kSlotsPerShape) continue;
@@ -283,6 +350,7 @@ LaunchHook* LaunchHook::Install(LightTracer* light, LaunchCallbackSwitch* callba
   if (redirects.empty()) return nullptr;
   g_light.store(light, std::memory_order_release);
   auto* hook = new LaunchHook(light, callbacks, now_ns);  // leaked: wrappers run until exit
+  hook->callbacks_in_windows_ = detached_cupti;
   hook->entry_points_ = static_cast<int>(redirects.size());
   light->SetHookInstalled();
   hook->objects_added_seen_ = ObjectsAddedSoFar();
@@ -319,8 +387,11 @@ void LaunchHook::Tick(int64_t now_ns, bool records_on) {
   modules_seen_ = modules;
   misses_seen_ = misses;
   if (decision.rescan) policy_.Rescanned(now_ns, Rescan());
+  // CUPTI detached between windows: the callbacks can watch the hook only while attached, in a
+  // window; they are on for all of it (and teach the id translation, light_tracer.h).
+  const bool callbacks = callbacks_in_windows_ ? records_on || policy_.fell_back() : decision.callbacks;
   std::string error;
-  if (!callbacks_->Want(LaunchCallbackSwitch::Owner::kLight, decision.callbacks, &error) && switch_error_.empty()) {
+  if (!callbacks_->Want(LaunchCallbackSwitch::Owner::kLight, callbacks, &error) && switch_error_.empty()) {
     switch_error_ = error;
     LogLine("light tracing: switching the launch callbacks failed (%s)", error.c_str());
   }

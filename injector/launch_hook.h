@@ -87,7 +87,11 @@ class LaunchHook {
   // Finds the driver's launch entry points and rewrites the pointers to them found now.
   // Null when the driver or its entry points cannot be found (light tracing then keeps CUPTI's
   // callbacks on). One per process: the wrappers reach `light` through a global.
-  static LaunchHook* Install(LightTracer* light, LaunchCallbackSwitch* callbacks, int64_t now_ns);
+  // `detached_cupti` (OCCTRACE_LIGHT_DETACH, cupti_attachment.h): also the graph
+  // instantiation and module unload entry points, whose CUPTI callbacks are gone while CUPTI
+  // is detached, and the launch callbacks on for every whole window instead of by the policy.
+  static LaunchHook* Install(LightTracer* light, LaunchCallbackSwitch* callbacks, int64_t now_ns,
+                             bool detached_cupti = false);
 
   // Writer thread, every wake-up: rescans and switches the callbacks as the policy says.
   void Tick(int64_t now_ns, bool records_on);
@@ -95,6 +99,8 @@ class LaunchHook {
   void NoteModuleLoaded();
 
   std::vector<std::pair<std::string, std::string>> Meta() const;
+  // Launches kept missing the hook (HookWatchPolicy): CUPTI's callbacks must stay on for good.
+  bool fell_back() const { return policy_.fell_back(); }
 
  private:
   LaunchHook(LightTracer* light, LaunchCallbackSwitch* callbacks, int64_t now_ns);
@@ -113,6 +119,7 @@ class LaunchHook {
   int rewritten_total_ = 0;
   std::vector<std::string> hooked_objects_;
   std::string switch_error_;
+  bool callbacks_in_windows_ = false;
 };
 
 }  // namespace occ::inj

@@ -2,6 +2,8 @@
 
 #include <cupti.h>  // also brings generated_cuda_meta.h (launch parameter structs)
 
+#include <time.h>
+
 #include <array>
 #include <deque>
 #include <mutex>
@@ -49,8 +51,17 @@ struct ThreadCaches {
   uint32_t context_id = 0;
   uint32_t device_id = 0;
   OuterCorrelation correlation;
+  // CUPTI detached between windows: what this thread's launch callbacks already told the
+  // id translation (LearnIds).
+  CUcontext learned_context = nullptr;
+  uint64_t learned_streams_epoch = 0;
+  std::array<std::pair<CUcontext, CUstream>, 8> learned_streams{};
+  size_t next_learned_slot = 0;
 };
 thread_local ThreadCaches t_caches;
+// The graph exec CUPTI's GRAPHEXEC_CREATED callback registered on this thread during the
+// hooked instantiation in progress (LightTracer::BeginHookedInstantiation).
+thread_local CUgraphExec t_graph_exec_from_callback = nullptr;
 
 bool ReadFacts(CUfunction function, FunctionFacts* facts) {
   const DriverApi& driver = Driver();
@@ -130,8 +141,9 @@ bool Succeeded(const CUpti_CallbackData* data) {
          *static_cast<const CUresult*>(data->functionReturnValue) == CUDA_SUCCESS;
 }
 
-// Kernel nodes of `graph` and of the graphs its child-graph nodes hold.
-void CollectKernelNodes(CUgraph graph, int depth, GraphExecFacts* out) {
+// Kernel nodes of `graph` and of the graphs its child-graph nodes hold. `cupti_ids`: ask CUPTI
+// for node ids (only where CUPTI is attached: inside its callbacks).
+void CollectKernelNodes(CUgraph graph, int depth, GraphExecFacts* out, bool cupti_ids) {
   const DriverApi& driver = Driver();
   if (depth > 16 || driver.cuGraphGetNodes == nullptr || driver.cuGraphNodeGetType == nullptr) {
     out->complete = false;
@@ -157,7 +169,7 @@ void CollectKernelNodes(CUgraph graph, int depth, GraphExecFacts* out) {
       CUgraph child = nullptr;
       if (driver.cuGraphChildGraphNodeGetGraph != nullptr &&
           driver.cuGraphChildGraphNodeGetGraph(node, &child) == CUDA_SUCCESS) {
-        CollectKernelNodes(child, depth + 1, out);
+        CollectKernelNodes(child, depth + 1, out, cupti_ids);
       } else {
         out->complete = false;
       }
@@ -189,7 +201,7 @@ void CollectKernelNodes(CUgraph graph, int depth, GraphExecFacts* out) {
     kernel.block[2] = params.blockDimZ;
     kernel.dynamic_shared_memory = params.sharedMemBytes;
     uint64_t node_id = 0;
-    if (cuptiGetGraphNodeId(node, &node_id) == CUPTI_SUCCESS) kernel.node_id = node_id;
+    if (cupti_ids && cuptiGetGraphNodeId(node, &node_id) == CUPTI_SUCCESS) kernel.node_id = node_id;
     out->kernels.push_back(kernel);
   }
 }
@@ -243,7 +255,10 @@ const FunctionFacts* LightTracer::Facts(CUfunction function) {
 }
 
 bool LightTracer::Capturing(CUstream stream) {
-  if (options_.capture_callbacks && active_captures_.load(std::memory_order_acquire) == 0) return false;
+  // Detached, the capture callbacks are gone for most of the run: always ask the driver.
+  if (!options_.cupti_free && options_.capture_callbacks && active_captures_.load(std::memory_order_acquire) == 0) {
+    return false;
+  }
   const DriverApi& driver = Driver();
   CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
   if (driver.cuStreamIsCapturing == nullptr || driver.cuStreamIsCapturing(stream, &status) != CUDA_SUCCESS) {
@@ -263,11 +278,11 @@ bool LightTracer::EnableCallbacks(CUpti_SubscriberHandle subscriber) {
     if (!OCC_CUPTI_OK(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid))) return false;
   }
   for (CUpti_CallbackId cbid : kCaptureBeginCbids) {
-    if (!options_.capture_callbacks) break;
+    if (!options_.capture_callbacks || options_.cupti_free) break;
     if (!OCC_CUPTI_OK(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid))) return false;
   }
   for (CUpti_CallbackId cbid : kCaptureEndCbids) {
-    if (!options_.capture_callbacks) break;
+    if (!options_.capture_callbacks || options_.cupti_free) break;
     if (!OCC_CUPTI_OK(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid))) return false;
   }
   for (CUpti_CallbackId cbid : {CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED, CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING,
@@ -279,7 +294,9 @@ bool LightTracer::EnableCallbacks(CUpti_SubscriberHandle subscriber) {
 
 void LightTracer::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* cbdata) {
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
-    if (!IsRuntimeLaunchCbid(cbid)) return;
+    // Runtime callbacks also fire, unasked, while CUPTI waits to detach (the whole domain is
+    // on): an ENTER whose EXIT the finalize swallows must not leave a stale outer id.
+    if (!options_.runtime_callbacks || !IsRuntimeLaunchCbid(cbid)) return;
     const auto* data = static_cast<const CUpti_CallbackData*>(cbdata);
     t_caches.correlation.OnRuntimeLaunch(data->callbackSite == CUPTI_API_ENTER, data->correlationId);
     return;
@@ -299,6 +316,7 @@ void LightTracer::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
     }
     const bool kernel = IsKernelLaunchCbid(cbid);
     if (!kernel && !IsGraphLaunchCbid(cbid)) return;
+    if (options_.cupti_free && ids_ != nullptr) LearnIds(cbid, data);
     HookedLaunchThread& hooked = ThisThreadsHookedLaunch();
     if (hooked.depth > 0) {
       hooked.correlation = data->correlationId;  // the hook records it on return
@@ -327,13 +345,9 @@ void LightTracer::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
       registry.by_graph_exec.erase(graph->graphExec);
       break;
     }
-    case CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING: {
-      Registry& registry = TheRegistry();
-      std::lock_guard lock(registry.mutex);
-      registry.by_function.clear();
-      g_functions_epoch.fetch_add(1, std::memory_order_acq_rel);
+    case CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING:
+      OnHookedModuleUnload();
       break;
-    }
     case CUPTI_CBID_RESOURCE_STREAM_DESTROY_STARTING:
       g_streams_epoch.fetch_add(1, std::memory_order_acq_rel);
       break;
@@ -347,8 +361,19 @@ bool LightTracer::FillContext(CUcontext context, LaunchCall* call) {
   if (context != caches.context || context == nullptr) {
     uint32_t context_id = 0;
     uint32_t device_id = 0;
-    if (context == nullptr || cuptiGetContextId(context, &context_id) != CUPTI_SUCCESS ||
-        cuptiGetDeviceId(context, &device_id) != CUPTI_SUCCESS) {
+    if (context == nullptr) return false;
+    if (options_.cupti_free) {
+      const DriverApi& driver = Driver();
+      unsigned long long driver_id = 0;
+      CUdevice device = 0;
+      if (driver.cuCtxGetId == nullptr || driver.cuCtxGetId(context, &driver_id) != CUDA_SUCCESS ||
+          driver.cuCtxGetDevice == nullptr || driver.cuCtxGetDevice(&device, context) != CUDA_SUCCESS) {
+        return false;
+      }
+      context_id = static_cast<uint32_t>(driver_id);  // translated by the writer
+      device_id = static_cast<uint32_t>(device);      // the ordinal, as CUPTI's device id
+    } else if (cuptiGetContextId(context, &context_id) != CUPTI_SUCCESS ||
+               cuptiGetDeviceId(context, &device_id) != CUPTI_SUCCESS) {
       return false;
     }
     caches.context = context;
@@ -372,7 +397,14 @@ uint32_t LightTracer::StreamId(CUcontext context, CUstream stream) {
   }
   uint32_t id = 0;
   const bool per_thread = stream == CU_STREAM_PER_THREAD;
-  if (cuptiGetStreamIdEx(context, per_thread ? nullptr : stream, per_thread ? 1 : 0, &id) != CUPTI_SUCCESS) return 0;
+  if (options_.cupti_free) {
+    const DriverApi& driver = Driver();
+    unsigned long long driver_id = 0;
+    if (driver.cuStreamGetId == nullptr || driver.cuStreamGetId(stream, &driver_id) != CUDA_SUCCESS) return 0;
+    id = static_cast<uint32_t>(driver_id);  // translated by the writer
+  } else if (cuptiGetStreamIdEx(context, per_thread ? nullptr : stream, per_thread ? 1 : 0, &id) != CUPTI_SUCCESS) {
+    return 0;
+  }
   caches.streams[caches.next_stream_slot] = {context, stream, id};
   caches.next_stream_slot = (caches.next_stream_slot + 1) % caches.streams.size();
   return id;
@@ -424,10 +456,7 @@ void LightTracer::RecordKernelLaunch(CUpti_CallbackId cbid, const void* params, 
   }
   call.stream_id = StreamId(context, args.stream);
   call.correlation_id = correlation;
-  uint64_t now = 0;
-  if (options_.work == LightTracerOptions::Work::kFull && cuptiGetTimestamp(&now) == CUPTI_SUCCESS) {
-    call.api_start_ns = now;
-  }
+  if (options_.work == LightTracerOptions::Work::kFull) call.api_start_ns = Now();
   streams_->Append(call);
 }
 
@@ -459,8 +488,7 @@ void LightTracer::RecordGraphLaunch(CUpti_CallbackId cbid, const void* params, C
   }
   call.stream_id = StreamId(context, stream);
   call.correlation_id = correlation;
-  uint64_t now = 0;
-  if (cuptiGetTimestamp(&now) == CUPTI_SUCCESS) call.api_start_ns = now;
+  call.api_start_ns = Now();
   streams_->Append(call);
 }
 
@@ -474,11 +502,92 @@ void LightTracer::OnGraphExecCreated(const CUpti_ResourceData* resource) {
   } else {
     uint32_t graph_id = 0;
     if (cuptiGetGraphId(source, &graph_id) == CUPTI_SUCCESS) facts.graph_id = graph_id;
-    CollectKernelNodes(source, 0, &facts);
+    CollectKernelNodes(source, 0, &facts, /*cupti_ids=*/true);
   }
+  t_graph_exec_from_callback = graph->graphExec;
   Registry& registry = TheRegistry();
   std::lock_guard lock(registry.mutex);
   registry.by_graph_exec[graph->graphExec] = &registry.graphs.emplace_back(std::move(facts));
+}
+
+void LightTracer::BeginHookedInstantiation() { t_graph_exec_from_callback = nullptr; }
+
+void LightTracer::OnHookedGraphInstantiated(CUgraphExec exec, CUgraph graph) {
+  if (exec == nullptr || t_graph_exec_from_callback == exec) return;  // CUPTI's callback read it
+  // Read without CUPTI: no node ids (0), no graph id. Timed records of its kernels then match
+  // the configuration by shape (trace_writer_light.cc).
+  GraphExecFacts facts;
+  if (graph == nullptr) {
+    facts.complete = false;
+  } else {
+    CollectKernelNodes(graph, 0, &facts, /*cupti_ids=*/false);
+  }
+  graphs_read_by_hook_.fetch_add(1, std::memory_order_relaxed);
+  Registry& registry = TheRegistry();
+  std::lock_guard lock(registry.mutex);
+  registry.by_graph_exec[exec] = &registry.graphs.emplace_back(std::move(facts));
+}
+
+void LightTracer::OnHookedModuleUnload() {
+  Registry& registry = TheRegistry();
+  std::lock_guard lock(registry.mutex);
+  registry.by_function.clear();
+  g_functions_epoch.fetch_add(1, std::memory_order_acq_rel);
+}
+
+uint64_t LightTracer::Now() const {
+  if (options_.cupti_free) {
+    timespec now{};
+    clock_gettime(CLOCK_REALTIME, &now);
+    return static_cast<uint64_t>(now.tv_sec) * 1'000'000'000ULL + static_cast<uint64_t>(now.tv_nsec);
+  }
+  uint64_t now = 0;
+  return cuptiGetTimestamp(&now) == CUPTI_SUCCESS ? now : 0;
+}
+
+// Inside a driver launch callback, so CUPTI is attached: CUPTI's ids and the driver's for the
+// launch's context and stream, once per thread and stream.
+void LightTracer::LearnIds(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
+  const DriverApi& driver = Driver();
+  ThreadCaches& caches = t_caches;
+  CUcontext context = data->context;
+  if (context == nullptr || driver.cuCtxGetId == nullptr || driver.cuStreamGetId == nullptr) return;
+  if (caches.learned_context != context) {
+    uint32_t cupti_id = 0;
+    unsigned long long driver_id = 0;
+    if (cuptiGetContextId(context, &cupti_id) == CUPTI_SUCCESS && driver.cuCtxGetId(context, &driver_id) == CUDA_SUCCESS) {
+      ids_->LearnContext(driver_id, cupti_id);
+      caches.learned_context = context;
+    }
+  }
+  CUstream stream = nullptr;
+  if (IsKernelLaunchCbid(cbid)) {
+    stream = ReadLaunchArgs(cbid, data->functionParams).stream;
+  } else if (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch) {
+    stream = static_cast<const cuGraphLaunch_params*>(data->functionParams)->hStream;
+  } else {
+    stream = static_cast<const cuGraphLaunch_ptsz_params*>(data->functionParams)->hStream;
+    if (stream == nullptr) stream = CU_STREAM_PER_THREAD;
+  }
+  const uint64_t epoch = g_streams_epoch.load(std::memory_order_acquire);
+  if (caches.learned_streams_epoch != epoch) {
+    caches.learned_streams.fill({});
+    caches.learned_streams_epoch = epoch;
+  }
+  for (const auto& [learned_context, learned_stream] : caches.learned_streams) {
+    if (learned_context == context && learned_stream == stream) return;
+  }
+  const bool per_thread = stream == CU_STREAM_PER_THREAD;
+  uint32_t cupti_id = 0;
+  unsigned long long driver_id = 0;
+  // A capturing stream has no driver id (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED): not learned.
+  if (cuptiGetStreamIdEx(context, per_thread ? nullptr : stream, per_thread ? 1 : 0, &cupti_id) != CUPTI_SUCCESS ||
+      driver.cuStreamGetId(stream, &driver_id) != CUDA_SUCCESS) {
+    return;
+  }
+  ids_->LearnStream(driver_id, cupti_id);
+  caches.learned_streams[caches.next_learned_slot] = {context, stream};
+  caches.next_learned_slot = (caches.next_learned_slot + 1) % caches.learned_streams.size();
 }
 
 }  // namespace occ::inj

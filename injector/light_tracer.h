@@ -26,6 +26,7 @@
 #include <functional>
 #include <utility>
 
+#include "injector/id_translation.h"
 #include "injector/launch_calls.h"
 
 namespace occ::inj {
@@ -43,6 +44,13 @@ struct LightTracerOptions {
   // driver whether its stream is capturing instead. To measure what enabling any driver-API
   // callback costs the program's other driver calls (docs/performance.md).
   bool capture_callbacks = true;
+  // OCCTRACE_LIGHT_DETACH=1 (cupti_attachment.h): CUPTI is finalized between timing windows,
+  // so recording a launch calls no CUPTI function. Instead: the driver's context and stream
+  // ids (the writer translates them to CUPTI's, id_translation.h), CLOCK_REALTIME (CUPTI's
+  // clock on Linux, its header says; equal to cuptiGetTimestamp within 0.2 us on an H100,
+  // 2026-11-25), the driver asked whether a stream is capturing (the capture callbacks are
+  // gone while detached), and graphs read when the launch hook sees them instantiated.
+  bool cupti_free = false;
 };
 
 // The launch hook's per-thread state (launch_hook.h): inside a hooked launch call, `depth` > 0;
@@ -69,6 +77,16 @@ class LightTracer {
   // `correlation`: the driver call's, when a CUPTI launch callback told it (else 0).
   void OnHookedKernelLaunch(CUpti_CallbackId cbid, const void* params, CUcontext context, uint32_t correlation);
   void OnHookedGraphLaunch(CUpti_CallbackId cbid, const void* params, CUcontext context, uint32_t correlation);
+  // CUPTI detached between windows (LightTracerOptions::cupti_free): the launch hook's graph
+  // instantiation and module unload entry points. BeginHookedInstantiation before the real
+  // call; OnHookedGraphInstantiated after it succeeded reads the graph's kernel nodes unless
+  // CUPTI's GRAPHEXEC_CREATED callback did during the call (attached: it knows node ids).
+  static void BeginHookedInstantiation();
+  void OnHookedGraphInstantiated(CUgraphExec exec, CUgraph graph);
+  void OnHookedModuleUnload();
+  // Where launch callbacks (attached) learn CUPTI's ids for the driver's (cupti_free only).
+  void SetIdTranslation(IdTranslation* ids) { ids_ = ids; }
+  uint64_t graphs_read_by_hook() const { return graphs_read_by_hook_.load(std::memory_order_relaxed); }
   // From now on, a launch callback outside a hooked call is a launch the hook missed: it is
   // recorded from the callback as before and counted.
   void SetHookInstalled() { hook_installed_.store(true, std::memory_order_release); }
@@ -87,6 +105,8 @@ class LightTracer {
   void RecordKernelLaunch(CUpti_CallbackId cbid, const void* params, CUcontext context, uint32_t correlation);
   void RecordGraphLaunch(CUpti_CallbackId cbid, const void* params, CUcontext context, uint32_t correlation);
   void OnGraphExecCreated(const CUpti_ResourceData* resource);
+  void LearnIds(CUpti_CallbackId cbid, const CUpti_CallbackData* data);
+  uint64_t Now() const;
   bool FillContext(CUcontext context, LaunchCall* call);
   uint32_t StreamId(CUcontext context, CUstream stream);
   bool Capturing(CUstream stream);
@@ -104,6 +124,8 @@ class LightTracer {
   std::atomic<bool> hook_installed_{false};
   std::atomic<uint64_t> launches_outside_hook_{0};
   std::atomic<uint64_t> hooked_launches_{0};
+  std::atomic<uint64_t> graphs_read_by_hook_{0};
+  IdTranslation* ids_ = nullptr;
 };
 
 // The facts of `function`, read on first use and kept for the life of the process (null when

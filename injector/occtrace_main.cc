@@ -61,6 +61,10 @@ int main(int argc, char** argv) {
                  "full: every launch timed (CUPTI kernel records); light: every launch's "
                  "configuration from launch callbacks, GPU time sampled in windows")
       ->check(CLI::IsMember({"full", "light"}));
+  bool light_detach = false;
+  app.add_flag("--light-detach", light_detach,
+               "light tracing with CUPTI attached only in its timing windows: the lowest cost, "
+               "no achieved occupancy (implies --mode light)");
   app.add_flag("--quiet", quiet, "no summary line at exit");
   app.prefix_command();
   app.footer("Example: occtrace -o 'train-%q{RANK}.db' -- python train.py --epochs 1");
@@ -69,6 +73,11 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
+  if (light_detach && mode == "full") {
+    std::fprintf(stderr, "occtrace: --light-detach is a light tracing mode; it cannot go with --mode full\n");
+    return 2;
+  }
+  if (light_detach) mode = "light";
   std::vector<std::string> command = app.remaining();
   if (!command.empty() && command.front() == "--") command.erase(command.begin());
   if (command.empty()) {
@@ -89,6 +98,7 @@ int main(int argc, char** argv) {
   if (quiet) setenv("OCCTRACE_QUIET", "1", 1);
   if (!achieved.empty()) setenv("OCCTRACE_ACHIEVED", achieved.c_str(), 1);
   if (!mode.empty()) setenv("OCCTRACE_MODE", mode.c_str(), 1);
+  if (light_detach) setenv("OCCTRACE_LIGHT_DETACH", "1", 1);
 
   std::vector<char*> args;
   for (std::string& arg : command) args.push_back(arg.data());

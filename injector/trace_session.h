@@ -152,6 +152,9 @@ struct SessionHooks {
   // Light tracing, on the writer thread after every window update: the launch hook's rescans
   // and callback switching (launch_hook.h). `records_on`: a timing window is open.
   std::function<void(int64_t now_ns, bool records_on)> light_tick;
+  // Light tracing with CUPTI detached between windows: on the writer thread, each launch's
+  // driver context and stream ids turned into CUPTI's before it is written (id_translation.h).
+  std::function<void(LaunchCall* call)> translate_launch_ids;
 };
 
 class TraceSession {
@@ -193,6 +196,7 @@ class TraceSession {
     kStale,           // writer thread, forced: a buffer was held past max_record_age_ms
     kContextDestroy,  // CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, forced, any app thread
     kFinal,           // Finish / signal path, forced
+    kDetach,          // writer thread, forced: a timing window ended and CUPTI is to detach
   };
   // The only way occtrace calls the flush hook (see "Threads and locks" above). Never call it
   // from a buffer callback or with mutex_ held.

@@ -65,7 +65,15 @@ void TraceSession::ProcessItems(std::deque<Item>* items) {
   // Launch calls first: a kernel record in `items` belongs to a launch whose call was appended
   // before the kernel ran, hence before its buffer was queued (launch_calls.h).
   if (launch_calls_) {
-    launch_calls_->Drain([this](const LaunchCall& call) { writer_->AddLaunchCall(call); });
+    if (hooks_.translate_launch_ids) {
+      launch_calls_->Drain([this](const LaunchCall& call) {
+        LaunchCall translated = call;
+        hooks_.translate_launch_ids(&translated);
+        writer_->AddLaunchCall(translated);
+      });
+    } else {
+      launch_calls_->Drain([this](const LaunchCall& call) { writer_->AddLaunchCall(call); });
+    }
   }
   for (Item& item : *items) {
     if (auto* buffer = std::get_if<BufferItem>(&item)) {

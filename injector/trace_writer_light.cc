@@ -144,9 +144,12 @@ bool TraceWriter::InsideOneRecordsWindow(uint64_t start, uint64_t end) const {
 
 bool TraceWriter::AddTimedLaunch(const ActivityKernel& kernel) {
   const bool has_end = kernel.end >= kernel.start && (kernel.end != 0 || kernel.start == 0);
-  if (has_end && !InsideOneRecordsWindow(kernel.start, kernel.end)) {
+  // Neither timed nor stored: outside one window its duration is not the kernel's, and a record
+  // without an end (a forced flush handed it back while the kernel ran: at the end of a window
+  // when CUPTI detaches, or a stale buffer) has none.
+  if (!has_end || !InsideOneRecordsWindow(kernel.start, kernel.end)) {
     ++stats_.timed_dropped_at_switch;
-    return true;  // neither timed nor stored: its duration is not the kernel's
+    return true;
   }
   TimingKey timing;
   timing.mangled_name_id = InternKernelName(kernel.name);

@@ -386,8 +386,11 @@ bool StartPhases(const char* mode) {
   phases.period = EnvMillis("BARE_CUPTI_PERIOD_MS", phases.period);
   g_ids_mode = phases.mode == Mode::kIds;
   if (g_ids_mode) {
-    g_ctx_get_id = reinterpret_cast<CtxGetId>(dlsym(RTLD_DEFAULT, "cuCtxGetId"));
-    g_stream_get_id = reinterpret_cast<StreamGetId>(dlsym(RTLD_DEFAULT, "cuStreamGetId"));
+    // From the driver the program loaded: PyTorch's runtime dlopens it privately, so
+    // RTLD_DEFAULT finds nothing there (the first GPU run compared no ids).
+    void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    g_ctx_get_id = reinterpret_cast<CtxGetId>(dlsym(driver != nullptr ? driver : RTLD_DEFAULT, "cuCtxGetId"));
+    g_stream_get_id = reinterpret_cast<StreamGetId>(dlsym(driver != nullptr ? driver : RTLD_DEFAULT, "cuStreamGetId"));
   }
   const bool callbacks = phases.mode == Mode::kCallbacksOff || g_ids_mode;
   std::atexit(Report);

@@ -135,7 +135,11 @@ def sampling_facts(db):
 LIGHT_FACTS = ("light_windows", "light_windows_for_new_configs", "light_windows_for_under_timed",
                "light_records_on_pct", "light_records_switch_off_ms_total", "light_timed_dropped_at_switch",
                "light_hook_launches", "light_hook_launches_outside", "light_hook_callback_switches",
-               "light_hook_rescans", "light_hook_scan_ms_total", "launch_count")
+               "light_hook_rescans", "light_hook_scan_ms_total", "light_detaches", "light_reattach_ms",
+               "light_finalize_ms", "light_detach_wait_ms", "light_reattach_refusals",
+               "light_detach_contexts_learned_equal", "light_detach_streams_learned_equal",
+               "light_detach_untranslated_context_launches", "light_detach_untranslated_stream_launches",
+               "light_detach_graphs_read_by_hook", "launch_count")
 
 
 def light_facts(db):

@@ -5,6 +5,8 @@
 # Parts (SKIP_CHECKS, SKIP_LAUNCH, SKIP_TURNS=1 leave one out):
 #   1. light_checks.py with the hook: launch counts per configuration equal to a full trace,
 #      estimates within 5 % (LIGHT_ONLY picks programs); every light trace's light_hook_* rows.
+#      LIGHT_DETACH=1: light traces with CUPTI detached between windows (OCCTRACE_LIGHT_DETACH),
+#      and their light_detach_* rows (ids learned equal, re-attaches, finalize times).
 #   2. empty-kernel launch cost: untraced, `off`, light (CUPTI callbacks), light + hook.
 #   3. step time in turns (turns_bench.py): untraced, `off`, light, light + hook, on
 #      TURN_WORKLOADS (train_small by default), CYCLES, REPEATS; TURN_ONLY adds light + hook
@@ -13,7 +15,7 @@
 #      summary time: TURNS_TIMEOUT must cover start-up, warm-ups and every cycle. To take light
 #      tracing's cost apart: cupti-inject (CUPTI loaded, nothing enabled), cupti-attach (a
 #      subscriber, nothing enabled), bare-cupti (kernel records alone), light-hook-nowindows
-#      (no timing windows after the first), e.g.
+#      (no timing windows after the first), light-detach (CUPTI detached between windows), e.g.
 #      TURN_ONLY=untraced,cupti-inject,cupti-attach,light-hook,light-hook-nowindows
 #      What CUPTI costs after it was used, and whether detaching gives it back
 #      (bench/injector/bare_cupti_phases.h): cupti-callbacks-off, cupti-records-off,
@@ -28,7 +30,7 @@ trap pack EXIT
 
 if [[ -z "${SKIP_CHECKS:-}" ]]; then
   echo "== light vs full traces, light with the launch hook"
-  OCCTRACE_LIGHT_HOOK=1 timeout "${CHECKS_TIMEOUT:-240}" python3 "$root/tests/gpu/light_checks.py" --lib "$lib" \
+  OCCTRACE_LIGHT_HOOK=1 OCCTRACE_LIGHT_DETACH="${LIGHT_DETACH:-0}" timeout "${CHECKS_TIMEOUT:-240}" python3 "$root/tests/gpu/light_checks.py" --lib "$lib" \
     --launch-matrix "$stage/bin/launch_matrix" --workloads "$wl" --out "$work/light" --json "$logs/light_checks.json" \
     --only "${LIGHT_ONLY:-launch_matrix,train_small,compiled_graphs,numba}" 2>&1 | tee "$logs/light_checks.txt" | grep -E "PASS|FAIL|==|Traceback|Error" 
   for db in "$work"/light/*-light.db; do
@@ -36,7 +38,7 @@ if [[ -z "${SKIP_CHECKS:-}" ]]; then
     python3 - "$db" <<'PY'
 import sqlite3, sys
 con = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
-for k, v in con.execute("SELECT name, value FROM OCC_META WHERE name LIKE 'light_hook%' OR name IN ('launch_count','light_captured_launches','achieved_mode') ORDER BY name"):
+for k, v in con.execute("SELECT name, value FROM OCC_META WHERE name LIKE 'light_hook%' OR name LIKE 'light_detach%' OR name LIKE 'light_reattach%' OR name LIKE 'light_finalize%' OR name IN ('launch_count','light_captured_launches','achieved_mode') ORDER BY name"):
     print(f"   {k} = {v}")
 PY
   done
@@ -68,6 +70,7 @@ if [[ -z "${SKIP_TURNS:-}" ]]; then
     --variant "light=traced:OCCTRACE_MODE=light" \
     --variant "light-hook=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_HOOK=1" \
     --variant "light-hook-nowindows=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_HOOK=1,OCCTRACE_LIGHT_PERIOD_MS=3600000,OCCTRACE_LIGHT_NEW_CONFIG_WINDOWS=0" \
+    --variant "light-detach=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_DETACH=1" \
     --variant "light-hook-nocap=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_HOOK=1,OCCTRACE_LIGHT_CAPTURE_CALLBACKS=0" \
     --variant "sample=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5" \
     --variant "sample-keep=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5,OCCTRACE_ACHIEVED_PARK_DEINIT=0" \

@@ -23,6 +23,8 @@ struct Table {
   void* cooperative = nullptr;
   void* ex = nullptr;
   void* graph = nullptr;
+  void* instantiate = nullptr;
+  void* module_unload = nullptr;
 };
 Table g_table;
 }  // namespace
@@ -35,6 +37,8 @@ __attribute__((visibility("default"))) int OCC_NAME(init)() {
   failed |= cuGetProcAddress_v2("cuLaunchCooperativeKernel", &g_table.cooperative, 13000, 1, &status);
   failed |= cuGetProcAddress_v2("cuLaunchKernelEx", &g_table.ex, 13000, 1, &status);
   failed |= cuGetProcAddress_v2("cuGraphLaunch", &g_table.graph, 13000, 1, &status);
+  failed |= cuGetProcAddress_v2("cuGraphInstantiateWithFlags", &g_table.instantiate, 13000, 1, &status);
+  failed |= cuGetProcAddress_v2("cuModuleUnload", &g_table.module_unload, 13000, 1, &status);
   return failed;
 }
 
@@ -54,6 +58,14 @@ __attribute__((visibility("default"))) int OCC_NAME(launch_ex)(const void* confi
 
 __attribute__((visibility("default"))) int OCC_NAME(graph_launch)(void* exec, void* stream) {
   return reinterpret_cast<Graph>(g_table.graph)(exec, stream);
+}
+
+__attribute__((visibility("default"))) int OCC_NAME(graph_instantiate)(void** exec, void* graph) {
+  return reinterpret_cast<int (*)(void**, void*, unsigned long long)>(g_table.instantiate)(exec, graph, 0);
+}
+
+__attribute__((visibility("default"))) int OCC_NAME(module_unload)(void* module) {
+  return reinterpret_cast<int (*)(void*)>(g_table.module_unload)(module);
 }
 
 }  // extern "C"

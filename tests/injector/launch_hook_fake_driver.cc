@@ -1,6 +1,7 @@
 // A stand-in for libcuda.so.1 in launch_hook_driver_test (built as libcuda.so.1 in its own
 // folder, linked only by that test): the launch entry points the hook wraps, cuGetProcAddress as
-// the CUDA runtime uses it, and cuCtxGetCurrent. Each entry point counts its calls and keeps the
+// the CUDA runtime uses it, cuCtxGetCurrent, and (for light tracing with CUPTI detached) graph
+// instantiation, module unload and the ids the launch path asks the driver for. Each entry point counts its calls and keeps the
 // arguments of the last one, so the test can see what reached the "driver". A grid of 0 fails
 // with CUDA_ERROR_INVALID_VALUE, as the real driver does.
 //
@@ -21,6 +22,7 @@ struct FakeDriverCalls {
   void* last_stream = nullptr;
   const void* last_config = nullptr;
   void* last_graph = nullptr;
+  int instantiate_flags = 0, instantiate_params = 0, instantiate_params_ptsz = 0, module_unloads = 0, library_unloads = 0;
 };
 __attribute__((visibility("default"))) FakeDriverCalls fake_driver_calls;
 
@@ -90,6 +92,53 @@ __attribute__((visibility("default"))) int cuCtxGetCurrent(void** context) {
   return 0;
 }
 
+// Graph instantiation: the exec handle is the graph's + 1; a null graph fails.
+__attribute__((visibility("default"))) int cuGraphInstantiateWithFlags(void** exec, void* graph, unsigned long long) {
+  ++fake_driver_calls.instantiate_flags;
+  if (graph == nullptr) return kInvalidValue;
+  *exec = static_cast<char*>(graph) + 1;
+  return 0;
+}
+__attribute__((visibility("default"))) int cuGraphInstantiateWithParams(void** exec, void* graph, void*) {
+  ++fake_driver_calls.instantiate_params;
+  if (graph == nullptr) return kInvalidValue;
+  *exec = static_cast<char*>(graph) + 1;
+  return 0;
+}
+__attribute__((visibility("default"))) int cuGraphInstantiateWithParams_ptsz(void** exec, void* graph, void*) {
+  ++fake_driver_calls.instantiate_params_ptsz;
+  if (graph == nullptr) return kInvalidValue;
+  *exec = static_cast<char*>(graph) + 1;
+  return 0;
+}
+__attribute__((visibility("default"))) int cuModuleUnload(void*) {
+  ++fake_driver_calls.module_unloads;
+  return 0;
+}
+__attribute__((visibility("default"))) int cuLibraryUnload(void*) {
+  ++fake_driver_calls.library_unloads;
+  return 0;
+}
+// Ids without CUPTI (light_tracer.cc, cupti_free): context 0x1000 is id 5 on device 0; a
+// stream's id is its handle's low bits + 100.
+__attribute__((visibility("default"))) int cuCtxGetId(void* context, unsigned long long* id) {
+  if (context == nullptr) return kInvalidValue;
+  *id = 5;
+  return 0;
+}
+__attribute__((visibility("default"))) int cuCtxGetDevice_v2(int* device, void*) {
+  *device = 0;
+  return 0;
+}
+__attribute__((visibility("default"))) int cuStreamGetId(void* stream, unsigned long long* id) {
+  *id = (reinterpret_cast<uintptr_t>(stream) & 0xff) + 100;
+  return 0;
+}
+__attribute__((visibility("default"))) int cuStreamIsCapturing(void*, int* status) {
+  *status = 0;  // CU_STREAM_CAPTURE_STATUS_NONE
+  return 0;
+}
+
 // CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM (2) answers with the per-thread version.
 __attribute__((visibility("default"))) int cuGetProcAddress_v2(const char* symbol, void** pfn, int, uint64_t flags,
                                                                int* status) {
@@ -104,6 +153,12 @@ __attribute__((visibility("default"))) int cuGetProcAddress_v2(const char* symbo
        reinterpret_cast<void*>(&cuLaunchCooperativeKernel_ptsz)},
       {"cuLaunchKernelEx", reinterpret_cast<void*>(&cuLaunchKernelEx), reinterpret_cast<void*>(&cuLaunchKernelEx_ptsz)},
       {"cuGraphLaunch", reinterpret_cast<void*>(&cuGraphLaunch), reinterpret_cast<void*>(&cuGraphLaunch_ptsz)},
+      {"cuGraphInstantiateWithFlags", reinterpret_cast<void*>(&cuGraphInstantiateWithFlags),
+       reinterpret_cast<void*>(&cuGraphInstantiateWithFlags)},
+      {"cuGraphInstantiateWithParams", reinterpret_cast<void*>(&cuGraphInstantiateWithParams),
+       reinterpret_cast<void*>(&cuGraphInstantiateWithParams_ptsz)},
+      {"cuModuleUnload", reinterpret_cast<void*>(&cuModuleUnload), reinterpret_cast<void*>(&cuModuleUnload)},
+      {"cuLibraryUnload", reinterpret_cast<void*>(&cuLibraryUnload), reinterpret_cast<void*>(&cuLibraryUnload)},
   };
   for (const Entry& entry : kEntries) {
     if (std::strcmp(entry.name, symbol) != 0) continue;

@@ -71,6 +71,16 @@ TEST(LauncherTest, BadAchievedModeIsRejected) {
   EXPECT_NE(r.output.find("sometimes"), std::string::npos) << r.output;
 }
 
+TEST(LauncherTest, LightDetachMeansLightTracingWithCuptiDetached) {
+  Result r = RunLauncher("--light-detach -- env");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("OCCTRACE_MODE=light\n"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("OCCTRACE_LIGHT_DETACH=1\n"), std::string::npos) << r.output;
+  Result full = RunLauncher("--light-detach --mode full -- true");
+  EXPECT_EQ(full.exit_code, 2);
+  EXPECT_EQ(full.output, "occtrace: --light-detach is a light tracing mode; it cannot go with --mode full\n");
+}
+
 TEST(LauncherTest, MissingLibraryIsExitTwo) {
   // A launcher copied away from its libocctrace.so.
   const std::string dir = "/tmp/occtrace-launcher-test-" + std::to_string(getpid());

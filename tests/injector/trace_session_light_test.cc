@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "injector/id_translation.h"
 #include "injector/trace_session.h"
 #include "tests/injector/fake_records.h"
 
@@ -242,6 +243,45 @@ TEST(TraceSessionLightTest, LaunchCallsAreCommittedWhileRunningAndClosingRowsWri
   EXPECT_EQ(reader.Meta("setting_light_period_ms"), "3600000");
   EXPECT_EQ(reader.Meta("setting_light_max_duty_pct"), "10");
   EXPECT_EQ(reader.Meta("setting_light_new_config_windows"), "1");
+  session.reset();
+  RemoveTrace(path);
+}
+
+// CUPTI detached between windows: launches carry the driver's ids, and the writer turns them
+// into CUPTI's (translate_launch_ids) before writing, whenever it writes them.
+TEST(TraceSessionLightTest, LaunchIdsAreTranslatedBeforeTheyAreWritten) {
+  const std::string path = testing::TempPath("light-translated");
+  SessionOptions options;
+  options.path = path;
+  options.flush_period_ms = 20;
+  options.quiet = true;
+  options.handle_signals = false;
+  options.light = true;
+  options.windows.period_ns = 3'600'000'000'000;
+  IdTranslation ids;
+  ids.LearnContext(5, 1);
+  ids.LearnStream(113, 7);
+  SessionHooks hooks;
+  hooks.set_kernel_records = [](bool) -> uint64_t { return 0; };
+  hooks.translate_launch_ids = [&](LaunchCall* call) { ids.Translate(&call->context_id, &call->stream_id); };
+  auto session = TraceSession::Start(options, hooks);
+  ASSERT_NE(session, nullptr);
+  for (uint32_t stream : {113u, 114u}) {
+    LaunchCall call;
+    call.function = &SquareFacts();
+    call.api_start_ns = 1000 + stream;
+    call.context_id = 5;
+    call.stream_id = stream;
+    call.grid[0] = 132;
+    call.block[0] = 256;
+    ASSERT_TRUE(session->launch_calls()->Append(call));
+  }
+  session->Finish();
+  TraceReader reader(path);
+  EXPECT_EQ(reader.Text("SELECT group_concat(streamId) FROM (SELECT streamId FROM OCC_LAUNCH_CALL ORDER BY apiStart)"),
+            "7,114")
+      << "learned: CUPTI's id; not learned: the driver's";
+  EXPECT_EQ(reader.Text("SELECT group_concat(DISTINCT contextId) FROM OCC_KERNEL_CONFIG"), "1");
   session.reset();
   RemoveTrace(path);
 }

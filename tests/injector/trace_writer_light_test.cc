@@ -330,6 +330,24 @@ TEST_F(TraceWriterLightTest, RecordRunningAcrossARecordsSwitchOffIsDropped) {
             "500,400");
 }
 
+// A forced flush hands back a kernel still running without its end (end 0): at the end of a
+// window when CUPTI detaches (OCCTRACE_LIGHT_DETACH), or for a stale buffer. Its duration is
+// unknown, so it is not a timing sample (counted with the records dropped at a switch);
+// complete records of the same window are.
+TEST_F(TraceWriterLightTest, RecordWithoutAnEndIsNotATimingSample) {
+  for (uint32_t i = 0; i < 3; ++i) writer_.AddLaunchCall(Call(&kSquareFacts, 100 + i, 5000 + i));
+  writer_.KernelRecordsStoppedAt(9'000'000);
+  AddRecords({MakeKernel(kSquare, 100, 1'000'000, 1'000'500),
+              MakeKernel(kSquare, 101, 1'100'000, 0),     // handed back while running
+              MakeKernel(kSquare, 102, 1'200'000, 1'200'700)});
+  EXPECT_EQ(writer_.stats().timed_launches, 2u);
+  EXPECT_EQ(writer_.stats().timed_dropped_at_switch, 1u);
+  ASSERT_TRUE(writer_.Close());
+  TraceReader reader(path_);
+  EXPECT_EQ(reader.Text("SELECT group_concat(duration) FROM (SELECT duration FROM OCC_LAUNCH ORDER BY start)"),
+            "500,700");
+}
+
 TEST_F(TraceWriterLightTest, UnmatchedRecordIsStoredAsInAFullTrace) {
   writer_.AddLaunchCall(Call(&kSquareFacts, 100, 5000));
   ActivityKernel other_shape = MakeKernel(kSquare, 700, 4'000'000, 4'000'100);

@@ -1,0 +1,106 @@
+// LaunchHook with CUPTI detached between windows (OCCTRACE_LIGHT_DETACH; launch_hook.h,
+// light_tracer.h) against the stand-in driver (launch_hook_fake_driver.cc): graph instantiation
+// and module unload are wrapped too; a graph instantiated while CUPTI is away is read by the
+// hook, so its launches are known graphs; launches carry the driver's context and stream ids
+// and a CLOCK_REALTIME time. Whether those ids and that clock are CUPTI's is checked on a GPU
+// (tests/gpu/light_hook.sh, light-detach: OCC_META light_detach_*_learned_equal).
+#include <cuda.h>
+#include <time.h>
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "injector/launch_calls.h"
+#include "injector/launch_hook.h"
+#include "injector/light_tracer.h"
+
+extern "C" {
+struct FakeDriverCalls {
+  int classic, classic_ptsz, cooperative, cooperative_ptsz, ex, ex_ptsz, graph, graph_ptsz;
+  void* last_function;
+  unsigned last_grid[3];
+  unsigned last_block[3];
+  unsigned last_shared;
+  void* last_stream;
+  const void* last_config;
+  void* last_graph;
+  int instantiate_flags, instantiate_params, instantiate_params_ptsz, module_unloads, library_unloads;
+};
+extern FakeDriverCalls fake_driver_calls;
+int client_init();
+int client_graph_launch(void* exec, void* stream);
+int client_graph_instantiate(void** exec, void* graph);
+int client_module_unload(void* module);
+}
+
+namespace occ::inj {
+namespace {
+
+void* Fake(uintptr_t value) { return reinterpret_cast<void*>(value); }
+
+uint64_t RealtimeNs() {
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  return static_cast<uint64_t>(now.tv_sec) * 1'000'000'000ULL + static_cast<uint64_t>(now.tv_nsec);
+}
+
+TEST(LaunchHookWithCuptiDetached, GraphsInstantiatedWithoutCuptiAreKnownAndIdsComeFromTheDriver) {
+  ASSERT_EQ(client_init(), 0);
+  LaunchCallStreams streams;
+  LightTracerOptions options;
+  options.cupti_free = true;
+  LightTracer light(&streams, nullptr, options);
+  LaunchCallbackSwitch callbacks([](bool, std::string*) { return true; }, true);
+
+  // Before the hook: instantiation reaches the driver, nothing is read.
+  void* exec = nullptr;
+  ASSERT_EQ(client_graph_instantiate(&exec, Fake(0x7000)), 0);
+  EXPECT_EQ(exec, Fake(0x7001));
+  EXPECT_EQ(light.graphs_read_by_hook(), 0u);
+
+  LaunchHook* hook = LaunchHook::Install(&light, &callbacks, 0, /*detached_cupti=*/true);
+  ASSERT_NE(hook, nullptr);
+  std::map<std::string, std::string> meta;
+  for (const auto& [name, value] : hook->Meta()) meta[name] = value;
+  EXPECT_EQ(meta["light_hook_entry_points"], "13")
+      << "8 launch entry points, instantiation with flags, with params (legacy and per-thread), two unloads";
+
+  // A graph instantiated now is read by the hook; its launch is a known graph (no nodes can be
+  // read from this driver: an incomplete graph, still known).
+  void* hooked_exec = nullptr;
+  ASSERT_EQ(client_graph_instantiate(&hooked_exec, Fake(0x8000)), 0);
+  EXPECT_EQ(hooked_exec, Fake(0x8001)) << "the result passes through";
+  EXPECT_EQ(fake_driver_calls.instantiate_flags, 2);
+  EXPECT_EQ(light.graphs_read_by_hook(), 1u);
+  void* failed_exec = nullptr;
+  EXPECT_EQ(client_graph_instantiate(&failed_exec, nullptr), 1) << "the driver's error passes through";
+  EXPECT_EQ(light.graphs_read_by_hook(), 1u) << "a failed instantiation is not read";
+
+  const uint64_t before = RealtimeNs();
+  ASSERT_EQ(client_graph_launch(hooked_exec, Fake(0x42)), 0);
+  ASSERT_EQ(client_graph_launch(exec, Fake(0x42)), 0);  // instantiated before the hook: unknown
+  const uint64_t after = RealtimeNs();
+  EXPECT_EQ(light.hooked_launches(), 2u);
+  std::vector<LaunchCall> calls;
+  streams.Drain([&](const LaunchCall& call) { calls.push_back(call); });
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_NE(calls[0].graph, nullptr);
+  EXPECT_EQ(calls[0].unknown_graph, 0u);
+  EXPECT_EQ(calls[0].context_id, 5u) << "cuCtxGetId's";
+  EXPECT_EQ(calls[0].device_id, 0u);
+  EXPECT_EQ(calls[0].stream_id, 0x42u + 100) << "cuStreamGetId's";
+  EXPECT_GE(calls[0].api_start_ns, before) << "CLOCK_REALTIME, CUPTI's clock";
+  EXPECT_LE(calls[0].api_start_ns, after);
+  EXPECT_EQ(calls[1].graph, nullptr);
+  EXPECT_EQ(calls[1].unknown_graph, 1u);
+
+  // Module unload passes through (and forgets the function facts read so far).
+  EXPECT_EQ(client_module_unload(Fake(0x9000)), 0);
+  EXPECT_EQ(fake_driver_calls.module_unloads, 1);
+}
+
+}  // namespace
+}  // namespace occ::inj
