@@ -43,6 +43,10 @@ struct Tracer {
   // subscriber handle changes at every attach (read under it).
   std::unique_ptr<CuptiAttachment> attachment;
   IdTranslation ids;
+  // Writer thread: why light tracing stopped detaching for good ("" while it still does), and
+  // windows that ended without detaching because the hook had missed launches in them.
+  std::string detach_stopped;
+  uint64_t detach_skipped_for_misses = 0;
   // `achieved` for the writer thread, which may run before it is set: published once it is.
   std::atomic<AchievedProfiler*> achieved_for_writer{nullptr};
   // False once CUPTI reported a fatal error (it then finalizes itself) or after the final
@@ -446,7 +450,23 @@ int InitializeTracing() {
       });
       tracer->session->FlushActivity(TraceSession::FlushKind::kDetach);
       LaunchHook* hook = tracer->hook.load(std::memory_order_acquire);
-      if (hook == nullptr || !hook->fell_back()) attachment->RequestDetach();
+      if (tracer->detach_stopped.empty()) {
+        if (hook == nullptr) {
+          tracer->detach_stopped = "no launch hook";
+        } else if (hook->fell_back()) {
+          tracer->detach_stopped = "the launch hook fell back to CUPTI's callbacks";
+        } else if (tracer->light->graphs_seen()) {
+          tracer->detach_stopped = "CUDA graphs or stream capture";
+        }
+      }
+      if (!tracer->detach_stopped.empty()) return now;
+      // Launches the hook missed in this window would be lost while detached: stay attached
+      // (the callbacks catch them, a rescan follows) until a window passes without any.
+      if (!hook->ReadyToDetach()) {
+        ++tracer->detach_skipped_for_misses;
+        return now;
+      }
+      attachment->RequestDetach();
       return now;
     }
     // Taken before switching off (a kernel still running or queued then ends after it) and
@@ -479,6 +499,8 @@ int InitializeTracing() {
       for (auto& row : tracer->attachment->Meta()) rows.push_back(std::move(row));
       for (auto& row : tracer->ids.Meta()) rows.push_back(std::move(row));
       rows.emplace_back("light_detach_graphs_read_by_hook", std::to_string(tracer->light->graphs_read_by_hook()));
+      rows.emplace_back("light_detach_stopped", tracer->detach_stopped.empty() ? "no" : tracer->detach_stopped);
+      rows.emplace_back("light_detach_skipped_for_misses", std::to_string(tracer->detach_skipped_for_misses));
     }
     return rows;
   };
@@ -489,6 +511,16 @@ int InitializeTracing() {
   }
   hooks.light_tick = [tracer](int64_t now_ns, bool records_on) {
     if (!tracer->tracing.load()) return;
+    // CUDA graphs appeared while CUPTI was detached: attached again now, for good (records stay
+    // off until the next window), so that no graph runs across a later detach.
+    if (CuptiAttachment* attachment = tracer->attachment.get();
+        attachment != nullptr && !records_on && tracer->light->graphs_seen() &&
+        attachment->state() != CuptiAttachment::State::kAttached) {
+      if (tracer->detach_stopped.empty()) tracer->detach_stopped = "CUDA graphs or stream capture";
+      if (attachment->Attach()) {
+        attachment->IfAttached([] { OCC_CUPTI_LOG(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)); });
+      }
+    }
     if (LaunchHook* hook = tracer->hook.load(std::memory_order_acquire)) hook->Tick(now_ns, records_on);
   };
   tracer->session = TraceSession::Start(options, std::move(hooks));

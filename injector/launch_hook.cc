@@ -50,7 +50,10 @@ namespace {
 
 // The launch entry points, then (CUPTI detached between windows only) those whose CUPTI
 // callbacks light tracing needs and loses while detached: graph instantiation, module unload.
-enum class Shape { kClassic, kCooperative, kEx, kGraph, kInstantiateWithFlags, kInstantiateWithParams, kModuleUnload, kLibraryUnload };
+enum class Shape {
+  kClassic, kCooperative, kEx, kGraph,
+  kInstantiateWithFlags, kInstantiateWithParams, kModuleUnload, kLibraryUnload, kGetProcAddress
+};
 
 // One rewritten entry point: the real function a wrapper calls, and the callback id whose
 // parameter struct the wrapper hands to the light tracer.
@@ -63,7 +66,7 @@ struct Target {
 // per-thread-stream versions differ): 8 each is twice what CUDA 13.0 gives.
 constexpr size_t kSlotsPerShape = 8;
 std::array<Target, kSlotsPerShape> g_classic, g_cooperative, g_ex, g_graph, g_instantiate_flags, g_instantiate_params,
-    g_module_unload, g_library_unload;
+    g_module_unload, g_library_unload, g_get_proc_address;
 std::atomic<LightTracer*> g_light{nullptr};
 std::atomic<uint64_t> g_module_loads{0};
 decltype(&::cuCtxGetCurrent) g_ctx_get_current = nullptr;
@@ -192,6 +195,28 @@ CUresult CUDAAPI LibraryUnload(CUlibrary library) {
   return result;
 }
 
+std::vector<ImportRedirect>& Redirects();
+
+// What cuGetProcAddress answers, hooked: a launch entry point's address becomes its wrapper's,
+// so that a library asking the driver for its pointers after the last scan (cuDNN does, at its
+// first use: 5 % of train_small.py's launches missed the hook until a rescan, H100,
+// 2026-11-25) stores the wrapper. Redirects() is complete before any wrapper runs and never
+// changes after.
+template <size_t N>
+CUresult CUDAAPI GetProcAddress(const char* symbol, void** pfn, int version, cuuint64_t flags,
+                                CUdriverProcAddressQueryResult* status) {
+  using Real = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
+  const CUresult result = reinterpret_cast<Real>(g_get_proc_address[N].real)(symbol, pfn, version, flags, status);
+  if (result != CUDA_SUCCESS || pfn == nullptr || *pfn == nullptr) return result;
+  for (const ImportRedirect& redirect : Redirects()) {
+    if (redirect.original == *pfn) {
+      *pfn = redirect.replacement;
+      break;
+    }
+  }
+  return result;
+}
+
 template <size_t... I>
 std::array<void*, kSlotsPerShape> Wrappers(Shape shape, std::index_sequence<I...>) {
   switch (shape) {
@@ -203,6 +228,7 @@ std::array<void*, kSlotsPerShape> Wrappers(Shape shape, std::index_sequence<I...
     case Shape::kInstantiateWithParams: return {reinterpret_cast<void*>(&InstantiateWithParams<I>)...};
     case Shape::kModuleUnload: return {reinterpret_cast<void*>(&ModuleUnload<I>)...};
     case Shape::kLibraryUnload: return {reinterpret_cast<void*>(&LibraryUnload<I>)...};
+    case Shape::kGetProcAddress: return {reinterpret_cast<void*>(&GetProcAddress<I>)...};
   }
   return {};
 }
@@ -217,6 +243,7 @@ std::array<Target, kSlotsPerShape>& TargetsOf(Shape shape) {
     case Shape::kInstantiateWithParams: return g_instantiate_params;
     case Shape::kModuleUnload: return g_module_unload;
     case Shape::kLibraryUnload: return g_library_unload;
+    case Shape::kGetProcAddress: return g_get_proc_address;
   }
   return g_classic;
 }
@@ -244,6 +271,9 @@ constexpr EntryPoint kDetachedEntryPoints[] = {
     {"cuModuleUnload", CUPTI_DRIVER_TRACE_CBID_cuModuleUnload, CUPTI_DRIVER_TRACE_CBID_cuModuleUnload, Shape::kModuleUnload},
     {"cuLibraryUnload", CUPTI_DRIVER_TRACE_CBID_cuLibraryUnload, CUPTI_DRIVER_TRACE_CBID_cuLibraryUnload,
      Shape::kLibraryUnload},
+    // By its versioned name only: plain "cuGetProcAddress" is the older ABI without `status`.
+    {"cuGetProcAddress_v2", CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2, CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2,
+     Shape::kGetProcAddress},
 };
 
 struct Found {
@@ -287,6 +317,7 @@ std::map<void*, Found> FindEntryPoints(void* driver, bool detached_cupti) {
 }
 
 std::vector<ImportRedirect>& Redirects() {
+  // Filled once by Install, before any wrapper can run; read-only after.
   static auto* redirects = new std::vector<ImportRedirect>;  // leaked: wrappers outlive exit
   return *redirects;
 }
@@ -354,6 +385,7 @@ LaunchHook* LaunchHook::Install(LightTracer* light, LaunchCallbackSwitch* callba
   hook->entry_points_ = static_cast<int>(redirects.size());
   light->SetHookInstalled();
   hook->objects_added_seen_ = ObjectsAddedSoFar();
+  hook->objects_added_at_last_scan_ = hook->objects_added_seen_;
   hook->Rescan();
   installed = hook;
   return hook;
@@ -386,7 +418,13 @@ void LaunchHook::Tick(int64_t now_ns, bool records_on) {
   objects_added_seen_ = adds;
   modules_seen_ = modules;
   misses_seen_ = misses;
-  if (decision.rescan) policy_.Rescanned(now_ns, Rescan());
+  // CUPTI detached between windows: nothing catches a missed launch until the next window, so
+  // a library loaded since the last tick is scanned at once, not after rescan_interval_ns.
+  const bool scan_now = decision.rescan || (callbacks_in_windows_ && adds != objects_added_at_last_scan_);
+  if (scan_now) {
+    objects_added_at_last_scan_ = adds;
+    policy_.Rescanned(now_ns, Rescan());
+  }
   // CUPTI detached between windows: the callbacks can watch the hook only while attached, in a
   // window; they are on for all of it (and teach the id translation, light_tracer.h).
   const bool callbacks = callbacks_in_windows_ ? records_on || policy_.fell_back() : decision.callbacks;
@@ -395,6 +433,13 @@ void LaunchHook::Tick(int64_t now_ns, bool records_on) {
     switch_error_ = error;
     LogLine("light tracing: switching the launch callbacks failed (%s)", error.c_str());
   }
+}
+
+bool LaunchHook::ReadyToDetach() {
+  const uint64_t misses = light_->launches_outside_hook();
+  const bool quiet = misses == misses_at_last_detach_check_ && !policy_.fell_back() && !policy_.rescan_pending();
+  misses_at_last_detach_check_ = misses;
+  return quiet;
 }
 
 std::vector<std::pair<std::string, std::string>> LaunchHook::Meta() const {

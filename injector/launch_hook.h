@@ -69,6 +69,7 @@ class HookWatchPolicy {
   // the callbacks stay on for good.
   void Rescanned(int64_t now_ns, int rewritten);
   bool fell_back() const { return fell_back_; }
+  bool rescan_pending() const { return rescan_pending_ || rescan_for_misses_; }
 
  private:
   Settings settings_;
@@ -101,6 +102,10 @@ class LaunchHook {
   std::vector<std::pair<std::string, std::string>> Meta() const;
   // Launches kept missing the hook (HookWatchPolicy): CUPTI's callbacks must stay on for good.
   bool fell_back() const { return policy_.fell_back(); }
+  // Writer thread, at the end of a timing window (CUPTI detached between windows): whether the
+  // hook caught every launch the callbacks saw since the last call, and no rescan is due. Light
+  // tracing detaches only then: while detached a missed launch is lost, not recorded late.
+  bool ReadyToDetach();
 
  private:
   LaunchHook(LightTracer* light, LaunchCallbackSwitch* callbacks, int64_t now_ns);
@@ -120,6 +125,8 @@ class LaunchHook {
   std::vector<std::string> hooked_objects_;
   std::string switch_error_;
   bool callbacks_in_windows_ = false;
+  uint64_t objects_added_at_last_scan_ = 0;
+  uint64_t misses_at_last_detach_check_ = 0;
 };
 
 }  // namespace occ::inj

@@ -266,6 +266,7 @@ bool LightTracer::Capturing(CUstream stream) {
   }
   if (status == CU_STREAM_CAPTURE_STATUS_NONE) return false;
   captured_launches_.fetch_add(1, std::memory_order_relaxed);
+  graphs_seen_.store(true, std::memory_order_relaxed);
   return true;
 }
 
@@ -475,6 +476,7 @@ void LightTracer::RecordGraphLaunch(CUpti_CallbackId cbid, const void* params, C
     if (stream == nullptr) stream = CU_STREAM_PER_THREAD;
   }
   if (Capturing(stream)) return;
+  if (!graphs_seen_.load(std::memory_order_relaxed)) graphs_seen_.store(true, std::memory_order_relaxed);
   LaunchCall call;
   {
     Registry& registry = TheRegistry();
@@ -505,6 +507,7 @@ void LightTracer::OnGraphExecCreated(const CUpti_ResourceData* resource) {
     CollectKernelNodes(source, 0, &facts, /*cupti_ids=*/true);
   }
   t_graph_exec_from_callback = graph->graphExec;
+  graphs_seen_.store(true, std::memory_order_relaxed);
   Registry& registry = TheRegistry();
   std::lock_guard lock(registry.mutex);
   registry.by_graph_exec[graph->graphExec] = &registry.graphs.emplace_back(std::move(facts));
@@ -523,6 +526,7 @@ void LightTracer::OnHookedGraphInstantiated(CUgraphExec exec, CUgraph graph) {
     CollectKernelNodes(graph, 0, &facts, /*cupti_ids=*/false);
   }
   graphs_read_by_hook_.fetch_add(1, std::memory_order_relaxed);
+  graphs_seen_.store(true, std::memory_order_relaxed);
   Registry& registry = TheRegistry();
   std::lock_guard lock(registry.mutex);
   registry.by_graph_exec[exec] = &registry.graphs.emplace_back(std::move(facts));
@@ -580,7 +584,14 @@ void LightTracer::LearnIds(CUpti_CallbackId cbid, const CUpti_CallbackData* data
   const bool per_thread = stream == CU_STREAM_PER_THREAD;
   uint32_t cupti_id = 0;
   unsigned long long driver_id = 0;
-  // A capturing stream has no driver id (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED): not learned.
+  // Never ask for a capturing stream's id: cuStreamGetId is not allowed there, and the failed
+  // call invalidates the program's capture (launch_matrix's cudaStreamEndCapture failed on an
+  // H100, 2026-11-25). Learned at its next launch outside the capture.
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (driver.cuStreamIsCapturing == nullptr || driver.cuStreamIsCapturing(stream, &capture) != CUDA_SUCCESS ||
+      capture != CU_STREAM_CAPTURE_STATUS_NONE) {
+    return;
+  }
   if (cuptiGetStreamIdEx(context, per_thread ? nullptr : stream, per_thread ? 1 : 0, &cupti_id) != CUPTI_SUCCESS ||
       driver.cuStreamGetId(stream, &driver_id) != CUDA_SUCCESS) {
     return;

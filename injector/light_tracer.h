@@ -87,6 +87,11 @@ class LightTracer {
   // Where launch callbacks (attached) learn CUPTI's ids for the driver's (cupti_free only).
   void SetIdTranslation(IdTranslation* ids) { ids_ = ids; }
   uint64_t graphs_read_by_hook() const { return graphs_read_by_hook_.load(std::memory_order_relaxed); }
+  // A CUDA graph was instantiated or a stream captured. Light tracing then stops detaching
+  // CUPTI: the one torch.compile + CUDA graphs run that detached after graphs existed ended
+  // in "unspecified launch failure" (H100, 2026-11-25), and graphs launched while CUPTI's
+  // kernel records were on may keep what CUPTI set up for them.
+  bool graphs_seen() const { return graphs_seen_.load(std::memory_order_relaxed); }
   // From now on, a launch callback outside a hooked call is a launch the hook missed: it is
   // recorded from the callback as before and counted.
   void SetHookInstalled() { hook_installed_.store(true, std::memory_order_release); }
@@ -125,6 +130,7 @@ class LightTracer {
   std::atomic<uint64_t> launches_outside_hook_{0};
   std::atomic<uint64_t> hooked_launches_{0};
   std::atomic<uint64_t> graphs_read_by_hook_{0};
+  std::atomic<bool> graphs_seen_{false};
   IdTranslation* ids_ = nullptr;
 };
 

@@ -7,7 +7,8 @@
 #      estimates within 5 % (LIGHT_ONLY picks programs); every light trace's light_hook_* rows.
 #      LIGHT_DETACH=1: light traces with CUPTI detached between windows (OCCTRACE_LIGHT_DETACH),
 #      and their light_detach_* rows (ids learned equal, re-attaches, finalize times).
-#   2. empty-kernel launch cost: untraced, `off`, light (CUPTI callbacks), light + hook.
+#   2. empty-kernel launch cost: untraced, `off`, light (CUPTI callbacks), light + hook, light
+#      with CUPTI detached.
 #   3. step time in turns (turns_bench.py): untraced, `off`, light, light + hook, on
 #      TURN_WORKLOADS (train_small by default), CYCLES, REPEATS; TURN_ONLY adds light + hook
 #      without capture callbacks (light-hook-nocap), `sample` (the default: CUPTI's profiler
@@ -50,6 +51,7 @@ if [[ -z "${SKIP_LAUNCH:-}" ]]; then
   timeout "${LAUNCH_TIMEOUT:-150}" python3 "$root/bench/injector/gpu_bench.py" --lib "$lib" --launch-overhead "$stage/bin/launch_overhead" \
     --train "$wl/train_small.py" --skip-train --rounds "${LAUNCH_ROUNDS:-3}" --launches 200000 --skip-bare-cupti --no-torchprof \
     --variant "light=traced:OCCTRACE_MODE=light" --variant "light-hook=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_HOOK=1" \
+    --variant "light-detach=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_DETACH=1" \
     --json "$logs/launch.json" 2>&1 | tee "$logs/launch.txt" | tail -25
   pack
 fi

@@ -5,6 +5,7 @@
 // and a CLOCK_REALTIME time. Whether those ids and that clock are CUPTI's is checked on a GPU
 // (tests/gpu/light_hook.sh, light-detach: OCC_META light_detach_*_learned_equal).
 #include <cuda.h>
+#include <dlfcn.h>
 #include <time.h>
 
 #include <gtest/gtest.h>
@@ -34,6 +35,7 @@ int client_init();
 int client_graph_launch(void* exec, void* stream);
 int client_graph_instantiate(void** exec, void* graph);
 int client_module_unload(void* module);
+void* client_lookup(const char* symbol);
 }
 
 namespace occ::inj {
@@ -60,13 +62,28 @@ TEST(LaunchHookWithCuptiDetached, GraphsInstantiatedWithoutCuptiAreKnownAndIdsCo
   ASSERT_EQ(client_graph_instantiate(&exec, Fake(0x7000)), 0);
   EXPECT_EQ(exec, Fake(0x7001));
   EXPECT_EQ(light.graphs_read_by_hook(), 0u);
+  void* real_launch = dlsym(dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD), "cuLaunchKernel");  // the stand-in's
+  ASSERT_NE(real_launch, nullptr);
+  EXPECT_EQ(client_lookup("cuLaunchKernel"), real_launch);
 
   LaunchHook* hook = LaunchHook::Install(&light, &callbacks, 0, /*detached_cupti=*/true);
   ASSERT_NE(hook, nullptr);
   std::map<std::string, std::string> meta;
   for (const auto& [name, value] : hook->Meta()) meta[name] = value;
-  EXPECT_EQ(meta["light_hook_entry_points"], "13")
-      << "8 launch entry points, instantiation with flags, with params (legacy and per-thread), two unloads";
+  EXPECT_EQ(meta["light_hook_entry_points"], "14")
+      << "8 launch entry points, instantiation with flags, with params (legacy and per-thread), two unloads, "
+         "cuGetProcAddress_v2";
+
+  // A pointer asked for after the scan is the wrapper's already: a launch through it is recorded.
+  void* asked_later = client_lookup("cuLaunchKernel");
+  ASSERT_NE(asked_later, nullptr);
+  EXPECT_NE(asked_later, real_launch);
+  using Classic = int (*)(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void*, void**,
+                          void**);
+  EXPECT_EQ(reinterpret_cast<Classic>(asked_later)(Fake(0xf1), 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr), 0);
+  EXPECT_EQ(fake_driver_calls.classic, 1) << "the driver's function ran";
+  EXPECT_EQ(light.hooked_launches(), 1u) << "through the wrapper (its facts unreadable here)";
+  EXPECT_EQ(client_lookup("cuNotAnEntryPoint"), nullptr);
 
   // A graph instantiated now is read by the hook; its launch is a known graph (no nodes can be
   // read from this driver: an incomplete graph, still known).
@@ -83,7 +100,7 @@ TEST(LaunchHookWithCuptiDetached, GraphsInstantiatedWithoutCuptiAreKnownAndIdsCo
   ASSERT_EQ(client_graph_launch(hooked_exec, Fake(0x42)), 0);
   ASSERT_EQ(client_graph_launch(exec, Fake(0x42)), 0);  // instantiated before the hook: unknown
   const uint64_t after = RealtimeNs();
-  EXPECT_EQ(light.hooked_launches(), 2u);
+  EXPECT_EQ(light.hooked_launches(), 3u);
   std::vector<LaunchCall> calls;
   streams.Drain([&](const LaunchCall& call) { calls.push_back(call); });
   ASSERT_EQ(calls.size(), 2u);

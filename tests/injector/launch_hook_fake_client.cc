@@ -64,6 +64,13 @@ __attribute__((visibility("default"))) int OCC_NAME(graph_instantiate)(void** ex
   return reinterpret_cast<int (*)(void**, void*, unsigned long long)>(g_table.instantiate)(exec, graph, 0);
 }
 
+// What the driver answers now for `symbol` (legacy stream), through this library's import.
+__attribute__((visibility("default"))) void* OCC_NAME(lookup)(const char* symbol) {
+  void* pfn = nullptr;
+  int status = 0;
+  return cuGetProcAddress_v2(symbol, &pfn, 13000, 1, &status) == 0 ? pfn : nullptr;
+}
+
 __attribute__((visibility("default"))) int OCC_NAME(module_unload)(void* module) {
   return reinterpret_cast<int (*)(void*)>(g_table.module_unload)(module);
 }
