@@ -330,7 +330,10 @@ CuptiAttachment::Hooks DetachHooks(Tracer* tracer) {
     OCC_CUPTI_LOG(cuptiEnableDomain(0, tracer->subscriber, CUPTI_CB_DOMAIN_DRIVER_API));
     if (tracer->light) tracer->light->EnableCallbacks(tracer->subscriber);
   };
-  hooks.finalize = [] { return OCC_CUPTI_OK(cuptiFinalize()); };
+  // Not once graphs or a capture appeared (light_tracer.h, graphs_seen): the capture-begin
+  // callback itself can be the API exit asked to finalize. The request then fails, and the
+  // next window takes the domains back and stays attached.
+  hooks.finalize = [tracer] { return !tracer->light->graphs_seen() && OCC_CUPTI_OK(cuptiFinalize()); };
   hooks.attach = [tracer](std::string* error) {
     char other_subscriber[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = {};
     CUpti_SubscriberParams params{};
@@ -513,11 +516,12 @@ int InitializeTracing() {
     if (!tracer->tracing.load()) return;
     // CUDA graphs appeared while CUPTI was detached: attached again now, for good (records stay
     // off until the next window), so that no graph runs across a later detach.
+    // (Attach also takes back a pending request, or the domains a refused finalize left on.)
     if (CuptiAttachment* attachment = tracer->attachment.get();
-        attachment != nullptr && !records_on && tracer->light->graphs_seen() &&
-        attachment->state() != CuptiAttachment::State::kAttached) {
+        attachment != nullptr && !records_on && tracer->light->graphs_seen()) {
       if (tracer->detach_stopped.empty()) tracer->detach_stopped = "CUDA graphs or stream capture";
-      if (attachment->Attach()) {
+      const bool was_attached = attachment->state() == CuptiAttachment::State::kAttached;
+      if (attachment->Attach() && !was_attached) {
         attachment->IfAttached([] { OCC_CUPTI_LOG(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)); });
       }
     }

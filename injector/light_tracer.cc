@@ -313,6 +313,7 @@ void LightTracer::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
     if (!Succeeded(data)) return;
     if (IsCaptureBegin(cbid)) {
       active_captures_.fetch_add(1, std::memory_order_acq_rel);
+      graphs_seen_.store(true, std::memory_order_relaxed);
       return;
     }
     const bool kernel = IsKernelLaunchCbid(cbid);
