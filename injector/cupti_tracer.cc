@@ -44,9 +44,10 @@ struct Tracer {
   std::unique_ptr<CuptiAttachment> attachment;
   IdTranslation ids;
   // Writer thread: why light tracing stopped detaching for good ("" while it still does), and
-  // windows that ended without detaching because the hook had missed launches in them.
+  // windows that ended attached because the hook had missed launches or new code had appeared
+  // (LaunchHook::ReadyToDetach).
   std::string detach_stopped;
-  uint64_t detach_skipped_for_misses = 0;
+  uint64_t windows_kept_attached = 0;
   // `achieved` for the writer thread, which may run before it is set: published once it is.
   std::atomic<AchievedProfiler*> achieved_for_writer{nullptr};
   // False once CUPTI reported a fatal error (it then finalizes itself) or after the final
@@ -463,10 +464,10 @@ int InitializeTracing() {
         }
       }
       if (!tracer->detach_stopped.empty()) return now;
-      // Launches the hook missed in this window would be lost while detached: stay attached
-      // (the callbacks catch them, a rescan follows) until a window passes without any.
-      if (!hook->ReadyToDetach()) {
-        ++tracer->detach_skipped_for_misses;
+      // Launches the hook misses while detached are lost: stay attached (the callbacks catch
+      // them, a rescan follows) while it misses any or the program still loads new code.
+      if (!hook->ReadyToDetach(SteadyNs())) {
+        ++tracer->windows_kept_attached;
         return now;
       }
       attachment->RequestDetach();
@@ -503,7 +504,7 @@ int InitializeTracing() {
       for (auto& row : tracer->ids.Meta()) rows.push_back(std::move(row));
       rows.emplace_back("light_detach_graphs_read_by_hook", std::to_string(tracer->light->graphs_read_by_hook()));
       rows.emplace_back("light_detach_stopped", tracer->detach_stopped.empty() ? "no" : tracer->detach_stopped);
-      rows.emplace_back("light_detach_skipped_for_misses", std::to_string(tracer->detach_skipped_for_misses));
+      rows.emplace_back("light_detach_windows_kept_attached", std::to_string(tracer->windows_kept_attached));
     }
     return rows;
   };

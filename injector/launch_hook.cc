@@ -357,7 +357,7 @@ uint64_t ObjectsAddedSoFar() {
 }  // namespace
 
 LaunchHook::LaunchHook(LightTracer* light, LaunchCallbackSwitch* callbacks, int64_t now_ns)
-    : light_(light), callbacks_(callbacks), policy_(HookWatchPolicy::Settings{}, now_ns) {}
+    : light_(light), callbacks_(callbacks), policy_(HookWatchPolicy::Settings{}, now_ns), last_new_code_ns_(now_ns) {}
 
 LaunchHook* LaunchHook::Install(LightTracer* light, LaunchCallbackSwitch* callbacks, int64_t now_ns,
                                 bool detached_cupti) {
@@ -415,6 +415,11 @@ void LaunchHook::Tick(int64_t now_ns, bool records_on) {
   const uint64_t misses = light_->launches_outside_hook();
   const HookWatchPolicy::Decision decision =
       policy_.Tick(now_ns, adds != objects_added_seen_, modules != modules_seen_, misses != misses_seen_, records_on);
+  const uint64_t new_functions = light_->new_functions();
+  if (adds != objects_added_seen_ || modules != modules_seen_ || new_functions != new_functions_seen_) {
+    last_new_code_ns_ = now_ns;
+  }
+  new_functions_seen_ = new_functions;
   objects_added_seen_ = adds;
   modules_seen_ = modules;
   misses_seen_ = misses;
@@ -435,9 +440,10 @@ void LaunchHook::Tick(int64_t now_ns, bool records_on) {
   }
 }
 
-bool LaunchHook::ReadyToDetach() {
+bool LaunchHook::ReadyToDetach(int64_t now_ns) {
   const uint64_t misses = light_->launches_outside_hook();
-  const bool quiet = misses == misses_at_last_detach_check_ && !policy_.fell_back() && !policy_.rescan_pending();
+  const bool quiet = misses == misses_at_last_detach_check_ && !policy_.fell_back() && !policy_.rescan_pending() &&
+                     now_ns - last_new_code_ns_ >= kQuietBeforeDetachNs;
   misses_at_last_detach_check_ = misses;
   return quiet;
 }

@@ -103,9 +103,14 @@ class LaunchHook {
   // Launches kept missing the hook (HookWatchPolicy): CUPTI's callbacks must stay on for good.
   bool fell_back() const { return policy_.fell_back(); }
   // Writer thread, at the end of a timing window (CUPTI detached between windows): whether the
-  // hook caught every launch the callbacks saw since the last call, and no rescan is due. Light
-  // tracing detaches only then: while detached a missed launch is lost, not recorded late.
-  bool ReadyToDetach();
+  // hook caught every launch the callbacks saw since the last call, no rescan is due, and the
+  // program loaded no library or CUDA module and launched no new function for
+  // kQuietBeforeDetachNs. Light tracing detaches only then: while detached a launch the hook
+  // misses is lost, not recorded late, and new code is where misses come from (a library's
+  // first launch before the rescan that hooks it: 1 launch of each of 2 cuDNN kernels and of
+  // a Triton kernel, H100, 2026-11-26).
+  bool ReadyToDetach(int64_t now_ns);
+  static constexpr int64_t kQuietBeforeDetachNs = 10'000'000'000;
 
  private:
   LaunchHook(LightTracer* light, LaunchCallbackSwitch* callbacks, int64_t now_ns);
@@ -127,6 +132,8 @@ class LaunchHook {
   bool callbacks_in_windows_ = false;
   uint64_t objects_added_at_last_scan_ = 0;
   uint64_t misses_at_last_detach_check_ = 0;
+  uint64_t new_functions_seen_ = 0;
+  int64_t last_new_code_ns_ = 0;  // the last tick that saw a library, module or function appear
 };
 
 }  // namespace occ::inj

@@ -250,7 +250,10 @@ const FunctionFacts* FactsOfFunction(CUfunction function) {
 const FunctionFacts* LightTracer::Facts(CUfunction function) {
   FactsSource source;
   const FunctionFacts* facts = LookUpFacts(function, &source);
-  if (source == FactsSource::kNew && on_new_function_) on_new_function_();
+  if (source == FactsSource::kNew) {
+    new_functions_.fetch_add(1, std::memory_order_relaxed);
+    if (on_new_function_) on_new_function_();
+  }
   return facts;
 }
 

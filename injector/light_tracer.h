@@ -92,6 +92,8 @@ class LightTracer {
   // in "unspecified launch failure" (H100, 2026-11-25), and graphs launched while CUPTI's
   // kernel records were on may keep what CUPTI set up for them.
   bool graphs_seen() const { return graphs_seen_.load(std::memory_order_relaxed); }
+  // Functions launched for the first time so far (their facts read).
+  uint64_t new_functions() const { return new_functions_.load(std::memory_order_relaxed); }
   // From now on, a launch callback outside a hooked call is a launch the hook missed: it is
   // recorded from the callback as before and counted.
   void SetHookInstalled() { hook_installed_.store(true, std::memory_order_release); }
@@ -131,6 +133,7 @@ class LightTracer {
   std::atomic<uint64_t> hooked_launches_{0};
   std::atomic<uint64_t> graphs_read_by_hook_{0};
   std::atomic<bool> graphs_seen_{false};
+  std::atomic<uint64_t> new_functions_{0};
   IdTranslation* ids_ = nullptr;
 };
 

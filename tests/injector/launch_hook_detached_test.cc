@@ -117,6 +117,17 @@ TEST(LaunchHookWithCuptiDetached, GraphsInstantiatedWithoutCuptiAreKnownAndIdsCo
   // Module unload passes through (and forgets the function facts read so far).
   EXPECT_EQ(client_module_unload(Fake(0x9000)), 0);
   EXPECT_EQ(fake_driver_calls.module_unloads, 1);
+
+  // Detaching waits for 10 s without new code: none since the hook was installed (at 0) ...
+  constexpr int64_t kSecond = 1'000'000'000;
+  EXPECT_FALSE(hook->ReadyToDetach(5 * kSecond));
+  hook->Tick(11 * kSecond, /*records_on=*/false);
+  EXPECT_TRUE(hook->ReadyToDetach(11 * kSecond));
+  // ... and again after a CUDA module is loaded (seen at the next tick).
+  hook->NoteModuleLoaded();
+  hook->Tick(12 * kSecond, false);
+  EXPECT_FALSE(hook->ReadyToDetach(15 * kSecond));
+  EXPECT_TRUE(hook->ReadyToDetach(22 * kSecond));
 }
 
 }  // namespace
