@@ -430,9 +430,12 @@ void LaunchHook::Tick(int64_t now_ns, bool records_on) {
     objects_added_at_last_scan_ = adds;
     policy_.Rescanned(now_ns, Rescan());
   }
-  // CUPTI detached between windows: the callbacks can watch the hook only while attached, in a
-  // window; they are on for all of it (and teach the id translation, light_tracer.h).
-  const bool callbacks = callbacks_in_windows_ ? records_on || policy_.fell_back() : decision.callbacks;
+  // CUPTI detached between windows: the callbacks are on for every whole window (they watch the
+  // hook and teach the id translation, light_tracer.h), and, while CUPTI stays attached
+  // between windows, whenever the policy wants them (detached, switching them is a no-op). The
+  // first GPU run left them off between windows while CUPTI stayed attached after CUDA graphs
+  // appeared, and one cuBLAS launch the hook missed was lost.
+  const bool callbacks = decision.callbacks || (callbacks_in_windows_ && records_on);
   std::string error;
   if (!callbacks_->Want(LaunchCallbackSwitch::Owner::kLight, callbacks, &error) && switch_error_.empty()) {
     switch_error_ = error;

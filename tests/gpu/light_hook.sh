@@ -7,6 +7,8 @@
 #      estimates within 5 % (LIGHT_ONLY picks programs); every light trace's light_hook_* rows.
 #      LIGHT_DETACH=1: light traces with CUPTI detached between windows (OCCTRACE_LIGHT_DETACH),
 #      and their light_detach_* rows (ids learned equal, re-attaches, finalize times).
+#      GAP_KERNEL=NAME: each configuration of kernel NAME, full trace against light samples
+#      (tests/gpu/diag/estimate_gap.py).
 #   2. empty-kernel launch cost: untraced, `off`, light (CUPTI callbacks), light + hook, light
 #      with CUPTI detached.
 #   3. step time in turns (turns_bench.py): untraced, `off`, light, light + hook, on
@@ -35,6 +37,13 @@ if [[ -z "${SKIP_CHECKS:-}" ]]; then
   OCCTRACE_LIGHT_HOOK=1 OCCTRACE_LIGHT_DETACH="${LIGHT_DETACH:-0}" timeout "${CHECKS_TIMEOUT:-240}" python3 "$root/tests/gpu/light_checks.py" --lib "$lib" \
     --launch-matrix "$stage/bin/launch_matrix" --workloads "$wl" --out "$work/light" --json "$logs/light_checks.json" \
     --only "${LIGHT_ONLY:-launch_matrix,train_small,compiled_graphs,numba}" 2>&1 | tee "$logs/light_checks.txt" | grep -E "PASS|FAIL|==|Traceback|Error" 
+  # GAP_KERNEL=NAME: why the estimate of NAME's configurations differs (tests/gpu/diag/estimate_gap.py).
+  if [[ -n "${GAP_KERNEL:-}" ]]; then
+    for light_db in "$work"/light/*-light.db; do
+      echo "-- estimate gap, $(basename "$light_db"), $GAP_KERNEL:"
+      python3 "$root/tests/gpu/diag/estimate_gap.py" "${light_db%-light.db}-full.db" "$light_db" "$GAP_KERNEL" 2>&1 | tee -a "$logs/estimate_gap.txt"
+    done
+  fi
   for db in "$work"/light/*-light.db; do
     echo "-- $(basename "$db"):"
     python3 - "$db" <<'PY'
