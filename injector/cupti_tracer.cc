@@ -311,6 +311,19 @@ bool EnableTracing(Tracer* tracer, bool again = false) {
   return true;
 }
 
+// cuptiSubscribe_v2 as "occtrace"; on a refusal, *other names the client holding CUPTI.
+CUptiResult Subscribe(Tracer* tracer, CUpti_SubscriberHandle* subscriber, std::string* other) {
+  char other_subscriber[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = {};
+  CUpti_SubscriberParams params{};
+  params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+  params.subscriberName = "occtrace";
+  params.oldSubscriberName = other_subscriber;
+  params.oldSubscriberSize = CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN;
+  const CUptiResult subscribed = cuptiSubscribe_v2(subscriber, OnCallback, tracer, &params);
+  *other = other_subscriber[0] != '\0' ? other_subscriber : "unnamed";
+  return subscribed;
+}
+
 std::string CuptiResultText(CUptiResult result) {
   const char* message = nullptr;
   if (cuptiGetResultString(result, &message) != CUPTI_SUCCESS || message == nullptr) return "unknown CUPTI error";
@@ -336,18 +349,12 @@ CuptiAttachment::Hooks DetachHooks(Tracer* tracer) {
   // next window takes the domains back and stays attached.
   hooks.finalize = [tracer] { return !tracer->light->graphs_seen() && OCC_CUPTI_OK(cuptiFinalize()); };
   hooks.attach = [tracer](std::string* error) {
-    char other_subscriber[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = {};
-    CUpti_SubscriberParams params{};
-    params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
-    params.subscriberName = "occtrace";
-    params.oldSubscriberName = other_subscriber;
-    params.oldSubscriberSize = CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN;
     CUpti_SubscriberHandle subscriber = nullptr;
-    const CUptiResult subscribed = cuptiSubscribe_v2(&subscriber, OnCallback, tracer, &params);
+    std::string other;
+    const CUptiResult subscribed = Subscribe(tracer, &subscriber, &other);
     if (subscribed != CUPTI_SUCCESS) {
       *error = subscribed == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
-                   ? std::string("another CUPTI client (") + (other_subscriber[0] != '\0' ? other_subscriber : "unnamed") +
-                         ") subscribed while occtrace was detached"
+                   ? "another CUPTI client (" + other + ") subscribed while occtrace was detached"
                    : "cuptiSubscribe_v2: " + CuptiResultText(subscribed);
       return false;
     }
@@ -378,18 +385,13 @@ int InitializeTracing() {
   if (initialized.exchange(true) || TraceSession::InForkedChild()) return 1;
 
   auto* tracer = new Tracer;
-  char other_subscriber[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = {};
-  CUpti_SubscriberParams params{};
-  params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
-  params.subscriberName = "occtrace";
-  params.oldSubscriberName = other_subscriber;
-  params.oldSubscriberSize = CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN;
-  const CUptiResult subscribed = cuptiSubscribe_v2(&tracer->subscriber, OnCallback, tracer, &params);
+  std::string other_subscriber;
+  const CUptiResult subscribed = Subscribe(tracer, &tracer->subscriber, &other_subscriber);
   if (subscribed == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
     // CUPTI 13.0 allows one subscriber: torch.profiler, Nsight Systems/Compute,
     // compute-sanitizer or cuda-gdb got there first.
     LogLine("another CUPTI client (%s) is already active in this process; running untraced",
-            other_subscriber[0] != '\0' ? other_subscriber : "unnamed");
+            other_subscriber.c_str());
     delete tracer;
     return 1;
   }

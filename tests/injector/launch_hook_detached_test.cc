@@ -17,26 +17,7 @@
 #include "injector/launch_calls.h"
 #include "injector/launch_hook.h"
 #include "injector/light_tracer.h"
-
-extern "C" {
-struct FakeDriverCalls {
-  int classic, classic_ptsz, cooperative, cooperative_ptsz, ex, ex_ptsz, graph, graph_ptsz;
-  void* last_function;
-  unsigned last_grid[3];
-  unsigned last_block[3];
-  unsigned last_shared;
-  void* last_stream;
-  const void* last_config;
-  void* last_graph;
-  int instantiate_flags, instantiate_params, instantiate_params_ptsz, module_unloads, library_unloads;
-};
-extern FakeDriverCalls fake_driver_calls;
-int client_init();
-int client_graph_launch(void* exec, void* stream);
-int client_graph_instantiate(void** exec, void* graph);
-int client_module_unload(void* module);
-void* client_lookup(const char* symbol);
-}
+#include "tests/injector/launch_hook_fake_driver.h"
 
 namespace occ::inj {
 namespace {

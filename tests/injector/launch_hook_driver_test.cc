@@ -16,25 +16,7 @@
 #include "injector/launch_calls.h"
 #include "injector/launch_hook.h"
 #include "injector/light_tracer.h"
-
-extern "C" {
-struct FakeDriverCalls {
-  int classic, classic_ptsz, cooperative, cooperative_ptsz, ex, ex_ptsz, graph, graph_ptsz;
-  void* last_function;
-  unsigned last_grid[3];
-  unsigned last_block[3];
-  unsigned last_shared;
-  void* last_stream;
-  const void* last_config;
-  void* last_graph;
-};
-extern FakeDriverCalls fake_driver_calls;
-int client_init();
-int client_launch(bool per_thread, void* f, unsigned grid_x, unsigned block_x, unsigned shared, void* stream);
-int client_launch_cooperative(void* f, unsigned grid_x, void* stream);
-int client_launch_ex(const void* config, void* f);
-int client_graph_launch(void* exec, void* stream);
-}
+#include "tests/injector/launch_hook_fake_driver.h"
 
 namespace occ::inj {
 namespace {
