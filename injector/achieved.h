@@ -51,6 +51,13 @@ class AchievedProfiler {
   // that switched its launch callbacks off while parked switches them on again, so that the new
   // configuration is measured on its next launch.
   virtual void OnNewKernelConfigurations() {}
+  // Light tracing that detaches CUPTI between timing windows (OCCTRACE_LIGHT_DETACH), on the
+  // writer thread. PrepareDetach: whether CUPTI may be finalized now; true only once sampling
+  // rests with nothing of CUPTI's profiler alive, and from then until OnAttached the profiler
+  // calls no CUPTI function (what it would do waits for the attach). OnAttached: CUPTI is
+  // attached again, with `subscriber`.
+  virtual bool PrepareDetach() { return true; }
+  virtual void OnAttached(CUpti_SubscriberHandle /*subscriber*/) {}
   // At process exit (or tracing shutdown), before the core's final flush.
   virtual void Shutdown() = 0;
   // Whether CUPTI's activity buffers must be shared rather than per-thread: with the profiler

@@ -185,30 +185,61 @@ bool AchievedContexts::Enable(ContextState* state, CUcontext ctx, ProfilerError*
 void AchievedContexts::OnContextCreated(CUcontext ctx) {
   bool created = false;
   std::shared_ptr<ContextState> state = FindOrCreateContext(ctx, nullptr, &created);
-  if (!state || !created) return;
-  if (policy_.config().background_setup && StartSetupThread(state, ctx)) return;
-  std::unique_lock<std::timed_mutex> lock = LockContext(state.get());
-  if (!lock.owns_lock() || !state->parked.load(std::memory_order_relaxed)) return;
-  ProfilerError error;
-  if (!Unpark(state.get(), ctx, &error)) FailContext(state.get(), error);
+  if (!state || !created || !BeginSetup()) return;
+  if (policy_.config().background_setup && StartSetupThread(state, ctx)) return;  // it ends the setup
+  {
+    std::unique_lock<std::timed_mutex> lock = LockContext(state.get());
+    ProfilerError error;
+    if (lock.owns_lock() && state->parked.load(std::memory_order_relaxed) &&
+        !Unpark(state.get(), ctx, &error)) {
+      FailContext(state.get(), error);
+    }
+  }
+  EndSetup();
 }
 
-bool AchievedContexts::StartSetupThread(std::shared_ptr<ContextState> state, CUcontext ctx) {
+bool AchievedContexts::BeginSetup() {
   std::lock_guard<std::mutex> lock(setup_threads_mutex_);
-  if (setup_threads_closed_) return false;
+  if (setup_threads_closed_ || setups_paused_) return false;
   ++setup_threads_running_;
+  return true;
+}
+
+void AchievedContexts::EndSetup() {
+  std::lock_guard<std::mutex> lock(setup_threads_mutex_);
+  --setup_threads_running_;
+  setup_threads_done_.notify_all();  // under the mutex: the waiter may destroy *this next
+}
+
+bool AchievedContexts::PauseSetups() {
+  std::lock_guard<std::mutex> lock(setup_threads_mutex_);
+  if (setup_threads_running_ != 0) return false;
+  setups_paused_ = true;
+  return true;
+}
+
+void AchievedContexts::ResumeSetups() {
+  std::lock_guard<std::mutex> lock(setup_threads_mutex_);
+  setups_paused_ = false;
+}
+
+void AchievedContexts::EndProfilerSession() {
+  std::lock_guard<std::mutex> lock(session_mutex_);
+  if (enabled_profilers_ == 0 && EndProfilerSessionLocked()) session_ends_.fetch_add(1, std::memory_order_relaxed);
+}
+
+// Called inside a setup begun by BeginSetup, which the thread ends (or the caller, when no
+// thread could start).
+bool AchievedContexts::StartSetupThread(std::shared_ptr<ContextState> state, CUcontext ctx) {
   try {
     std::thread([this, state = std::move(state), ctx]() mutable {
       pthread_setname_np(pthread_self(), "occtrace-setup");
       SetUpInBackground(state.get(), ctx);
       state.reset();  // nothing of this thread touches the context state after this
-      std::lock_guard<std::mutex> done(setup_threads_mutex_);
-      --setup_threads_running_;
-      setup_threads_done_.notify_all();  // under the mutex: the waiter may destroy *this next
+      EndSetup();
     }).detach();
   } catch (const std::system_error&) {
-    --setup_threads_running_;  // no thread: the caller sets up on its own thread
-    return false;
+    return false;  // no thread: the caller sets up on its own thread
   }
   return true;
 }

@@ -121,6 +121,16 @@ class AchievedContexts {
     return until == 0 || clock_() >= until;
   }
 
+  // Light tracing that detaches CUPTI (AchievedParking::RestForDetach): from PauseSetups until
+  // ResumeSetups no profiler setup starts, on a setup thread or on a creating thread; a new
+  // context stays parked for the first launch that is measured once CUPTI is back. False, and
+  // nothing paused, while a setup runs.
+  bool PauseSetups();
+  void ResumeSetups();
+  // Ends CUPTI's profiler session if one is open (parking keeps it when park_deinitializes is
+  // off). Called with no profiler enabled.
+  void EndProfilerSession();
+
   // For quiet parking: callbacks may go off only while no profiler is enabled and no setup
   // thread may enable one.
   int enabled_profilers() const { return enabled_profilers_now_.load(std::memory_order_seq_cst); }
@@ -183,11 +193,16 @@ class AchievedContexts {
   std::unordered_map<CUcontext, std::shared_ptr<ContextState>> contexts_;
   bool shut_down_ = false;
 
-  // Setup threads are detached; ShutDownContexts waits (bounded) until none runs. A leaf lock.
+  // Setups starting with OnContextCreated (on setup threads, or inline on the creating thread
+  // when no thread could start) are counted here; ShutDownContexts waits (bounded) until none
+  // runs. A leaf lock.
+  bool BeginSetup();  // false: closed (shut down) or paused
+  void EndSetup();
   std::mutex setup_threads_mutex_;
   std::condition_variable setup_threads_done_;
   int setup_threads_running_ = 0;
   bool setup_threads_closed_ = false;
+  bool setups_paused_ = false;
 };
 
 }  // namespace occ::inj

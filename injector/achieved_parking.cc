@@ -1,6 +1,7 @@
 #include "injector/achieved_parking.h"
 
 #include <string>
+#include <utility>
 
 #include "injector/errors.h"
 
@@ -63,9 +64,42 @@ void AchievedParking::QuietPark() {
   quiet_parks_.fetch_add(1, std::memory_order_relaxed);
 }
 
+bool AchievedParking::RestForDetach() {
+  std::lock_guard<std::mutex> lock(callbacks_mutex_);
+  if (cupti_away_) return true;
+  // Quietly parked (or measuring stopped for the run): no launch can start a measurement
+  // (ExitClaim), and none holds a context.
+  const bool stopped = subscriber_ == nullptr || status_.disabled();
+  if ((!stopped && launch_callbacks_on_.load(std::memory_order_seq_cst)) ||
+      launches_awaiting_exit_.load(std::memory_order_seq_cst) != 0 || enabled_profilers() != 0) {
+    return false;
+  }
+  if (!PauseSetups()) return false;
+  EndProfilerSession();
+  cupti_away_ = true;
+  return true;
+}
+
+void AchievedParking::WakeAfterAttach(CUpti_SubscriberHandle subscriber) {
+  bool listen = false;
+  {
+    std::lock_guard<std::mutex> lock(callbacks_mutex_);
+    if (subscriber_ != nullptr) subscriber_ = subscriber;  // null: measurement never started
+    if (!cupti_away_) return;
+    cupti_away_ = false;
+    ResumeSetups();
+    listen = std::exchange(listen_at_attach_, false);
+  }
+  if (listen) ListenForLaunches();
+}
+
 void AchievedParking::ListenForLaunches() {
   std::lock_guard<std::mutex> lock(callbacks_mutex_);
   if (launch_callbacks_on_.load(std::memory_order_relaxed) || subscriber_ == nullptr) return;
+  if (cupti_away_) {
+    listen_at_attach_ = true;
+    return;
+  }
   NewCallbacksEpoch();
   ProfilerError error;
   if (!device_->SetLaunchCallbacks(subscriber_, /*on=*/true, &error)) {

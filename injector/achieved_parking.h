@@ -84,6 +84,15 @@ class AchievedParking : public AchievedContexts {
   // On the writer thread: a kernel configuration not seen before. Quiet parking listens again.
   void ListenForNewConfigurations();
 
+  // Light tracing that detaches CUPTI between its windows (cupti_attachment.h), on the writer
+  // thread. RestForDetach: whether CUPTI may be finalized now -- only while quietly parked with
+  // nothing of the range profiler alive (no profiler enabled, no setup running, the profiler
+  // session ended, no launch waiting for its EXIT). From a true answer until WakeAfterAttach
+  // nothing here calls CUPTI: a new configuration or context is listened for after the attach,
+  // and a new context's setup waits for its first measured launch.
+  bool RestForDetach();
+  void WakeAfterAttach(CUpti_SubscriberHandle subscriber);
+
   // Switches the launch callbacks on again after QuietPark (a new configuration in the kernel
   // records, a new context). Launches already inside a launch call when they come back see a
   // new epoch and forget the ENTERs they missed the EXITs of.
@@ -146,6 +155,8 @@ class AchievedParking : public AchievedContexts {
   std::mutex callbacks_mutex_;
   CUpti_SubscriberHandle subscriber_ = nullptr;  // guarded by callbacks_mutex_
   bool quiet_park_failed_ = false;               // guarded by callbacks_mutex_
+  bool cupti_away_ = false;        // guarded by callbacks_mutex_: RestForDetach said yes
+  bool listen_at_attach_ = false;  // guarded by callbacks_mutex_: a listen came while away
   std::atomic<bool> launch_callbacks_on_{true};
   std::atomic<int64_t> launches_awaiting_exit_{0};
   std::atomic<uint64_t> callbacks_epoch_;

@@ -69,6 +69,10 @@ class RangeAchievedProfiler final : public AchievedLaunchPath {
 
   void OnNewKernelConfigurations() override { ListenForNewConfigurations(); }
 
+  bool PrepareDetach() override { return RestForDetach(); }
+
+  void OnAttached(CUpti_SubscriberHandle subscriber) override { WakeAfterAttach(subscriber); }
+
   void Shutdown() override { ShutDownContexts(); }
 
   bool NeedsSharedActivityBuffers() const override { return policy_.config().mode == AchievedMode::kAll; }

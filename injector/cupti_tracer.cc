@@ -48,6 +48,7 @@ struct Tracer {
   // (LaunchHook::ReadyToDetach).
   std::string detach_stopped;
   uint64_t windows_kept_attached = 0;
+  uint64_t windows_kept_attached_for_sampling = 0;  // achieved sampling not yet at rest
   // `achieved` for the writer thread, which may run before it is set: published once it is.
   std::atomic<AchievedProfiler*> achieved_for_writer{nullptr};
   // False once CUPTI reported a fatal error (it then finalizes itself) or after the final
@@ -444,6 +445,7 @@ int InitializeTracing() {
       uint64_t now = 0;
       if (on) {
         if (!attachment->Attach()) return 0;
+        if (tracer->achieved) tracer->achieved->OnAttached(tracer->subscriber);
         attachment->IfAttached([&now] {
           OCC_CUPTI_LOG(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
           if (cuptiGetTimestamp(&now) != CUPTI_SUCCESS) now = 0;
@@ -470,6 +472,12 @@ int InitializeTracing() {
       // them, a rescan follows) while it misses any or the program still loads new code.
       if (!hook->ReadyToDetach(SteadyNs())) {
         ++tracer->windows_kept_attached;
+        return now;
+      }
+      // Achieved occupancy is measured while attached: CUPTI goes only once sampling rests
+      // (every signature measured, the profiler parked and its session ended).
+      if (tracer->achieved && !tracer->achieved->PrepareDetach()) {
+        ++tracer->windows_kept_attached_for_sampling;
         return now;
       }
       attachment->RequestDetach();
@@ -507,6 +515,8 @@ int InitializeTracing() {
       rows.emplace_back("light_detach_graphs_read_by_hook", std::to_string(tracer->light->graphs_read_by_hook()));
       rows.emplace_back("light_detach_stopped", tracer->detach_stopped.empty() ? "no" : tracer->detach_stopped);
       rows.emplace_back("light_detach_windows_kept_attached", std::to_string(tracer->windows_kept_attached));
+      rows.emplace_back("light_detach_windows_kept_attached_for_sampling",
+                        std::to_string(tracer->windows_kept_attached_for_sampling));
     }
     return rows;
   };
@@ -524,8 +534,11 @@ int InitializeTracing() {
         attachment != nullptr && !records_on && tracer->light->graphs_seen()) {
       if (tracer->detach_stopped.empty()) tracer->detach_stopped = "CUDA graphs or stream capture";
       const bool was_attached = attachment->state() == CuptiAttachment::State::kAttached;
-      if (attachment->Attach() && !was_attached) {
-        attachment->IfAttached([] { OCC_CUPTI_LOG(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)); });
+      if (attachment->Attach()) {
+        if (!was_attached) {
+          attachment->IfAttached([] { OCC_CUPTI_LOG(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)); });
+        }
+        if (tracer->achieved) tracer->achieved->OnAttached(tracer->subscriber);
       }
     }
     if (LaunchHook* hook = tracer->hook.load(std::memory_order_acquire)) hook->Tick(now_ns, records_on);
@@ -597,25 +610,18 @@ int InitializeTracing() {
   if (!tracer->light && EnvSwitch("OCCTRACE_LIGHT_DETACH", /*fallback=*/false)) {
     LogLine("OCCTRACE_LIGHT_DETACH=1 applies to light tracing only (OCCTRACE_MODE=light); ignored");
   }
-  if (tracer->attachment) {
-    // The range profiler needs CUPTI attached all run long.
-    const char* achieved = getenv("OCCTRACE_ACHIEVED");
-    if (achieved != nullptr && TrimBlanks(achieved) != "off") {
-      LogLine("OCCTRACE_ACHIEVED=%s: achieved occupancy is not measured while light tracing detaches CUPTI "
-              "(OCCTRACE_LIGHT_DETACH=1)", achieved);
-    }
-  } else {
-    try {
-      tracer->achieved = CreateAchievedProfiler(
-          [tracer](AchievedSample&& sample) {
-            if (tracer->session) tracer->session->SubmitAchieved(std::move(sample));
-          },
-          /*launch_callbacks_shared=*/tracer->light != nullptr, tracer->launch_callbacks.get());
-      tracer->achieved_for_writer.store(tracer->achieved.get(), std::memory_order_release);
-    } catch (const std::exception& e) {
-      LogLine("achieved-occupancy profiler unavailable: %s", e.what());
-      tracer->achieved.reset();
-    }
+  // With CUPTI detached between windows (OCCTRACE_LIGHT_DETACH), sampling runs while CUPTI is
+  // attached and detaching waits until it rests (PrepareDetach).
+  try {
+    tracer->achieved = CreateAchievedProfiler(
+        [tracer](AchievedSample&& sample) {
+          if (tracer->session) tracer->session->SubmitAchieved(std::move(sample));
+        },
+        /*launch_callbacks_shared=*/tracer->light != nullptr, tracer->launch_callbacks.get());
+    tracer->achieved_for_writer.store(tracer->achieved.get(), std::memory_order_release);
+  } catch (const std::exception& e) {
+    LogLine("achieved-occupancy profiler unavailable: %s", e.what());
+    tracer->achieved.reset();
   }
   tracer->tracing.store(true);
   if (!EnableTracing(tracer)) {  // the failing call printed "...; tracing off"

@@ -124,12 +124,34 @@ SAMPLING_FACTS = ("achieved_signatures_measured", "achieved_signatures_seen", "a
                   "incomplete_kernel_records")
 
 
+def last_measured_ns(db):
+    """When trace `db`'s last measured launch was made (CUPTI's clock, ns), or None.
+
+    A full trace stores a replayed launch with start 0, so the next launch with a start stands in
+    for it; a light trace has every launch call's time."""
+    try:
+        con = sqlite3.connect(db)
+        (corr,) = con.execute("SELECT max(correlationId) FROM OCC_ACHIEVED WHERE status = 'measured'").fetchone()
+        if corr is None:
+            return None
+        (ns,) = con.execute("SELECT min(apiStart) FROM OCC_LAUNCH_CALL WHERE correlationId >= ?", (corr,)).fetchone()
+        if ns is None:
+            (ns,) = con.execute("SELECT min(start) FROM OCC_LAUNCH WHERE correlationId >= ? AND start > 0",
+                                (corr,)).fetchone()
+        con.close()
+        return ns
+    except sqlite3.Error:
+        return None
+
+
 def sampling_facts(db):
     """A sample-mode trace's sampling facts (signatures measured, profiling time, parks), else None."""
     meta = trace_meta(db)
     if meta is None or meta.get("achieved_mode") != "sample":
         return None
-    return {k: meta.get(k) for k in SAMPLING_FACTS}
+    facts = {k: meta.get(k) for k in SAMPLING_FACTS}
+    facts["last_measured_ns"] = last_measured_ns(db)
+    return facts
 
 
 LIGHT_FACTS = ("light_windows", "light_windows_for_new_configs", "light_windows_for_under_timed",
@@ -161,6 +183,8 @@ def format_sampling(runs):
                      f"quiet parks {r.get('achieved_quiet_parks')}, listens {r.get('achieved_listens')}, "
                      f"busy waits {r.get('achieved_busy_waits')}, profiler sessions ended "
                      f"{r.get('achieved_profiler_session_ends')}, status {r.get('achieved_status')}"
+                     + (f", last measurement {r['last_measured_s_before_turns']:.1f} s before the timed turns"
+                        if r.get("last_measured_s_before_turns") is not None else "")
                      for r in runs)
 
 

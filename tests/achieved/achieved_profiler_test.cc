@@ -878,6 +878,90 @@ TEST(AchievedProfiler, StoppedMeasurementSwitchesTheLaunchCallbacksOffForGood) {
   rig.profiler->Shutdown();
 }
 
+// Light tracing that detaches CUPTI between windows (OCCTRACE_LIGHT_DETACH): CUPTI may go only
+// once sampling rests -- every signature measured, the context parked, the profiler session
+// ended, the launch callbacks off. While it is away nothing reaches the device (no setup for a
+// new context, no callbacks for a new configuration); after the attach the profiler listens
+// again and the new signature is measured.
+TEST(AchievedProfiler, DetachingWaitsUntilSamplingRestsAndNothingRunsWhileAway) {
+  AchievedConfig config = Rig::SampleConfig();
+  config.listen_ns = 300 * kMs;
+  Rig rig(config);
+  rig.profiler->EnableCallbacks(reinterpret_cast<CUpti_SubscriberHandle>(0x1));
+  rig.ContextCreated(Ctx(1));
+  EXPECT_FALSE(rig.profiler->PrepareDetach()) << "profiler enabled, callbacks on";
+  Launch a(rig.profiler.get(), Ctx(1), 0x10);
+  a.Run(/*runtime_id=*/500);
+  rig.clock.Advance(150 * kMs);
+  a.Run();  // parks: the session ends, but the callbacks still listen
+  EXPECT_EQ(rig.device->deinitializes.load(), 1);
+  EXPECT_FALSE(rig.profiler->PrepareDetach()) << "still listening for new signatures";
+  rig.clock.Advance(200 * kMs);
+  a.Run();  // quiet park
+  ASSERT_FALSE(rig.device->launch_callbacks_on.load());
+  EXPECT_TRUE(rig.profiler->PrepareDetach());
+  EXPECT_TRUE(rig.profiler->PrepareDetach()) << "asking again changes nothing";
+
+  const int switches = rig.device->launch_callback_switches.load();
+  rig.profiler->OnNewKernelConfigurations();
+  rig.ContextCreated(Ctx(2));
+  EXPECT_FALSE(rig.device->launch_callbacks_on.load());
+  EXPECT_EQ(rig.device->launch_callback_switches.load(), switches);
+  EXPECT_EQ(rig.device->initializes.load(), 1);
+  EXPECT_EQ(rig.device->creates.load(), 1) << "no setup while CUPTI is away";
+  EXPECT_EQ(rig.Meta()["achieved_listens"], "0");
+
+  rig.profiler->OnAttached(reinterpret_cast<CUpti_SubscriberHandle>(0x2));
+  EXPECT_TRUE(rig.device->launch_callbacks_on.load()) << "the listen that came while away";
+  EXPECT_EQ(rig.Meta()["achieved_listens"], "1");
+  Launch b(rig.profiler.get(), Ctx(2), 0x20);
+  b.Run(/*runtime_id=*/900);
+  ASSERT_EQ(rig.Samples().size(), 2u);
+  EXPECT_EQ(rig.Samples()[1].status, "measured");
+  EXPECT_EQ(rig.Samples()[1].correlation_id, 900u);
+  EXPECT_EQ(rig.device->initializes.load(), 2);
+  EXPECT_FALSE(rig.profiler->PrepareDetach()) << "measuring again";
+  rig.profiler->Shutdown();
+  EXPECT_EQ(rig.device->deinitializes.load(), rig.device->initializes.load());
+}
+
+// An attach with nothing new asked for while away leaves the callbacks off; a session kept
+// while parked (OCCTRACE_ACHIEVED_PARK_DEINIT=0) is ended before CUPTI goes.
+TEST(AchievedProfiler, DetachingEndsAKeptProfilerSession) {
+  AchievedConfig config = Rig::SampleConfig();
+  config.listen_ns = 300 * kMs;
+  config.park_deinitializes = false;
+  Rig rig(config);
+  rig.profiler->EnableCallbacks(reinterpret_cast<CUpti_SubscriberHandle>(0x1));
+  rig.ContextCreated(Ctx(1));
+  Launch a(rig.profiler.get(), Ctx(1), 0x10);
+  a.Run();
+  rig.clock.Advance(150 * kMs);
+  a.Run();
+  rig.clock.Advance(200 * kMs);
+  a.Run();
+  EXPECT_EQ(rig.device->deinitializes.load(), 0);
+  ASSERT_TRUE(rig.profiler->PrepareDetach());
+  EXPECT_EQ(rig.device->deinitializes.load(), 1);
+  rig.profiler->OnAttached(reinterpret_cast<CUpti_SubscriberHandle>(0x2));
+  EXPECT_FALSE(rig.device->launch_callbacks_on.load());
+  EXPECT_EQ(rig.Meta()["achieved_listens"], "0");
+  rig.profiler->Shutdown();
+  EXPECT_EQ(rig.device->deinitializes.load(), 1);
+}
+
+// Measurement stopped for the run (no counter permission): nothing holds CUPTI back.
+TEST(AchievedProfiler, StoppedMeasurementDoesNotHoldADetachBack) {
+  Rig rig;
+  rig.profiler->EnableCallbacks(reinterpret_cast<CUpti_SubscriberHandle>(0x1));
+  rig.device->create_error = {"cuptiRangeProfilerEnable", CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, ""};
+  ::testing::internal::CaptureStderr();
+  rig.ContextCreated(Ctx(1));
+  ::testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(rig.profiler->PrepareDetach());
+  rig.profiler->Shutdown();
+}
+
 TEST(AchievedProfiler, SetupFailureKeepsTracingAndSaysWhyOnce) {
   const std::vector<SetupFailure> failures = {
       {"no permission at cuptiRangeProfilerEnable", false,

@@ -16,7 +16,8 @@
 #                                              traced-again: a second `off` process, the A/A
 #                                              control; sample-keep: the profiler session kept;
 #                                              light-detach: light tracing with CUPTI detached
-#                                              between windows)
+#                                              between windows; light-detach-sample: the same
+#                                              with achieved occupancy sampled first)
 #   PART=bench  tests/gpu/light_and_cost.sh   step time, ResNet-50 and train_small: untraced,
 #                                              bare CUPTI (NO_BARE_CUPTI=1 leaves it out), full
 #                                              off, full sample, light; ROUNDS, RESNET_ROUNDS,
@@ -60,6 +61,7 @@ elif [[ "$part" == turns ]]; then
     --variant "traced-again=traced:TURNS_SAME_AS=traced" \
     --variant "light=traced:OCCTRACE_MODE=light,OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5" \
     --variant "light-detach=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_DETACH=1" \
+    --variant "light-detach-sample=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_DETACH=1,OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5" \
     --repeats "${REPEATS:-2}" --cycles "${CYCLES:-30}" --warm-s "${WARM_S:-25}" ${BENCH_ARGS:-} \
     --logs "$logs/turns" --json "$logs/turns.json" 2>&1 | tee "$out/turns.txt"
   cp "$out/turns.txt" "$logs/"
