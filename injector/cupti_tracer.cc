@@ -49,6 +49,7 @@ struct Tracer {
   std::string detach_stopped;
   uint64_t windows_kept_attached = 0;
   uint64_t windows_kept_attached_for_sampling = 0;  // achieved sampling not yet at rest
+  std::atomic<uint64_t> windows_refused_by_profiler{0};  // EnableWindowRecords
   // `achieved` for the writer thread, which may run before it is set: published once it is.
   std::atomic<AchievedProfiler*> achieved_for_writer{nullptr};
   // False once CUPTI reported a fatal error (it then finalizes itself) or after the final
@@ -331,6 +332,19 @@ std::string CuptiResultText(CUptiResult result) {
   return message;
 }
 
+// Light tracing's window opens: kernel records on. While achieved occupancy's range profiler is
+// enabled CUPTI refuses them (CUPTI_ERROR_NOT_COMPATIBLE, seen on an H200 when a window opened
+// during sampling, 2026-11-26): that window then times nothing, which is counted
+// (light_windows_refused_by_profiler), not reported as an error.
+void EnableWindowRecords(Tracer* tracer) {
+  const CUptiResult result = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  if (result == CUPTI_ERROR_NOT_COMPATIBLE) {
+    tracer->windows_refused_by_profiler.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  OCC_CUPTI_LOG(result);
+}
+
 // OCCTRACE_LIGHT_DETACH: the hooks by which CuptiAttachment detaches and attaches CUPTI.
 CuptiAttachment::Hooks DetachHooks(Tracer* tracer) {
   CuptiAttachment::Hooks hooks;
@@ -446,8 +460,8 @@ int InitializeTracing() {
       if (on) {
         if (!attachment->Attach()) return 0;
         if (tracer->achieved) tracer->achieved->OnAttached(tracer->subscriber);
-        attachment->IfAttached([&now] {
-          OCC_CUPTI_LOG(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+        attachment->IfAttached([&now, tracer] {
+          EnableWindowRecords(tracer);
           if (cuptiGetTimestamp(&now) != CUPTI_SUCCESS) now = 0;
         });
         return now;
@@ -487,7 +501,7 @@ int InitializeTracing() {
     // after switching on (a kernel that starts after it was launched with records on).
     uint64_t now = 0;
     if (on) {
-      OCC_CUPTI_LOG(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+      EnableWindowRecords(tracer);
       if (cuptiGetTimestamp(&now) != CUPTI_SUCCESS) now = 0;
     } else {
       if (cuptiGetTimestamp(&now) != CUPTI_SUCCESS) now = 0;
@@ -503,6 +517,7 @@ int InitializeTracing() {
       rows.emplace_back("achieved_mode", "off");
     }
     if (tracer->light) {
+      rows.emplace_back("light_windows_refused_by_profiler", std::to_string(tracer->windows_refused_by_profiler.load()));
       rows.emplace_back("light_functions_unreadable", std::to_string(tracer->light->functions_unreadable()));
       rows.emplace_back("light_captured_launches", std::to_string(tracer->light->captured_launches()));
     }

@@ -120,7 +120,8 @@ def trace_meta(db):
 SAMPLING_FACTS = ("achieved_signatures_measured", "achieved_signatures_seen", "achieved_skipped_for_budget",
                   "achieved_profiling_ns", "achieved_parks", "achieved_unparks", "achieved_quiet_parks",
                   "achieved_listens", "achieved_busy_waits", "achieved_park_deinit",
-                  "achieved_profiler_session_ends", "achieved_status", "launch_count", "stale_forced_flushes",
+                  "achieved_profiler_session_ends", "achieved_status", "achieved_phase_ms", "achieved_setup_ns",
+                  "achieved_background_setup_ns", "launch_count", "stale_forced_flushes",
                   "incomplete_kernel_records")
 
 
@@ -182,7 +183,10 @@ def format_sampling(runs):
                      f"skipped for budget {r['achieved_skipped_for_budget']}, parks {r['achieved_parks']}, "
                      f"quiet parks {r.get('achieved_quiet_parks')}, listens {r.get('achieved_listens')}, "
                      f"busy waits {r.get('achieved_busy_waits')}, profiler sessions ended "
-                     f"{r.get('achieved_profiler_session_ends')}, status {r.get('achieved_status')}"
+                     f"{r.get('achieved_profiler_session_ends')}, status {r.get('achieved_status')}, "
+                     f"phases (ms) {r.get('achieved_phase_ms')}, setup on program threads "
+                     f"{int(r.get('achieved_setup_ns') or 0) / 1e6:.0f} ms, on setup threads "
+                     f"{int(r.get('achieved_background_setup_ns') or 0) / 1e6:.0f} ms"
                      + (f", last measurement {r['last_measured_s_before_turns']:.1f} s before the timed turns"
                         if r.get("last_measured_s_before_turns") is not None else "")
                      for r in runs)

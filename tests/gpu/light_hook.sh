@@ -20,6 +20,8 @@
 #      subscriber, nothing enabled), bare-cupti (kernel records alone), light-hook-nowindows
 #      (no timing windows after the first), light-detach (CUPTI detached between windows),
 #      light-detach-sample (the same, achieved occupancy sampled first, detaching once it rests),
+#      light-detach-30s (a window every 30 s instead of 5 s: what the windows' attach, records
+#      and finalize cost, against the hook's recording and the writer),
 #      light-detach-nowork (the same, with the hook recording nothing: what the wrappers cost), e.g.
 #      TURN_ONLY=untraced,cupti-inject,cupti-attach,light-hook,light-hook-nowindows
 #      What CUPTI costs after it was used, and whether detaching gives it back
@@ -85,6 +87,7 @@ if [[ -z "${SKIP_TURNS:-}" ]]; then
     --variant "light-hook-nowindows=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_HOOK=1,OCCTRACE_LIGHT_PERIOD_MS=3600000,OCCTRACE_LIGHT_NEW_CONFIG_WINDOWS=0" \
     --variant "light-detach=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_DETACH=1" \
     --variant "light-detach-sample=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_DETACH=1,OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5" \
+    --variant "light-detach-30s=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_DETACH=1,OCCTRACE_LIGHT_PERIOD_MS=30000" \
     --variant "light-detach-nowork=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_DETACH=1,OCCTRACE_LIGHT_CALLBACK_WORK=none" \
     --variant "light-hook-nocap=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_HOOK=1,OCCTRACE_LIGHT_CAPTURE_CALLBACKS=0" \
     --variant "sample=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5" \
