@@ -95,6 +95,8 @@ AchievedConfig ParseAchievedConfig(const EnvLookup& env, std::vector<std::string
       SwitchSetting(env, "OCCTRACE_ACHIEVED_BACKGROUND_SETUP", config.background_setup, warnings);
   config.park_stops_callbacks =
       SwitchSetting(env, "OCCTRACE_ACHIEVED_QUIET_PARK", config.park_stops_callbacks, warnings);
+  config.max_signatures = IntegerSetting(env, "OCCTRACE_ACHIEVED_MAX_SIGNATURES", static_cast<long>(config.max_signatures),
+                                         0, static_cast<long>(config.max_signatures), warnings);
   config.listen_ns = IntegerSetting(env, "OCCTRACE_ACHIEVED_LISTEN_MS", config.listen_ns / 1'000'000,
                                     1, 3'600'000, warnings) * 1'000'000;
   if (std::optional<std::string> metrics = env("OCCTRACE_ACHIEVED_METRICS")) {

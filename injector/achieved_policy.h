@@ -84,6 +84,8 @@ struct AchievedConfig {
   // bench/injector/achieved_launch_bench --memory): a program with millions of distinct grids
   // must not grow the tracer without bound. Launches of signatures first seen after the table
   // is full are not sampled; OCC_META counts them (achieved_launches_over_signature_cap).
+  // OCCTRACE_ACHIEVED_MAX_SIGNATURES lowers it (0: the profiler is set up but measures nothing,
+  // which tells what its setup alone costs).
   int64_t max_signatures = int64_t{1} << 20;
   // Longest wait for a context's lock in a launch callback (and at context destruction and
   // shutdown). A measured launch holds it for ~3 ms; a holder whose EXIT callback never comes

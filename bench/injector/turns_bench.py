@@ -319,6 +319,10 @@ def main():
     ap.add_argument("--only", help="comma-separated variants to run, e.g. traced,sample: fewer variants "
                                    "make shorter cycles, so more of them fit (ratios against untraced "
                                    "when it runs, and against traced when that runs)")
+    ap.add_argument("--pool", help="NAME,NAME: two processes of one configuration (e.g. traced,traced-again, "
+                                   "the A/A control); every other variant is also printed against the "
+                                   "mean of the two in each cycle, which evens out what differs between "
+                                   "two identical processes (their placement on the machine)")
     ap.add_argument("--json")
     args = ap.parse_args()
 
@@ -392,6 +396,17 @@ def main():
                       f"[{r['ratio_ci95'][0]:.3f}, {r['ratio_ci95'][1]:.3f}]  per set: "
                       + ", ".join(f"{x:.3f}" for x in r["ratio_per_repeat"])
                       + f"  25th percentiles' ratio {r['floor_ratio']:.3f}")
+            pool = [p for p in (args.pool or "").split(",") if p]
+            if len(pool) == 2 and all(p in variants for p in pool):
+                pooled = [dict(c, ms_per_step=dict(c["ms_per_step"], pooled=sum(c["ms_per_step"][p] for p in pool) / 2))
+                          for c in cycles]
+                others = [v for v in variants if v not in pool]
+                results[name]["vs_pooled"] = summarize(pooled, others, "pooled")
+                for v in others:
+                    r = results[name]["vs_pooled"][v]
+                    print(f"  {name}: {v} vs the mean of {' and '.join(pool)} {r['ratio']:.3f} "
+                          f"[{r['ratio_ci95'][0]:.3f}, {r['ratio_ci95'][1]:.3f}]  per set: "
+                          + ", ".join(f"{x:.3f}" for x in r["ratio_per_repeat"]))
             for v, per_set in results[name]["quarters"].items():
                 print(f"  {name}: {v} vs {base} by quarter of each process set: " +
                       "; ".join(" ".join(f"{x:.3f}" for x in q) for q in per_set))

@@ -235,6 +235,26 @@ TEST(AchievedConfig, IdleSeconds) {
   }
 }
 
+// A signature cap below the built-in one; 0 sets the profiler up without measuring anything.
+TEST(AchievedConfig, MaxSignatures) {
+  std::vector<std::string> warnings;
+  FakeEnv unset;
+  const int64_t built_in = ParseAchievedConfig(unset.lookup(), &warnings).max_signatures;
+  EXPECT_EQ(built_in, int64_t{1} << 20);
+  FakeEnv zero{{{"OCCTRACE_ACHIEVED_MAX_SIGNATURES", "0"}}};
+  EXPECT_EQ(ParseAchievedConfig(zero.lookup(), &warnings).max_signatures, 0);
+  FakeEnv some{{{"OCCTRACE_ACHIEVED_MAX_SIGNATURES", "500"}}};
+  EXPECT_EQ(ParseAchievedConfig(some.lookup(), &warnings).max_signatures, 500);
+  EXPECT_TRUE(warnings.empty());
+  for (const char* bad : {"-1", "many", "99999999999"}) {
+    warnings.clear();
+    FakeEnv b{{{"OCCTRACE_ACHIEVED_MAX_SIGNATURES", bad}}};
+    EXPECT_EQ(ParseAchievedConfig(b.lookup(), &warnings).max_signatures, built_in) << bad;
+    ASSERT_EQ(warnings.size(), 1u) << bad;
+    EXPECT_NE(warnings[0].find("OCCTRACE_ACHIEVED_MAX_SIGNATURES"), std::string::npos);
+  }
+}
+
 TEST(AchievedConfig, Switches) {
   std::vector<std::string> warnings;
   FakeEnv unset;

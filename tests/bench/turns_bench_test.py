@@ -81,8 +81,12 @@ class TurnsBenchTest(unittest.TestCase):
                 tmp, "--variant", "sample=traced:OCCTRACE_ACHIEVED=sample",
                 "--variant", "light=traced:OCCTRACE_MODE=light,OCCTRACE_ACHIEVED=sample",
                 "--repeats", "2", "--cycles", "9", "--warm-s", "0.3", "--warm-s-unsampled", "0.05",
-                "--cores-per-process", "1")
+                "--cores-per-process", "1", "--pool", "traced,sample")
             self.assertIn("fake: light vs traced (off)", stdout)
+            # Against the per-cycle mean of two processes that run alike (an A/A pair).
+            self.assertEqual(sorted(result["vs_pooled"]), ["light", "untraced"])
+            self.assertAlmostEqual(result["vs_pooled"]["light"]["ratio"], 1.25, delta=0.08)
+            self.assertIn("fake: light vs the mean of traced and sample", stdout)
             self.assertEqual(len(result["cycles"]), 18)
             ratios = {v: r["ratio"] for v, r in result["vs_untraced"].items()}
             self.assertAlmostEqual(ratios["light"], 1.25, delta=0.08, msg=ratios)

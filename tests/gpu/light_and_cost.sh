@@ -14,7 +14,10 @@
 #                                              50 % budget), TURN_WORKLOADS (--workload args),
 #                                              TURN_ONLY (e.g. traced,sample: shorter cycles;
 #                                              traced-again: a second `off` process, the A/A
-#                                              control; sample-keep: the profiler session kept;
+#                                              control, and every variant against the mean of
+#                                              the two `off` processes; sample-setup-only: the
+#                                              range profiler set up, nothing measured;
+#                                              sample-nothing: not even set up; sample-keep: the profiler session kept;
 #                                              light-detach: light tracing with CUPTI detached
 #                                              between windows; light-detach-sample: the same
 #                                              with achieved occupancy sampled first)
@@ -59,10 +62,13 @@ elif [[ "$part" == turns ]]; then
     --variant "sample=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5" \
     --variant "sample-keep=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5,OCCTRACE_ACHIEVED_PARK_DEINIT=0" \
     --variant "traced-again=traced:TURNS_SAME_AS=traced" \
+    --variant "sample-setup-only=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5,OCCTRACE_ACHIEVED_MAX_SIGNATURES=0" \
+    --variant "sample-nothing=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5,OCCTRACE_ACHIEVED_MAX_SIGNATURES=0,OCCTRACE_ACHIEVED_BACKGROUND_SETUP=0" \
     --variant "light=traced:OCCTRACE_MODE=light,OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5" \
     --variant "light-detach=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_DETACH=1" \
     --variant "light-detach-sample=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_DETACH=1,OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5" \
     --repeats "${REPEATS:-2}" --cycles "${CYCLES:-30}" --warm-s "${WARM_S:-25}" ${BENCH_ARGS:-} \
+    $([[ ",${TURN_ONLY:-}," == *,traced-again,* ]] && echo --pool traced,traced-again) \
     --logs "$logs/turns" --json "$logs/turns.json" 2>&1 | tee "$out/turns.txt"
   cp "$out/turns.txt" "$logs/"
   tar -C "$work" -czf "$out/turns.tgz" logs
