@@ -99,6 +99,14 @@ AchievedConfig ParseAchievedConfig(const EnvLookup& env, std::vector<std::string
                                          0, static_cast<long>(config.max_signatures), warnings);
   config.listen_ns = IntegerSetting(env, "OCCTRACE_ACHIEVED_LISTEN_MS", config.listen_ns / 1'000'000,
                                     1, 3'600'000, warnings) * 1'000'000;
+  if (std::optional<std::string> replay = env("OCCTRACE_ACHIEVED_REPLAY")) {
+    const std::string_view value = TrimBlanks(*replay);
+    if (value == "user" || value == "kernel") {
+      config.user_replay = value == "user";
+    } else {
+      warnings->push_back("OCCTRACE_ACHIEVED_REPLAY='" + *replay + "' is not kernel or user; using kernel");
+    }
+  }
   if (std::optional<std::string> metrics = env("OCCTRACE_ACHIEVED_METRICS")) {
     std::string_view text = TrimBlanks(*metrics);
     if (text == "occupancy") {

@@ -77,6 +77,9 @@ struct AchievedConfig {
   // (context lock), so "the first N launches of each signature" still holds.
   // OCCTRACE_ACHIEVED_BACKGROUND_SETUP=0|1.
   bool background_setup = true;
+  // OCCTRACE_ACHIEVED_REPLAY=user: the range profiler configured for user replay instead of
+  // kernel replay (range_profiler.h ProfilerReplay); one pass either way.
+  bool user_replay = false;
   // OCCTRACE_ACHIEVED_METRICS=occupancy: collect only ncu's occupancy metric (no duration or
   // cycle counts); default "all" (still one pass on GH100).
   bool occupancy_metric_only = false;

@@ -85,6 +85,7 @@ class RangeAchievedProfiler final : public AchievedLaunchPath {
     meta.emplace_back("achieved_mode", std::string(AchievedModeName(config.mode)));
     meta.emplace_back("achieved_status", status);
     meta.emplace_back("achieved_metrics", metrics);
+    meta.emplace_back("achieved_replay", config.user_replay ? "user" : "kernel");
     meta.emplace_back("achieved_chip", chip);
     meta.emplace_back("achieved_launches_measured", std::to_string(policy_.launches_measured()));
     meta.emplace_back("achieved_launches_not_measured",
@@ -148,7 +149,7 @@ std::unique_ptr<AchievedProfiler> CreateAchievedProfiler(AchievedSink sink, bool
   if (config.mode == AchievedMode::kOff) return nullptr;
   // With a switch the profiler switches the callbacks as in a full trace, through the switch.
   const bool owns = !launch_callbacks_shared || shared_switch != nullptr;
-  return CreateRangeAchievedProfiler(std::move(sink), config, CreateCuptiProfilerDevice(owns, shared_switch),
+  return CreateRangeAchievedProfiler(std::move(sink), config, CreateCuptiProfilerDevice(owns, shared_switch, config.user_replay ? ProfilerReplay::kUser : ProfilerReplay::kKernel),
                                      BootTimeNs, ProcessStartBootTimeNs());
 }
 

@@ -96,9 +96,10 @@ void DeinitializeCuptiProfiler() {
 
 std::unique_ptr<ContextRangeProfiler> ContextRangeProfiler::Create(CUcontext ctx,
                                                                    bool occupancy_only,
+                                                                   ProfilerReplay replay,
                                                                    ProfilerError* error) {
   ScopedCurrentContext current(ctx);  // outlives `profiler`: a failed setup disables under it
-  std::unique_ptr<ContextRangeProfiler> profiler(new ContextRangeProfiler(ctx));
+  std::unique_ptr<ContextRangeProfiler> profiler(new ContextRangeProfiler(ctx, replay));
   if (!profiler->Setup(occupancy_only, error)) return nullptr;
   return profiler;
 }
@@ -185,7 +186,7 @@ bool ContextRangeProfiler::Setup(bool occupancy_only, ProfilerError* error) {
   config.counterDataImageSize = counter_data_.size();
   config.pCounterDataImage = counter_data_.data();
   config.range = CUPTI_AutoRange;
-  config.replayMode = CUPTI_KernelReplay;
+  config.replayMode = replay_ == ProfilerReplay::kUser ? CUPTI_UserReplay : CUPTI_KernelReplay;
   config.maxRangesPerPass = kMaxRanges;
   config.numNestingLevels = 1;
   config.minNestingLevel = 1;
@@ -299,6 +300,14 @@ bool ContextRangeProfiler::StopAndDecode(Measurement* out, ProfilerError* error)
   stop.pRangeProfilerObject = profiler_;
   started_ = false;
   if (!CheckCupti(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop", error)) return false;
+  if (replay_ == ProfilerReplay::kUser && stop.isAllPassSubmitted == 0) {
+    // One pass was configured (BuildConfig): CUPTI asking for another is not something to
+    // measure around a program's launch.
+    error->call = "cuptiRangeProfilerStop";
+    error->result = CUPTI_ERROR_NOT_SUPPORTED;
+    error->detail = "user replay wants another pass";
+    return false;
+  }
   out->stop_ns = since(phase);
   phase = now();
 
@@ -395,12 +404,13 @@ class CuptiProfilerDevice final : public ProfilerDevice {
  public:
   bool owns_launch_callbacks_ = true;
   LaunchCallbackSwitch* shared_switch_ = nullptr;
+  ProfilerReplay replay_ = ProfilerReplay::kKernel;
 
   bool Initialize(ProfilerError* error) override { return InitializeCuptiProfiler(error); }
   void Deinitialize() override { DeinitializeCuptiProfiler(); }
   std::unique_ptr<ContextProfiler> CreateContextProfiler(CUcontext ctx, bool occupancy_only,
                                                          ProfilerError* error) override {
-    return ContextRangeProfiler::Create(ctx, occupancy_only, error);
+    return ContextRangeProfiler::Create(ctx, occupancy_only, replay_, error);
   }
   bool StreamMayBeCapturing(CUstream stream) override {
     const auto is_capturing = Driver().cuStreamIsCapturing;
@@ -443,10 +453,12 @@ class CuptiProfilerDevice final : public ProfilerDevice {
 }  // namespace
 
 std::unique_ptr<ProfilerDevice> CreateCuptiProfilerDevice(bool owns_launch_callbacks,
-                                                          LaunchCallbackSwitch* shared_switch) {
+                                                          LaunchCallbackSwitch* shared_switch,
+                                                          ProfilerReplay replay) {
   auto device = std::make_unique<CuptiProfilerDevice>();
   device->owns_launch_callbacks_ = owns_launch_callbacks;
   device->shared_switch_ = shared_switch;
+  device->replay_ = replay;
   return device;
 }
 

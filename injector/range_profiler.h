@@ -123,8 +123,15 @@ class ProfilerDevice {
 // launch callbacks on, and SetLaunchCallbacks leaves every launch callback alone.
 // `shared_switch` (light tracing with its launch hook): the launch callbacks are shared through
 // it, and SetLaunchCallbacks says what the profiler wants there (launch_callback_switch.h).
+// How the range profiler collects a launch's counters (CUpti_ProfilerReplayMode). Our
+// configurations fit in one pass, so nothing is replayed either way; kUser tells CUPTI so, and
+// kKernel (CUPTI's usual mode for per-kernel ranges) prepares kernel replay around every
+// measured launch. OCCTRACE_ACHIEVED_REPLAY=kernel|user (achieved_policy.h).
+enum class ProfilerReplay { kKernel, kUser };
+
 std::unique_ptr<ProfilerDevice> CreateCuptiProfilerDevice(bool owns_launch_callbacks = true,
-                                                          LaunchCallbackSwitch* shared_switch = nullptr);
+                                                          LaunchCallbackSwitch* shared_switch = nullptr,
+                                                          ProfilerReplay replay = ProfilerReplay::kKernel);
 
 class ContextRangeProfiler final : public ContextProfiler {
  public:
@@ -133,7 +140,7 @@ class ContextRangeProfiler final : public ContextProfiler {
   // nullptr on failure, with *error saying which call failed.
   // `occupancy_only` skips straight to the single-metric configuration.
   static std::unique_ptr<ContextRangeProfiler> Create(CUcontext ctx, bool occupancy_only,
-                                                      ProfilerError* error);
+                                                      ProfilerReplay replay, ProfilerError* error);
 
   ~ContextRangeProfiler() override;
   ContextRangeProfiler(const ContextRangeProfiler&) = delete;
@@ -150,13 +157,14 @@ class ContextRangeProfiler final : public ContextProfiler {
   bool started() const { return started_; }
 
  private:
-  explicit ContextRangeProfiler(CUcontext ctx) : ctx_(ctx) {}
+  ContextRangeProfiler(CUcontext ctx, ProfilerReplay replay) : ctx_(ctx), replay_(replay) {}
   bool Setup(bool occupancy_only, ProfilerError* error);
   bool BuildConfig(const std::vector<uint8_t>& availability, bool occupancy_only,
                    ProfilerError* error);
   bool ResetCounterData(ProfilerError* error);
 
   CUcontext ctx_;
+  ProfilerReplay replay_;
   std::string chip_name_;
   std::vector<const char*> metrics_;
   size_t num_passes_ = 0;

@@ -255,6 +255,21 @@ TEST(AchievedConfig, MaxSignatures) {
   }
 }
 
+TEST(AchievedConfig, Replay) {
+  std::vector<std::string> warnings;
+  FakeEnv unset;
+  EXPECT_FALSE(ParseAchievedConfig(unset.lookup(), &warnings).user_replay);
+  FakeEnv user{{{"OCCTRACE_ACHIEVED_REPLAY", "user"}}};
+  EXPECT_TRUE(ParseAchievedConfig(user.lookup(), &warnings).user_replay);
+  FakeEnv kernel{{{"OCCTRACE_ACHIEVED_REPLAY", " kernel "}}};
+  EXPECT_FALSE(ParseAchievedConfig(kernel.lookup(), &warnings).user_replay);
+  EXPECT_TRUE(warnings.empty());
+  FakeEnv bad{{{"OCCTRACE_ACHIEVED_REPLAY", "application"}}};
+  EXPECT_FALSE(ParseAchievedConfig(bad.lookup(), &warnings).user_replay);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("OCCTRACE_ACHIEVED_REPLAY"), std::string::npos);
+}
+
 TEST(AchievedConfig, Switches) {
   std::vector<std::string> warnings;
   FakeEnv unset;

@@ -75,6 +75,14 @@ def run_bench(tmp, *arguments):
 
 
 class TurnsBenchTest(unittest.TestCase):
+    def assertLightRatio(self, ratio):
+        """The light stand-in sleeps 12.5 ms per step against 10: 1.25. A loaded machine wakes
+        sleepers late, which adds the same delay to both and pulls the ratio toward 1 (5 ms late
+        gives 1.17), never above 1.25: so 1.12-1.30, which still fails on no effect or an
+        inverted one."""
+        self.assertGreaterEqual(ratio, 1.12)
+        self.assertLessEqual(ratio, 1.30)
+
     def test_ratios_and_sampling_processes_one_at_a_time(self):
         with tempfile.TemporaryDirectory() as tmp:
             result, events, stdout = run_bench(
@@ -85,11 +93,11 @@ class TurnsBenchTest(unittest.TestCase):
             self.assertIn("fake: light vs traced (off)", stdout)
             # Against the per-cycle mean of two processes that run alike (an A/A pair).
             self.assertEqual(sorted(result["vs_pooled"]), ["light", "untraced"])
-            self.assertAlmostEqual(result["vs_pooled"]["light"]["ratio"], 1.25, delta=0.08)
+            self.assertLightRatio(result["vs_pooled"]["light"]["ratio"])
             self.assertIn("fake: light vs the mean of traced and sample", stdout)
             self.assertEqual(len(result["cycles"]), 18)
             ratios = {v: r["ratio"] for v, r in result["vs_untraced"].items()}
-            self.assertAlmostEqual(ratios["light"], 1.25, delta=0.08, msg=ratios)
+            self.assertLightRatio(ratios["light"])
             for v in ("traced", "sample"):
                 self.assertAlmostEqual(ratios[v], 1.0, delta=0.08, msg=ratios)
             self.assertEqual(len(result["vs_untraced"]["light"]["ratio_per_repeat"]), 2)
@@ -117,7 +125,7 @@ class TurnsBenchTest(unittest.TestCase):
                 for ratio in per_set:
                     self.assertAlmostEqual(ratio, 1.25, delta=0.3)
             every_quarter = sorted(r for per_set in result["quarters"]["light"] for r in per_set)
-            self.assertAlmostEqual(every_quarter[len(every_quarter) // 2], 1.25, delta=0.08)
+            self.assertLightRatio(every_quarter[len(every_quarter) // 2])
 
             # The light process (sampling, started second) starts only after the sample
             # process's warm-up ended: its first synchronize after "warm" is that end.
@@ -139,7 +147,7 @@ class TurnsBenchTest(unittest.TestCase):
                 "--repeats", "1", "--cycles", "9", "--warm-s-unsampled", "0.05")
             self.assertEqual(result["base"], "traced")
             self.assertEqual(sorted(result["vs_traced"]), ["light", "traced"])
-            self.assertAlmostEqual(result["vs_traced"]["light"]["ratio"], 1.25, delta=0.08)
+            self.assertLightRatio(result["vs_traced"]["light"]["ratio"])
             starts = [v for kind, v, _ in events if kind == "start"]
             self.assertEqual(sorted(starts), ["/off", "light/off"], "only the two variants ran")
 
@@ -163,7 +171,7 @@ class TurnsBenchTest(unittest.TestCase):
                 result = json.load(f)["fake"]
             self.assertGreater(len(result["cycles"]), 5)
             self.assertEqual({c["repeat"] for c in result["cycles"]}, {0}, "no second process set after the stop")
-            self.assertAlmostEqual(result["vs_untraced"]["light"]["ratio"], 1.25, delta=0.08)
+            self.assertLightRatio(result["vs_untraced"]["light"]["ratio"])
 
 
 if __name__ == "__main__":
