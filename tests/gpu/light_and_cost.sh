@@ -16,8 +16,9 @@
 #                                              traced-again: a second `off` process, the A/A
 #                                              control, and every variant against the mean of
 #                                              the two `off` processes; sample-setup-only: the
-#                                              range profiler set up, nothing measured;
-#                                              sample-nothing: not even set up; sample-keep: the profiler session kept;
+#                                              range profiler set up on occtrace's setup thread,
+#                                              nothing measured; sample-setup-inline: the same
+#                                              on the program's thread; sample-keep: the profiler session kept;
 #                                              light-detach: light tracing with CUPTI detached
 #                                              between windows; light-detach-sample: the same
 #                                              with achieved occupancy sampled first)
@@ -63,7 +64,7 @@ elif [[ "$part" == turns ]]; then
     --variant "sample-keep=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5,OCCTRACE_ACHIEVED_PARK_DEINIT=0" \
     --variant "traced-again=traced:TURNS_SAME_AS=traced" \
     --variant "sample-setup-only=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5,OCCTRACE_ACHIEVED_MAX_SIGNATURES=0" \
-    --variant "sample-nothing=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5,OCCTRACE_ACHIEVED_MAX_SIGNATURES=0,OCCTRACE_ACHIEVED_BACKGROUND_SETUP=0" \
+    --variant "sample-setup-inline=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5,OCCTRACE_ACHIEVED_MAX_SIGNATURES=0,OCCTRACE_ACHIEVED_BACKGROUND_SETUP=0" \
     --variant "light=traced:OCCTRACE_MODE=light,OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5" \
     --variant "light-detach=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_DETACH=1" \
     --variant "light-detach-sample=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_DETACH=1,OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5" \

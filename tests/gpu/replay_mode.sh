@@ -5,7 +5,10 @@
 #   1. The same deterministic train_small.py run traced twice with every signature measured
 #      (budget 100 %), kernel and user replay: tests/gpu/diag/replay_compare.py compares the
 #      achieved occupancy of every configuration measured in both.
-#   2. Step time in turns (turns_bench.py, train_small.py, 100 steps per turn): `off`, a second
+#   2. With a tree staged by stage_all.sh: user replay's achieved occupancy against Nsight
+#      Compute on occ_kernels' accuracy cases (SKIP_NCU=1 leaves it out).
+#   3. Step time in turns (turns_bench.py; TURN_WORKLOAD, default train_small.py with 100 steps
+#      per turn): `off`, a second
 #      `off` (the A/A control), `sample` with kernel replay and with user replay, each sampling
 #      variant measured after it sampled every signature; CYCLES, REPEATS, TURNS_TIMEOUT.
 # Writes $OUT/replay.txt (everything printed) and $OUT/replay.tgz (logs, JSON).
@@ -26,9 +29,40 @@ done
 python3 "$root/tests/gpu/diag/replay_compare.py" "$work/replay-kernel.db" "$work/replay-user.db"
 echo "replay compare: exit $?"
 
+# With a tree from stage_all.sh (its ach/ folder): occ_kernels' accuracy cases in `all` mode with
+# user replay, against Nsight Compute (as validate_all.sh does for kernel replay). CUPTI's own
+# kernel records in user replay (its WaitNs kernel) are left out of occtrace's side.
+if [[ -x "$stage/ach/occ_kernels" && -z "${SKIP_NCU:-}" ]]; then
+  echo "== achieved occupancy with user replay against ncu (occ_kernels accuracy, OCCTRACE_ACHIEVED=all)"
+  CUDA_INJECTION64_PATH="$lib" OCCTRACE_OUTPUT="$work/acc.db" OCCTRACE_ACHIEVED=all OCCTRACE_ACHIEVED_REPLAY=user \
+    timeout 120 "$stage/ach/occ_kernels" accuracy >"$logs/acc_launches.txt" 2>"$logs/acc_err.txt"
+  python3 - "$work/acc.db" "$logs/acc_occtrace.csv" <<'PYEOF'
+import csv, sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+rows = con.execute("""
+  SELECT s.value, a.correlationId, a.status, a.achievedOccupancyPct
+  FROM OCC_ACHIEVED a
+  JOIN OCC_LAUNCH l ON l.correlationId = a.correlationId
+  JOIN OCC_KERNEL_CONFIG c ON c.id = l.configId AND c.contextId = a.contextId
+  JOIN StringIds s ON s.id = c.mangledName
+  WHERE s.value != 'WaitNs'
+  ORDER BY a.correlationId""").fetchall()
+with open(sys.argv[2], "w", newline="") as f:
+    w = csv.writer(f)
+    w.writerow(["kernel", "correlation_id", "status", "achieved_occupancy_pct"])
+    w.writerows(rows)
+print("occtrace rows:", len(rows), "replay:", con.execute("SELECT value FROM OCC_META WHERE name = 'achieved_replay'").fetchone())
+PYEOF
+  timeout 200 ncu --clock-control none --csv --print-kernel-base mangled \
+    --metrics sm__warps_active.avg.pct_of_peak_sustained_active "$stage/ach/occ_kernels" accuracy \
+    >"$logs/acc_ncu.csv" 2>&1
+  python3 "$stage/ach/compare_ncu.py" "$logs/acc_launches.txt" "$logs/acc_occtrace.csv" "$logs/acc_ncu.csv" 2>&1 | tail -25
+  echo "compare_ncu: exit ${PIPESTATUS[0]}"
+fi
+
 echo "== step time in turns"
 timeout "${TURNS_TIMEOUT:-420}" python3 "$root/bench/injector/turns_bench.py" --lib "$lib" \
-  --workload "train_small=$wl/train_small.py:100" --no-torchprof \
+  --workload "${TURN_WORKLOAD:-train_small=$wl/train_small.py:100}" --no-torchprof \
   --variant "traced-again=traced:TURNS_SAME_AS=traced" \
   --variant "sample=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5" \
   --variant "sample-user=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5,OCCTRACE_ACHIEVED_REPLAY=user" \

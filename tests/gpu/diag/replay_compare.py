@@ -58,6 +58,19 @@ def main():
         print(f"  {k[0][:70]} <<<{k[1]},{k[2]},{k[3]} x {k[4]},{k[5]},{k[6]}>>>: kernel {kernel[k][0]:.1f} %, user {user[k][0]:.1f} %")
     for k in sorted(set(kernel) ^ set(user))[:10]:
         print(f"  only in {'kernel' if k in kernel else 'user'} replay: {k[0][:70]} <<<{k[1]} x {k[4]}>>>")
+    # Kernel records beyond one per launch call: a correlation id outside CUDA graphs carries
+    # one kernel, so more than one there is a record of something the program did not launch.
+    for label, db in (("kernel replay", sys.argv[1]), ("user replay", sys.argv[2])):
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        rows = con.execute(
+            "SELECT l.correlationId, s.value, c.gridX, c.blockX, l.streamId, l.start, l.duration"
+            " FROM OCC_LAUNCH l JOIN OCC_KERNEL_CONFIG c ON c.id = l.configId JOIN StringIds s ON s.id = c.mangledName"
+            " WHERE l.correlationId IN (SELECT correlationId FROM OCC_LAUNCH GROUP BY correlationId HAVING COUNT(*) > 1)"
+            " ORDER BY l.correlationId, l.start").fetchall()
+        con.close()
+        print(f"{label}: {len(rows)} kernel rows share a correlation id with another" + ("; the first:" if rows else ""))
+        for corr, name, grid, block, stream, start, duration in rows[:6]:
+            print(f"  corr {corr}: {name[:60]} <<<{grid} x {block}>>> stream {stream} start {start} duration {duration}")
     return 1 if not user or (shared and len(big) > len(shared) / 10) else 0
 
 
