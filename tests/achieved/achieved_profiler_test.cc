@@ -104,6 +104,17 @@ struct Rig {
     return config;
   }
 
+  // Sample mode whose launch callbacks go off 300 ms after parking (quiet parking).
+  static AchievedConfig QuietParkConfig() {
+    AchievedConfig config = SampleConfig();
+    config.listen_ns = 300 * kMs;
+    return config;
+  }
+
+  void Subscribe(uintptr_t handle = 0x1) {
+    profiler->EnableCallbacks(reinterpret_cast<CUpti_SubscriberHandle>(handle));
+  }
+
   std::map<std::string, std::string> Meta() const {
     std::map<std::string, std::string> meta;
     for (auto& [name, value] : profiler->SessionMeta()) meta[name] = value;
@@ -884,10 +895,8 @@ TEST(AchievedProfiler, StoppedMeasurementSwitchesTheLaunchCallbacksOffForGood) {
 // new context, no callbacks for a new configuration); after the attach the profiler listens
 // again and the new signature is measured.
 TEST(AchievedProfiler, DetachingWaitsUntilSamplingRestsAndNothingRunsWhileAway) {
-  AchievedConfig config = Rig::SampleConfig();
-  config.listen_ns = 300 * kMs;
-  Rig rig(config);
-  rig.profiler->EnableCallbacks(reinterpret_cast<CUpti_SubscriberHandle>(0x1));
+  Rig rig(Rig::QuietParkConfig());
+  rig.Subscribe();
   rig.ContextCreated(Ctx(1));
   EXPECT_FALSE(rig.profiler->PrepareDetach()) << "profiler enabled, callbacks on";
   Launch a(rig.profiler.get(), Ctx(1), 0x10);
@@ -928,18 +937,16 @@ TEST(AchievedProfiler, DetachingWaitsUntilSamplingRestsAndNothingRunsWhileAway) 
 // An attach with nothing new asked for while away leaves the callbacks off; a session kept
 // while parked (OCCTRACE_ACHIEVED_PARK_DEINIT=0) is ended before CUPTI goes.
 TEST(AchievedProfiler, DetachingEndsAKeptProfilerSession) {
-  AchievedConfig config = Rig::SampleConfig();
-  config.listen_ns = 300 * kMs;
+  AchievedConfig config = Rig::QuietParkConfig();
   config.park_deinitializes = false;
   Rig rig(config);
-  rig.profiler->EnableCallbacks(reinterpret_cast<CUpti_SubscriberHandle>(0x1));
+  rig.Subscribe();
   rig.ContextCreated(Ctx(1));
   Launch a(rig.profiler.get(), Ctx(1), 0x10);
-  a.Run();
-  rig.clock.Advance(150 * kMs);
-  a.Run();
-  rig.clock.Advance(200 * kMs);
-  a.Run();
+  for (const int64_t advance : {int64_t{0}, 150 * kMs, 200 * kMs}) {  // measured, parked, quiet
+    rig.clock.Advance(advance);
+    a.Run();
+  }
   EXPECT_EQ(rig.device->deinitializes.load(), 0);
   ASSERT_TRUE(rig.profiler->PrepareDetach());
   EXPECT_EQ(rig.device->deinitializes.load(), 1);
@@ -953,7 +960,7 @@ TEST(AchievedProfiler, DetachingEndsAKeptProfilerSession) {
 // Measurement stopped for the run (no counter permission): nothing holds CUPTI back.
 TEST(AchievedProfiler, StoppedMeasurementDoesNotHoldADetachBack) {
   Rig rig;
-  rig.profiler->EnableCallbacks(reinterpret_cast<CUpti_SubscriberHandle>(0x1));
+  rig.Subscribe();
   rig.device->create_error = {"cuptiRangeProfilerEnable", CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, ""};
   ::testing::internal::CaptureStderr();
   rig.ContextCreated(Ctx(1));

@@ -36,23 +36,7 @@ if [[ -x "$stage/ach/occ_kernels" && -z "${SKIP_NCU:-}" ]]; then
   echo "== achieved occupancy with user replay against ncu (occ_kernels accuracy, OCCTRACE_ACHIEVED=all)"
   CUDA_INJECTION64_PATH="$lib" OCCTRACE_OUTPUT="$work/acc.db" OCCTRACE_ACHIEVED=all OCCTRACE_ACHIEVED_REPLAY=user \
     timeout 120 "$stage/ach/occ_kernels" accuracy >"$logs/acc_launches.txt" 2>"$logs/acc_err.txt"
-  python3 - "$work/acc.db" "$logs/acc_occtrace.csv" <<'PYEOF'
-import csv, sqlite3, sys
-con = sqlite3.connect(sys.argv[1])
-rows = con.execute("""
-  SELECT s.value, a.correlationId, a.status, a.achievedOccupancyPct
-  FROM OCC_ACHIEVED a
-  JOIN OCC_LAUNCH l ON l.correlationId = a.correlationId
-  JOIN OCC_KERNEL_CONFIG c ON c.id = l.configId AND c.contextId = a.contextId
-  JOIN StringIds s ON s.id = c.mangledName
-  WHERE s.value != 'WaitNs'
-  ORDER BY a.correlationId""").fetchall()
-with open(sys.argv[2], "w", newline="") as f:
-    w = csv.writer(f)
-    w.writerow(["kernel", "correlation_id", "status", "achieved_occupancy_pct"])
-    w.writerows(rows)
-print("occtrace rows:", len(rows), "replay:", con.execute("SELECT value FROM OCC_META WHERE name = 'achieved_replay'").fetchone())
-PYEOF
+  python3 "$stage/ach/occtrace_csv.py" "$work/acc.db" "$logs/acc_occtrace.csv" --skip-kernel WaitNs
   timeout 200 ncu --clock-control none --csv --print-kernel-base mangled \
     --metrics sm__warps_active.avg.pct_of_peak_sustained_active "$stage/ach/occ_kernels" accuracy \
     >"$logs/acc_ncu.csv" 2>&1

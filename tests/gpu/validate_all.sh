@@ -50,23 +50,7 @@ section "achieved occupancy of libocctrace.so vs ncu (OCCTRACE_ACHIEVED=all)"
 rm -f "$work/acc.db"
 CUDA_INJECTION64_PATH="$lib" OCCTRACE_OUTPUT="$work/acc.db" OCCTRACE_ACHIEVED=all \
   timeout 120 "$ach/occ_kernels" accuracy >"$work/acc_launches.txt" 2>"$work/acc_err.txt"
-python3 - "$work/acc.db" "$work/acc_occtrace.csv" <<'PYEOF'
-import csv, sqlite3, sys
-con = sqlite3.connect(sys.argv[1])
-rows = con.execute("""
-  SELECT s.value, a.correlationId, a.status, a.achievedOccupancyPct
-  FROM OCC_ACHIEVED a
-  JOIN OCC_LAUNCH l ON l.correlationId = a.correlationId
-  JOIN OCC_KERNEL_CONFIG c ON c.id = l.configId AND c.contextId = a.contextId
-  JOIN StringIds s ON s.id = c.mangledName
-  ORDER BY a.correlationId""").fetchall()
-with open(sys.argv[2], "w", newline="") as f:
-    w = csv.writer(f)
-    w.writerow(["kernel", "correlation_id", "status", "achieved_occupancy_pct"])
-    w.writerows(rows)
-print("occtrace rows:", len(rows), "meta:",
-      dict(con.execute("SELECT name, value FROM OCC_META WHERE name LIKE 'achieved%'").fetchall()))
-PYEOF
+python3 "$ach/occtrace_csv.py" "$work/acc.db" "$work/acc_occtrace.csv"
 timeout 200 ncu --clock-control none --csv --print-kernel-base mangled \
   --metrics sm__warps_active.avg.pct_of_peak_sustained_active "$ach/occ_kernels" accuracy \
   >"$work/acc_ncu.csv" 2>&1
