@@ -342,7 +342,7 @@ void EnableWindowRecords(Tracer* tracer) {
     tracer->windows_refused_by_profiler.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  OCC_CUPTI_LOG(result);
+  static_cast<void>(detail::CheckCupti(result, "cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)", __FILE__, __LINE__));
 }
 
 // OCCTRACE_LIGHT_DETACH: the hooks by which CuptiAttachment detaches and attaches CUPTI.
