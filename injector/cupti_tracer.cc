@@ -16,6 +16,7 @@
 #include "injector/achieved.h"
 #include "injector/achieved_launch.h"
 #include "injector/cupti_attachment.h"
+#include "injector/cupti_tracer_state.h"
 #include "injector/env_settings.h"
 #include "injector/errors.h"
 #include "injector/id_translation.h"
@@ -29,38 +30,14 @@
 namespace occ::inj {
 namespace {
 
-struct Tracer {
-  CUpti_SubscriberHandle subscriber = nullptr;
-  std::unique_ptr<TraceSession> session;
-  std::unique_ptr<AchievedProfiler> achieved;
-  std::unique_ptr<LightTracer> light;  // OCCTRACE_MODE=light
-  // OCCTRACE_LIGHT_HOOK=1: light tracing's launch hook, and the switch by which it and the
-  // achieved profiler share the launch callbacks (launch_hook.h).
-  std::unique_ptr<LaunchCallbackSwitch> launch_callbacks;
-  std::atomic<LaunchHook*> hook{nullptr};
-  // OCCTRACE_LIGHT_DETACH=1: CUPTI finalized between timing windows (cupti_attachment.h); every
-  // CUPTI call outside CUPTI's own callbacks then goes through attachment->IfAttached, and the
-  // subscriber handle changes at every attach (read under it).
-  std::unique_ptr<CuptiAttachment> attachment;
-  IdTranslation ids;
-  // Writer thread: why light tracing stopped detaching for good ("" while it still does), and
-  // windows that ended attached because the hook had missed launches or new code had appeared
-  // (LaunchHook::ReadyToDetach).
-  std::string detach_stopped;
-  uint64_t windows_kept_attached = 0;
-  uint64_t windows_kept_attached_for_sampling = 0;  // achieved sampling not yet at rest
-  std::atomic<uint64_t> windows_refused_by_profiler{0};  // EnableWindowRecords
-  // `achieved` for the writer thread, which may run before it is set: published once it is.
-  std::atomic<AchievedProfiler*> achieved_for_writer{nullptr};
-  // False once CUPTI reported a fatal error (it then finalizes itself) or after the final
-  // flush: no more CUPTI calls from our side.
-  std::atomic<bool> tracing{false};
-  std::atomic<uint32_t> state_errors{0};
-  std::atomic<uint32_t> state_warnings{0};
-  std::atomic<bool> refused_subscriber_reported{false};
-  std::mutex devices_mutex;
-  std::set<uint32_t> devices_queried;
-};
+using tracer_internal::CuptiResultText;
+using tracer_internal::DetachHooks;
+using tracer_internal::EnableTracing;
+using tracer_internal::LightTick;
+using tracer_internal::SetKernelRecords;
+using tracer_internal::Subscribe;
+using tracer_internal::Tracer;
+
 
 // Leaked on purpose: CUPTI may call back during process teardown, after static destructors.
 Tracer* g_tracer = nullptr;
@@ -247,9 +224,13 @@ void AtExit() {
   tracer->tracing.store(false);
 }
 
+}  // namespace
+
+namespace tracer_internal {
+
 // `again`: attaching after a detach (OCCTRACE_LIGHT_DETACH). DEVICE records are not asked for
 // again: CUPTI sent every device's at the first attach, and the writer takes each once.
-bool EnableTracing(Tracer* tracer, bool again = false) {
+bool EnableTracing(Tracer* tracer, bool again) {
   CUpti_SubscriberHandle sub = tracer->subscriber;
   OCC_CUPTI_CHECK(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED));
   OCC_CUPTI_CHECK(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING));
@@ -313,7 +294,6 @@ bool EnableTracing(Tracer* tracer, bool again = false) {
   return true;
 }
 
-// cuptiSubscribe_v2 as "occtrace"; on a refusal, *other names the client holding CUPTI.
 CUptiResult Subscribe(Tracer* tracer, CUpti_SubscriberHandle* subscriber, std::string* other) {
   char other_subscriber[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = {};
   CUpti_SubscriberParams params{};
@@ -332,58 +312,9 @@ std::string CuptiResultText(CUptiResult result) {
   return message;
 }
 
-// Light tracing's window opens: kernel records on. While achieved occupancy's range profiler is
-// enabled CUPTI refuses them (CUPTI_ERROR_NOT_COMPATIBLE, seen on an H200 when a window opened
-// during sampling, 2026-11-26): that window then times nothing, which is counted
-// (light_windows_refused_by_profiler), not reported as an error.
-void EnableWindowRecords(Tracer* tracer) {
-  const CUptiResult result = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-  if (result == CUPTI_ERROR_NOT_COMPATIBLE) {
-    tracer->windows_refused_by_profiler.fetch_add(1, std::memory_order_relaxed);
-    return;
-  }
-  static_cast<void>(detail::CheckCupti(result, "cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)", __FILE__, __LINE__));
-}
+}  // namespace tracer_internal
 
-// OCCTRACE_LIGHT_DETACH: the hooks by which CuptiAttachment detaches and attaches CUPTI.
-CuptiAttachment::Hooks DetachHooks(Tracer* tracer) {
-  CuptiAttachment::Hooks hooks;
-  // Both domains on before the state says "requested": once it does, the next API exit may
-  // finalize, and enabling after that fails (CUPTI_ERROR_NOT_INITIALIZED, seen on an H100).
-  hooks.request_detach = [tracer] {
-    return OCC_CUPTI_OK(cuptiEnableDomain(1, tracer->subscriber, CUPTI_CB_DOMAIN_RUNTIME_API)) &&
-           OCC_CUPTI_OK(cuptiEnableDomain(1, tracer->subscriber, CUPTI_CB_DOMAIN_DRIVER_API));
-  };
-  hooks.cancel_detach = [tracer] {
-    OCC_CUPTI_LOG(cuptiEnableDomain(0, tracer->subscriber, CUPTI_CB_DOMAIN_RUNTIME_API));
-    OCC_CUPTI_LOG(cuptiEnableDomain(0, tracer->subscriber, CUPTI_CB_DOMAIN_DRIVER_API));
-    if (tracer->light) tracer->light->EnableCallbacks(tracer->subscriber);
-  };
-  // Not once graphs or a capture appeared (light_tracer.h, graphs_seen): the capture-begin
-  // callback itself can be the API exit asked to finalize. The request then fails, and the
-  // next window takes the domains back and stays attached.
-  hooks.finalize = [tracer] { return !tracer->light->graphs_seen() && OCC_CUPTI_OK(cuptiFinalize()); };
-  hooks.attach = [tracer](std::string* error) {
-    CUpti_SubscriberHandle subscriber = nullptr;
-    std::string other;
-    const CUptiResult subscribed = Subscribe(tracer, &subscriber, &other);
-    if (subscribed != CUPTI_SUCCESS) {
-      *error = subscribed == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
-                   ? "another CUPTI client (" + other + ") subscribed while occtrace was detached"
-                   : "cuptiSubscribe_v2: " + CuptiResultText(subscribed);
-      return false;
-    }
-    tracer->subscriber = subscriber;
-    if (!EnableTracing(tracer, /*again=*/true)) {
-      *error = "CUPTI refused a setup call (above)";
-      cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-      cuptiUnsubscribe(subscriber);
-      return false;
-    }
-    return true;
-  };
-  return hooks;
-}
+namespace {
 
 // A switch from the environment; a malformed value keeps the fallback and says so.
 bool EnvSwitch(const char* name, bool fallback) {
@@ -450,65 +381,7 @@ int InitializeTracing() {
       achieved->OnNewKernelConfigurations();
     }
   };
-  hooks.set_kernel_records = [tracer](bool on) -> uint64_t {
-    if (!tracer->tracing.load()) return 0;
-    if (CuptiAttachment* attachment = tracer->attachment.get()) {
-      // Detached between windows: attached again to open one; at its end, records off, every
-      // record flushed out of CUPTI, then detached (unless the hook fell back to CUPTI's
-      // callbacks, which need CUPTI attached for good).
-      uint64_t now = 0;
-      if (on) {
-        if (!attachment->Attach()) return 0;
-        if (tracer->achieved) tracer->achieved->OnAttached(tracer->subscriber);
-        attachment->IfAttached([&now, tracer] {
-          EnableWindowRecords(tracer);
-          if (cuptiGetTimestamp(&now) != CUPTI_SUCCESS) now = 0;
-        });
-        return now;
-      }
-      attachment->IfAttached([&now] {
-        if (cuptiGetTimestamp(&now) != CUPTI_SUCCESS) now = 0;
-        OCC_CUPTI_LOG(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
-      });
-      tracer->session->FlushActivity(TraceSession::FlushKind::kDetach);
-      LaunchHook* hook = tracer->hook.load(std::memory_order_acquire);
-      if (tracer->detach_stopped.empty()) {
-        if (hook == nullptr) {
-          tracer->detach_stopped = "no launch hook";
-        } else if (hook->fell_back()) {
-          tracer->detach_stopped = "the launch hook fell back to CUPTI's callbacks";
-        } else if (tracer->light->graphs_seen()) {
-          tracer->detach_stopped = "CUDA graphs or stream capture";
-        }
-      }
-      if (!tracer->detach_stopped.empty()) return now;
-      // Launches the hook misses while detached are lost: stay attached (the callbacks catch
-      // them, a rescan follows) while it misses any or the program still loads new code.
-      if (!hook->ReadyToDetach(SteadyNs())) {
-        ++tracer->windows_kept_attached;
-        return now;
-      }
-      // Achieved occupancy is measured while attached: CUPTI goes only once sampling rests
-      // (every signature measured, the profiler parked and its session ended).
-      if (tracer->achieved && !tracer->achieved->PrepareDetach()) {
-        ++tracer->windows_kept_attached_for_sampling;
-        return now;
-      }
-      attachment->RequestDetach();
-      return now;
-    }
-    // Taken before switching off (a kernel still running or queued then ends after it) and
-    // after switching on (a kernel that starts after it was launched with records on).
-    uint64_t now = 0;
-    if (on) {
-      EnableWindowRecords(tracer);
-      if (cuptiGetTimestamp(&now) != CUPTI_SUCCESS) now = 0;
-    } else {
-      if (cuptiGetTimestamp(&now) != CUPTI_SUCCESS) now = 0;
-      OCC_CUPTI_LOG(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
-    }
-    return now;
-  };
+  hooks.set_kernel_records = [tracer](bool on) { return SetKernelRecords(tracer, on); };
   hooks.final_meta = [tracer] {
     std::vector<std::pair<std::string, std::string>> rows;
     if (tracer->achieved) {
@@ -540,24 +413,7 @@ int InitializeTracing() {
   if (light_detach) {
     hooks.translate_launch_ids = [tracer](LaunchCall* call) { tracer->ids.Translate(&call->context_id, &call->stream_id); };
   }
-  hooks.light_tick = [tracer](int64_t now_ns, bool records_on) {
-    if (!tracer->tracing.load()) return;
-    // CUDA graphs appeared while CUPTI was detached: attached again now, for good (records stay
-    // off until the next window), so that no graph runs across a later detach.
-    // (Attach also takes back a pending request, or the domains a refused finalize left on.)
-    if (CuptiAttachment* attachment = tracer->attachment.get();
-        attachment != nullptr && !records_on && tracer->light->graphs_seen()) {
-      if (tracer->detach_stopped.empty()) tracer->detach_stopped = "CUDA graphs or stream capture";
-      const bool was_attached = attachment->state() == CuptiAttachment::State::kAttached;
-      if (attachment->Attach()) {
-        if (!was_attached) {
-          attachment->IfAttached([] { OCC_CUPTI_LOG(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)); });
-        }
-        if (tracer->achieved) tracer->achieved->OnAttached(tracer->subscriber);
-      }
-    }
-    if (LaunchHook* hook = tracer->hook.load(std::memory_order_acquire)) hook->Tick(now_ns, records_on);
-  };
+  hooks.light_tick = [tracer](int64_t now_ns, bool records_on) { LightTick(tracer, now_ns, records_on); };
   tracer->session = TraceSession::Start(options, std::move(hooks));
   if (!tracer->session) {  // the failing call printed why
     cuptiUnsubscribe(tracer->subscriber);

@@ -76,12 +76,12 @@ def run_bench(tmp, *arguments):
 
 class TurnsBenchTest(unittest.TestCase):
     def assertLightRatio(self, ratio):
-        """The light stand-in sleeps 12.5 ms per step against 10: 1.25. A loaded machine wakes
-        sleepers late, which adds the same delay to both and pulls the ratio toward 1 (5 ms late
-        gives 1.17), never above 1.25: so 1.12-1.30, which still fails on no effect or an
-        inverted one."""
-        self.assertGreaterEqual(ratio, 1.12)
-        self.assertLessEqual(ratio, 1.30)
+        """The light stand-in sleeps 12.5 ms per step against 10: 1.25. On a loaded machine
+        sleepers wake late, by different amounts in different turns (a CI run next to a build
+        read 1.35 over 9 cycles), so 1.10-1.45: still a failure for no effect (1.0) or an
+        inverted one (0.8)."""
+        self.assertGreaterEqual(ratio, 1.10)
+        self.assertLessEqual(ratio, 1.45)
 
     def test_ratios_and_sampling_processes_one_at_a_time(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -99,7 +99,7 @@ class TurnsBenchTest(unittest.TestCase):
             ratios = {v: r["ratio"] for v, r in result["vs_untraced"].items()}
             self.assertLightRatio(ratios["light"])
             for v in ("traced", "sample"):
-                self.assertAlmostEqual(ratios[v], 1.0, delta=0.08, msg=ratios)
+                self.assertAlmostEqual(ratios[v], 1.0, delta=0.12, msg=ratios)
             self.assertEqual(len(result["vs_untraced"]["light"]["ratio_per_repeat"]), 2)
             self.assertGreater(min(result["warm_steps"]["sample"]), min(result["warm_steps"]["traced"]))
             # CPU per step by thread name: the light process's burning thread is found, ~2 ms of
