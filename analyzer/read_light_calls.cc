@@ -4,6 +4,9 @@
 // into all its launches with an estimated GPU time: launches x mean timed duration, and the
 // estimate's sampling variance N^2 s^2 / n (1 - n/N), the finite-population form, since the
 // timed launches are a sample of the N launches without replacement.
+// Full traces keep OCC_LAUNCH_CALL rows too: the launches made while CUPTI was finalized and
+// attached again after achieved-occupancy sampling (injector/cupti_reattach.cc), which have no
+// kernel record; AddReattachGapLaunches counts them.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -78,6 +81,50 @@ Status TraceReader::AddLaunchCalls(const std::vector<int64_t>& config_ids, std::
     AddWarning(std::to_string(never_timed) + " configurations of this light trace never ran in a timing "
                "window: their launches are counted, their GPU time is unknown (counted as 0)");
   }
+  return OkStatus();
+}
+
+Status TraceReader::AddReattachGapLaunches(const std::vector<int64_t>& config_ids, std::vector<ConfigStats>* configs,
+                                           TraceScan* scan) {
+  OCC_ASSIGN_OR_RETURN(bool has_calls, db_->HasTable("OCC_LAUNCH_CALL"));
+  if (!has_calls) return OkStatus();
+  std::unordered_map<int64_t, int64_t> calls;
+  {
+    OCC_ASSIGN_OR_RETURN(sql::Stmt stmt, db_->Prepare("SELECT configId, COUNT(*) FROM OCC_LAUNCH_CALL GROUP BY configId"));
+    while (true) {
+      OCC_ASSIGN_OR_RETURN(bool row, stmt.Step());
+      if (!row) break;
+      calls[stmt.Int64(0)] = stmt.Int64(1);
+    }
+  }
+  if (calls.empty()) return OkStatus();
+  int64_t gap_launches = 0, without_mean = 0, estimated_ns = 0;
+  for (size_t i = 0; i < configs->size(); ++i) {
+    const auto call = calls.find(config_ids[i]);
+    if (call == calls.end()) continue;
+    ConfigStats& c = (*configs)[i];
+    const int64_t timed = c.launches - c.untimed_launches;
+    const int64_t gap = call->second;
+    int64_t estimate = 0;
+    if (timed > 0) {
+      estimate = static_cast<int64_t>(static_cast<double>(c.total_ns) / static_cast<double>(timed) *
+                                          static_cast<double>(gap) + 0.5);
+    } else {
+      without_mean += gap;
+    }
+    c.launches += gap;
+    c.total_ns = SaturatingAdd(c.total_ns, estimate);
+    gap_launches += gap;
+    estimated_ns = SaturatingAdd(estimated_ns, estimate);
+    scan->launches += gap;
+    scan->total_ns = SaturatingAdd(scan->total_ns, estimate);
+  }
+  std::string text = std::to_string(gap_launches) +
+                     " launches were made while CUPTI re-attached after achieved-occupancy sampling and have no "
+                     "kernel record: counted, their GPU time estimated from their configuration's mean (" +
+                     std::to_string(estimated_ns / 1000) + " us)";
+  if (without_mean > 0) text += "; " + std::to_string(without_mean) + " of them of configurations never timed (0 ns)";
+  AddWarning(text);
   return OkStatus();
 }
 

@@ -478,7 +478,11 @@ StatusOr<TraceScan> TraceReader::ScanOcctrace(const std::string& kernel_regex, i
     scan.first_start = first_start;
     scan.last_end = last_end;
   }
-  if (info_.trace_mode() == "light") OCC_RETURN_IF_ERROR(AddLaunchCalls(ids, &configs, &scan));
+  if (info_.trace_mode() == "light") {
+    OCC_RETURN_IF_ERROR(AddLaunchCalls(ids, &configs, &scan));
+  } else {
+    OCC_RETURN_IF_ERROR(AddReattachGapLaunches(ids, &configs, &scan));
+  }
   for (auto& c : configs) {
     if (c.launches > 0) scan.configs.push_back(std::move(c));
   }

@@ -58,6 +58,9 @@ class AchievedProfiler {
   // attached again, with `subscriber`.
   virtual bool PrepareDetach() { return true; }
   virtual void OnAttached(CUpti_SubscriberHandle /*subscriber*/) {}
+  // Launches measured so far (any thread). A full trace re-attaches CUPTI after sampling only
+  // when launches were measured since its last re-attach (cupti_reattach.cc).
+  virtual uint64_t LaunchesMeasured() const { return 0; }
   // At process exit (or tracing shutdown), before the core's final flush.
   virtual void Shutdown() = 0;
   // Whether CUPTI's activity buffers must be shared rather than per-thread: with the profiler

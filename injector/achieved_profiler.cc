@@ -73,6 +73,8 @@ class RangeAchievedProfiler final : public AchievedLaunchPath {
 
   void OnAttached(CUpti_SubscriberHandle subscriber) override { WakeAfterAttach(subscriber); }
 
+  uint64_t LaunchesMeasured() const override { return static_cast<uint64_t>(policy_.launches_measured()); }
+
   void Shutdown() override { ShutDownContexts(); }
 
   bool NeedsSharedActivityBuffers() const override { return policy_.config().mode == AchievedMode::kAll; }

@@ -114,17 +114,20 @@ CuptiAttachment::Figures CuptiAttachment::figures() const {
 
 std::vector<std::pair<std::string, std::string>> CuptiAttachment::Meta() const {
   const Figures f = figures();
+  const std::string& p = meta_prefix_;
   std::vector<std::pair<std::string, std::string>> rows = {
-      {"light_detach", "on"},
-      {"light_detaches", std::to_string(f.detaches)},
-      {"light_detach_requests_taken_back", std::to_string(f.requests_taken_back)},
-      {"light_reattaches", std::to_string(f.attaches)},
-      {"light_reattach_ms", Spread(f.attach_ns)},
-      {"light_finalize_ms", Spread(f.finalize_ns)},
-      {"light_detach_wait_ms", Spread(f.detach_wait_ns)},
-      {"light_reattach_refusals", std::to_string(f.attach_refusals)},
+      {p + "detach", "on"},
+      {p + "detaches", std::to_string(f.detaches)},
+      {p + "detach_requests_taken_back", std::to_string(f.requests_taken_back)},
+      {p + "reattaches", std::to_string(f.attaches)},
+      {p + "reattach_ms", Spread(f.attach_ns)},
+      {p + "finalize_ms", Spread(f.finalize_ns)},
+      {p + "detach_wait_ms", Spread(f.detach_wait_ns)},
+      {p + "reattach_refusals", std::to_string(f.attach_refusals)},
   };
-  if (!f.attach_error.empty()) rows.emplace_back("light_reattach_error", f.attach_error);
+  if (!f.attach_error.empty()) rows.emplace_back(p + "reattach_error", f.attach_error);
+  static constexpr const char* kStateNames[] = {"attached", "detach requested", "finalizing", "detached"};
+  rows.emplace_back(p + "state_at_end", kStateNames[static_cast<int>(state())]);
   return rows;
 }
 

@@ -49,7 +49,10 @@ class CuptiAttachment {
     // refused (another client subscribed while occtrace was detached).
     std::function<bool(std::string* error)> attach;
   };
-  explicit CuptiAttachment(Hooks hooks) : hooks_(std::move(hooks)) {}
+  // `meta_prefix`: the OCC_META rows' prefix ("light_" for light tracing's detaching,
+  // "full_" for a full trace's re-attach after sampling).
+  explicit CuptiAttachment(Hooks hooks, std::string meta_prefix = "light_")
+      : hooks_(std::move(hooks)), meta_prefix_(std::move(meta_prefix)) {}
 
   // Writer thread. A no-op unless attached.
   void RequestDetach();
@@ -81,11 +84,12 @@ class CuptiAttachment {
     std::vector<int64_t> detach_wait_ns;  // request to finalize (the program's next API exit)
   };
   Figures figures() const;
-  // OCC_META rows (light_detach_*).
+  // OCC_META rows (light_detach_*, or with the prefix given).
   std::vector<std::pair<std::string, std::string>> Meta() const;
 
  private:
   Hooks hooks_;
+  std::string meta_prefix_;
   std::atomic<State> state_{State::kAttached};
   std::atomic<bool> stopped_{false};
   std::timed_mutex control_;  // writer-side transitions and CUPTI calls

@@ -15,6 +15,7 @@
 
 #include "injector/achieved.h"
 #include "injector/achieved_launch.h"
+#include "injector/achieved_policy.h"
 #include "injector/cupti_attachment.h"
 #include "injector/cupti_tracer_state.h"
 #include "injector/env_settings.h"
@@ -34,6 +35,9 @@ using tracer_internal::CuptiResultText;
 using tracer_internal::DetachHooks;
 using tracer_internal::EnableTracing;
 using tracer_internal::LightTick;
+using tracer_internal::ReattachBeforeFinalFlush;
+using tracer_internal::ReattachMeta;
+using tracer_internal::ReattachTick;
 using tracer_internal::SetKernelRecords;
 using tracer_internal::Subscribe;
 using tracer_internal::Tracer;
@@ -324,6 +328,25 @@ bool EnvSwitch(const char* name, bool fallback) {
   return value;
 }
 
+// LaunchCallbackSwitch's Apply: the driver launch callbacks on or off (detached: nothing to
+// switch; an attach enables them).
+bool SwitchDriverLaunchCallbacks(Tracer* tracer, bool on, std::string* error) {
+  auto apply = [&] {
+    for (CUpti_CallbackId cbid : kDriverLaunchCbids) {
+      const CUptiResult result = cuptiEnableCallback(on ? 1 : 0, tracer->subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
+      if (result != CUPTI_SUCCESS) {
+        *error = "cuptiEnableCallback(driver launch): " + CuptiResultText(result);
+        return false;
+      }
+    }
+    return true;
+  };
+  if (!tracer->attachment) return apply();
+  bool applied = true;
+  tracer->attachment->IfAttached([&] { applied = apply(); });
+  return applied;
+}
+
 }  // namespace
 
 int InitializeTracing() {
@@ -373,10 +396,12 @@ int InitializeTracing() {
     }
   };
   hooks.before_final_flush = [tracer] {
+    ReattachBeforeFinalFlush(tracer);
     if (tracer->achieved) tracer->achieved->Shutdown();
     if (tracer->attachment) tracer->attachment->Stop();  // the final flush if attached, no more detaching
   };
   hooks.new_kernel_configurations = [tracer] {
+    tracer->reattach.last_new_config_ns = SteadyNs();  // writer thread, as ReattachTick
     if (AchievedProfiler* achieved = tracer->achieved_for_writer.load(std::memory_order_acquire)) {
       achieved->OnNewKernelConfigurations();
     }
@@ -389,7 +414,10 @@ int InitializeTracing() {
     } else {
       rows.emplace_back("achieved_mode", "off");
     }
-    if (tracer->light) {
+    if (tracer->reattach.on) {
+      for (auto& row : ReattachMeta(*tracer)) rows.push_back(std::move(row));
+    }
+    if (tracer->light && !tracer->reattach.on) {
       rows.emplace_back("light_windows_refused_by_profiler", std::to_string(tracer->windows_refused_by_profiler.load()));
       rows.emplace_back("light_functions_unreadable", std::to_string(tracer->light->functions_unreadable()));
       rows.emplace_back("light_captured_launches", std::to_string(tracer->light->captured_launches()));
@@ -397,7 +425,9 @@ int InitializeTracing() {
     if (LaunchHook* hook = tracer->hook.load(std::memory_order_acquire)) {
       for (auto& row : hook->Meta()) rows.push_back(std::move(row));
     }
-    if (tracer->attachment) {
+    if (tracer->attachment && tracer->reattach.on) {
+      for (auto& row : tracer->attachment->Meta()) rows.push_back(std::move(row));
+    } else if (tracer->attachment) {
       for (auto& row : tracer->attachment->Meta()) rows.push_back(std::move(row));
       for (auto& row : tracer->ids.Meta()) rows.push_back(std::move(row));
       rows.emplace_back("light_detach_graphs_read_by_hook", std::to_string(tracer->light->graphs_read_by_hook()));
@@ -410,7 +440,16 @@ int InitializeTracing() {
   };
   // Detached between windows, launches carry the driver's ids until the writer translates them.
   const bool light_detach = options.light && EnvSwitch("OCCTRACE_LIGHT_DETACH", /*fallback=*/false);
-  if (light_detach) {
+  // A full trace that samples achieved occupancy re-attaches CUPTI once sampling rests
+  // (cupti_reattach.cc); the launches around each re-attach come from the launch hook, with
+  // the driver's ids too.
+  std::vector<std::string> ignored_warnings;  // CreateAchievedProfiler prints them
+  const bool full_reattach = !options.light &&
+                             ParseAchievedConfig(ProcessEnvironment(), &ignored_warnings).mode != AchievedMode::kOff &&
+                             EnvSwitch("OCCTRACE_ACHIEVED_REATTACH", /*fallback=*/true);
+  options.gap_calls = full_reattach;
+  if (full_reattach) hooks.gap_tick = [tracer](int64_t now_ns) { ReattachTick(tracer, now_ns); };
+  if (light_detach || full_reattach) {
     hooks.translate_launch_ids = [tracer](LaunchCall* call) { tracer->ids.Translate(&call->context_id, &call->stream_id); };
   }
   hooks.light_tick = [tracer](int64_t now_ns, bool records_on) { LightTick(tracer, now_ns, records_on); };
@@ -455,30 +494,28 @@ int InitializeTracing() {
     if (light_detach || EnvSwitch("OCCTRACE_LIGHT_HOOK", /*fallback=*/false)) {
       // Both owners start wanting the callbacks: light tracing enables them when it subscribes.
       tracer->launch_callbacks = std::make_unique<LaunchCallbackSwitch>(
-          [tracer](bool on, std::string* error) {
-            auto apply = [&] {
-              for (CUpti_CallbackId cbid : kDriverLaunchCbids) {
-                const CUptiResult result = cuptiEnableCallback(on ? 1 : 0, tracer->subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
-                if (result != CUPTI_SUCCESS) {
-                  *error = "cuptiEnableCallback(driver launch): " + CuptiResultText(result);
-                  return false;
-                }
-              }
-              return true;
-            };
-            // Detached: nothing to switch; an attach enables them for its window.
-            if (!tracer->attachment) return apply();
-            bool applied = true;
-            tracer->attachment->IfAttached([&] { applied = apply(); });
-            return applied;
-          },
+          [tracer](bool on, std::string* error) { return SwitchDriverLaunchCallbacks(tracer, on, error); },
           /*initially_on=*/true);
     }
   }
-  if (!tracer->light && EnvSwitch("OCCTRACE_LIGHT_HOOK", /*fallback=*/false)) {
+  if (LaunchCallStreams* gap_calls = session.gap_calls()) {
+    LightTracerOptions gap_options;
+    gap_options.cupti_free = true;
+    gap_options.gaps_only = true;
+    tracer->light = std::make_unique<LightTracer>(gap_calls, nullptr, gap_options);
+    tracer->light->SetIdTranslation(&tracer->ids);
+    tracer->attachment = std::make_unique<CuptiAttachment>(DetachHooks(tracer), "full_");
+    tracer->launch_callbacks = std::make_unique<LaunchCallbackSwitch>(
+        [tracer](bool on, std::string* error) { return SwitchDriverLaunchCallbacks(tracer, on, error); },
+        /*initially_on=*/true);
+    tracer->reattach.on = true;
+    tracer->reattach.last_new_config_ns = SteadyNs();
+    tracer->reattach.start_ns = tracer->reattach.last_new_config_ns;
+  }
+  if (!options.light && EnvSwitch("OCCTRACE_LIGHT_HOOK", /*fallback=*/false)) {
     LogLine("OCCTRACE_LIGHT_HOOK=1 applies to light tracing only (OCCTRACE_MODE=light); ignored");
   }
-  if (!tracer->light && EnvSwitch("OCCTRACE_LIGHT_DETACH", /*fallback=*/false)) {
+  if (!options.light && EnvSwitch("OCCTRACE_LIGHT_DETACH", /*fallback=*/false)) {
     LogLine("OCCTRACE_LIGHT_DETACH=1 applies to light tracing only (OCCTRACE_MODE=light); ignored");
   }
   // With CUPTI detached between windows (OCCTRACE_LIGHT_DETACH), sampling runs while CUPTI is
@@ -506,14 +543,36 @@ int InitializeTracing() {
   if (tracer->launch_callbacks) {
     std::string ignored;
     if (!tracer->achieved) tracer->launch_callbacks->Want(LaunchCallbackSwitch::Owner::kAchieved, false, &ignored);
-    LaunchHook* hook = LaunchHook::Install(tracer->light.get(), tracer->launch_callbacks.get(), SteadyNs(),
-                                           /*detached_cupti=*/tracer->attachment != nullptr);
-    if (hook == nullptr) {
-      LogLine("light tracing: the launch hook found no driver launch entry points; CUPTI's launch callbacks stay on%s",
-              tracer->attachment ? ", and CUPTI attached" : "");
-      if (tracer->attachment) tracer->attachment->Stop();
+    const LaunchHook::Role role = tracer->reattach.on  ? LaunchHook::Role::kFullGaps
+                                  : tracer->attachment ? LaunchHook::Role::kLightDetached
+                                                       : LaunchHook::Role::kLight;
+    // A full trace without sampling has nothing to re-attach for: no hook, no callbacks.
+    LaunchHook* hook = nullptr;
+    if (tracer->reattach.on && !tracer->achieved) {
+      tracer->reattach.on = false;
+      tracer->launch_callbacks->Want(LaunchCallbackSwitch::Owner::kLight, false, &ignored);
+      tracer->attachment->Stop();
+    } else {
+      hook = LaunchHook::Install(tracer->light.get(), tracer->launch_callbacks.get(), SteadyNs(), role);
     }
-    session.SetMeta("light_hook", hook != nullptr ? "on" : "unavailable");
+    if (hook == nullptr && role == LaunchHook::Role::kFullGaps) {
+      if (tracer->reattach.on) {
+        // Launches around a re-attach could not be recorded: CUPTI stays attached.
+        tracer->reattach.stopped = "the launch hook found no driver launch entry points";
+        tracer->launch_callbacks->Want(LaunchCallbackSwitch::Owner::kLight, false, &ignored);
+        tracer->attachment->Stop();
+      }
+      session.SetMeta("reattach", tracer->reattach.on ? "unavailable: no launch hook" : "off: achieved occupancy not sampled");
+    } else if (role == LaunchHook::Role::kFullGaps) {
+      session.SetMeta("reattach", "on");
+    } else {
+      if (hook == nullptr) {
+        LogLine("light tracing: the launch hook found no driver launch entry points; CUPTI's launch callbacks stay on%s",
+                tracer->attachment ? ", and CUPTI attached" : "");
+        if (tracer->attachment) tracer->attachment->Stop();
+      }
+      session.SetMeta("light_hook", hook != nullptr ? "on" : "unavailable");
+    }
     tracer->hook.store(hook, std::memory_order_release);
   }
   if (EnvSwitch("OCCTRACE_WATCH_SUBSCRIBERS", /*fallback=*/true)) {

@@ -18,13 +18,16 @@ namespace occ::inj {
 
 class LaunchCallbackSwitch {
  public:
-  enum class Owner { kAchieved = 0, kLight = 1 };
+  // kReattach: a full trace's re-attach after sampling (cupti_reattach.cc), for its few
+  // hundred milliseconds; it starts not wanting them.
+  enum class Owner { kAchieved = 0, kLight = 1, kReattach = 2 };
   // `apply(on, error)` switches the callbacks (cuptiEnableCallback for each launch id); false
   // with *error set when CUPTI refused. They are taken to be on at the start (as both owners
   // enable them when they subscribe) when `initially_on`.
   using Apply = std::function<bool(bool on, std::string* error)>;
   LaunchCallbackSwitch(Apply apply, bool initially_on) : apply_(std::move(apply)), on_(initially_on) {
     wants_[0] = wants_[1] = initially_on;
+    wants_[2] = false;
   }
 
   // Records what `owner` wants and switches when the union changes. False (and *error) when
@@ -36,7 +39,7 @@ class LaunchCallbackSwitch {
  private:
   Apply apply_;
   mutable std::mutex mutex_;
-  bool wants_[2];
+  bool wants_[3];
   bool on_;
   uint64_t switches_ = 0;
 };

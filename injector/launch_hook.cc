@@ -91,7 +91,8 @@ class HookedCall {
 // records nothing (the parent's session owns the trace), as in the callbacks.
 LightTracer* Recorder(CUresult result, const HookedCall& call) {
   if (result != CUDA_SUCCESS || !call.outermost() || TraceSession::InForkedChild()) return nullptr;
-  return g_light.load(std::memory_order_relaxed);
+  LightTracer* light = g_light.load(std::memory_order_relaxed);
+  return light != nullptr && light->WantsHookedLaunches() ? light : nullptr;
 }
 
 CUcontext CurrentContext() {
@@ -356,11 +357,24 @@ uint64_t ObjectsAddedSoFar() {
 
 }  // namespace
 
-LaunchHook::LaunchHook(LightTracer* light, LaunchCallbackSwitch* callbacks, int64_t now_ns)
-    : light_(light), callbacks_(callbacks), policy_(HookWatchPolicy::Settings{}, now_ns), last_new_code_ns_(now_ns) {}
+namespace {
 
-LaunchHook* LaunchHook::Install(LightTracer* light, LaunchCallbackSwitch* callbacks, int64_t now_ns,
-                                bool detached_cupti) {
+HookWatchPolicy::Settings WatchSettings(LaunchHook::Role role) {
+  HookWatchPolicy::Settings settings;
+  if (role == LaunchHook::Role::kFullGaps) settings.periodic_period_ns = 30'000'000'000;
+  return settings;
+}
+
+}  // namespace
+
+LaunchHook::LaunchHook(LightTracer* light, LaunchCallbackSwitch* callbacks, int64_t now_ns, Role role)
+    : light_(light), callbacks_(callbacks), policy_(WatchSettings(role), now_ns), last_new_code_ns_(now_ns) {
+  callbacks_in_windows_ = role == Role::kLightDetached;
+  if (role == Role::kFullGaps) meta_prefix_ = "reattach_hook_";
+}
+
+LaunchHook* LaunchHook::Install(LightTracer* light, LaunchCallbackSwitch* callbacks, int64_t now_ns, Role role) {
+  const bool detached_cupti = role != Role::kLight;
   static LaunchHook* installed = nullptr;
   if (installed != nullptr) return nullptr;
   void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
@@ -380,8 +394,7 @@ LaunchHook* LaunchHook::Install(LightTracer* light, LaunchCallbackSwitch* callba
   }
   if (redirects.empty()) return nullptr;
   g_light.store(light, std::memory_order_release);
-  auto* hook = new LaunchHook(light, callbacks, now_ns);  // leaked: wrappers run until exit
-  hook->callbacks_in_windows_ = detached_cupti;
+  auto* hook = new LaunchHook(light, callbacks, now_ns, role);  // leaked: wrappers run until exit
   hook->entry_points_ = static_cast<int>(redirects.size());
   light->SetHookInstalled();
   hook->objects_added_seen_ = ObjectsAddedSoFar();
@@ -457,17 +470,18 @@ std::vector<std::pair<std::string, std::string>> LaunchHook::Meta() const {
     if (!objects.empty()) objects += ",";
     objects += object.substr(object.rfind('/') == std::string::npos ? 0 : object.rfind('/') + 1);
   }
+  const std::string& p = meta_prefix_;
   return {
-      {"light_hook_entry_points", std::to_string(entry_points_)},
-      {"light_hook_pointers_rewritten", std::to_string(rewritten_total_)},
-      {"light_hook_rescans", std::to_string(rescans_)},
-      {"light_hook_scan_ms_total", std::to_string(static_cast<double>(scan_ns_total_) / 1e6)},
-      {"light_hook_scan_ms_max", std::to_string(static_cast<double>(scan_ns_max_) / 1e6)},
-      {"light_hook_objects", objects},
-      {"light_hook_launches", std::to_string(light_->hooked_launches())},
-      {"light_hook_launches_outside", std::to_string(light_->launches_outside_hook())},
-      {"light_hook_fallback", policy_.fell_back() ? "1" : "0"},
-      {"light_hook_callback_switches", std::to_string(callbacks_->switches())},
+      {p + "entry_points", std::to_string(entry_points_)},
+      {p + "pointers_rewritten", std::to_string(rewritten_total_)},
+      {p + "rescans", std::to_string(rescans_)},
+      {p + "scan_ms_total", std::to_string(static_cast<double>(scan_ns_total_) / 1e6)},
+      {p + "scan_ms_max", std::to_string(static_cast<double>(scan_ns_max_) / 1e6)},
+      {p + "objects", objects},
+      {p + "launches", std::to_string(light_->hooked_launches())},
+      {p + "launches_outside", std::to_string(light_->launches_outside_hook())},
+      {p + "fallback", policy_.fell_back() ? "1" : "0"},
+      {p + "callback_switches", std::to_string(callbacks_->switches())},
   };
 }
 

@@ -85,14 +85,24 @@ class HookWatchPolicy {
 
 class LaunchHook {
  public:
+  enum class Role {
+    kLight,          // light tracing: every launch
+    // Light tracing with CUPTI detached between windows (OCCTRACE_LIGHT_DETACH,
+    // cupti_attachment.h): also the graph instantiation and module unload entry points, whose
+    // CUPTI callbacks are gone while CUPTI is detached, and the launch callbacks on for every
+    // whole window instead of by the policy.
+    kLightDetached,
+    // A full trace's re-attach after sampling (cupti_reattach.cc): the same entry points as
+    // kLightDetached, launches recorded only around a re-attach (LightTracerOptions::gaps_only),
+    // the callbacks by the policy alone, watching every 30 s instead of every 10 s (a miss
+    // matters only in a re-attach), and OCC_META rows named reattach_hook_*.
+    kFullGaps,
+  };
   // Finds the driver's launch entry points and rewrites the pointers to them found now.
   // Null when the driver or its entry points cannot be found (light tracing then keeps CUPTI's
   // callbacks on). One per process: the wrappers reach `light` through a global.
-  // `detached_cupti` (OCCTRACE_LIGHT_DETACH, cupti_attachment.h): also the graph
-  // instantiation and module unload entry points, whose CUPTI callbacks are gone while CUPTI
-  // is detached, and the launch callbacks on for every whole window instead of by the policy.
   static LaunchHook* Install(LightTracer* light, LaunchCallbackSwitch* callbacks, int64_t now_ns,
-                             bool detached_cupti = false);
+                             Role role = Role::kLight);
 
   // Writer thread, every wake-up: rescans and switches the callbacks as the policy says.
   void Tick(int64_t now_ns, bool records_on);
@@ -113,7 +123,7 @@ class LaunchHook {
   static constexpr int64_t kQuietBeforeDetachNs = 10'000'000'000;
 
  private:
-  LaunchHook(LightTracer* light, LaunchCallbackSwitch* callbacks, int64_t now_ns);
+  LaunchHook(LightTracer* light, LaunchCallbackSwitch* callbacks, int64_t now_ns, Role role);
   int Rescan();
 
   LightTracer* light_;
@@ -130,6 +140,7 @@ class LaunchHook {
   std::vector<std::string> hooked_objects_;
   std::string switch_error_;
   bool callbacks_in_windows_ = false;
+  std::string meta_prefix_ = "light_hook_";
   uint64_t objects_added_at_last_scan_ = 0;
   uint64_t misses_at_last_detach_check_ = 0;
   uint64_t new_functions_seen_ = 0;

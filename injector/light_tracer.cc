@@ -35,6 +35,9 @@ Registry& TheRegistry() {
 // stream is destroyed (its handle may be reused): per-thread caches older than it are stale.
 std::atomic<uint64_t> g_functions_epoch{1};
 std::atomic<uint64_t> g_streams_epoch{1};
+// Bumped while CUPTI is detached (LightTracer::ForgetOpenRuntimeLaunches): a thread's outer
+// correlation state older than it may hold a runtime ENTER whose EXIT was never seen.
+std::atomic<uint64_t> g_correlation_epoch{1};
 
 struct ThreadCaches {
   uint64_t functions_epoch = 0;
@@ -51,6 +54,7 @@ struct ThreadCaches {
   uint32_t context_id = 0;
   uint32_t device_id = 0;
   OuterCorrelation correlation;
+  uint64_t correlation_epoch = 0;
   // CUPTI detached between windows: what this thread's launch callbacks already told the
   // id translation (LearnIds).
   CUcontext learned_context = nullptr;
@@ -59,6 +63,16 @@ struct ThreadCaches {
   size_t next_learned_slot = 0;
 };
 thread_local ThreadCaches t_caches;
+
+OuterCorrelation& ThreadsCorrelation() {
+  ThreadCaches& caches = t_caches;
+  const uint64_t epoch = g_correlation_epoch.load(std::memory_order_acquire);
+  if (caches.correlation_epoch != epoch) {
+    caches.correlation = OuterCorrelation();
+    caches.correlation_epoch = epoch;
+  }
+  return caches.correlation;
+}
 // The graph exec CUPTI's GRAPHEXEC_CREATED callback registered on this thread during the
 // hooked instantiation in progress (LightTracer::BeginHookedInstantiation).
 thread_local CUgraphExec t_graph_exec_from_callback = nullptr;
@@ -258,7 +272,13 @@ const FunctionFacts* LightTracer::Facts(CUfunction function) {
 }
 
 bool LightTracer::Capturing(CUstream stream) {
-  // Detached, the capture callbacks are gone for most of the run: always ask the driver.
+  // The legacy default stream is never captured: a capture cannot begin on it, and a launch
+  // into it while another stream captures fails (it would synchronize with the capturing
+  // stream), so it is not recorded. (ReadLaunchArgs turned a _ptsz launch's null stream into
+  // CU_STREAM_PER_THREAD, which can be captured.) Most PyTorch launches go there, and asking the
+  // driver costs a call per launch.
+  if (stream == nullptr || stream == CU_STREAM_LEGACY) return false;
+  // Detached, the capture callbacks are gone for most of the run: ask the driver.
   if (!options_.cupti_free && options_.capture_callbacks && active_captures_.load(std::memory_order_acquire) == 0) {
     return false;
   }
@@ -275,7 +295,7 @@ bool LightTracer::Capturing(CUstream stream) {
 
 bool LightTracer::EnableCallbacks(CUpti_SubscriberHandle subscriber) {
   for (CUpti_CallbackId cbid : kRuntimeLaunchCbids) {
-    if (!options_.runtime_callbacks) break;
+    if (!options_.runtime_callbacks && !gap_correlation_.load(std::memory_order_acquire)) break;
     if (!OCC_CUPTI_OK(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid))) return false;
   }
   for (CUpti_CallbackId cbid : kDriverLaunchCbids) {
@@ -296,13 +316,31 @@ bool LightTracer::EnableCallbacks(CUpti_SubscriberHandle subscriber) {
   return true;
 }
 
+bool LightTracer::SetGapCorrelation(CUpti_SubscriberHandle subscriber, bool on) {
+  gap_correlation_.store(on, std::memory_order_release);
+  if (options_.runtime_callbacks) return true;  // on for good
+  for (CUpti_CallbackId cbid : kRuntimeLaunchCbids) {
+    if (!OCC_CUPTI_OK(cuptiEnableCallback(on ? 1 : 0, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid))) return false;
+  }
+  return true;
+}
+
+uint32_t LightTracer::ForgetOpenRuntimeLaunches() {
+  return static_cast<uint32_t>(g_correlation_epoch.fetch_add(1, std::memory_order_acq_rel) + 1);
+}
+
+uint32_t LightTracer::AttachEpoch() { return static_cast<uint32_t>(g_correlation_epoch.load(std::memory_order_acquire)); }
+
 void LightTracer::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* cbdata) {
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
     // Runtime callbacks also fire, unasked, while CUPTI waits to detach (the whole domain is
-    // on): an ENTER whose EXIT the finalize swallows must not leave a stale outer id.
-    if (!options_.runtime_callbacks || !IsRuntimeLaunchCbid(cbid)) return;
+    // on): an ENTER whose EXIT the finalize swallows must not leave a stale outer id (light
+    // tracing ignores them; around a re-attach, ForgetOpenRuntimeLaunches clears such ids).
+    if (!(options_.runtime_callbacks || gap_correlation_.load(std::memory_order_relaxed)) || !IsRuntimeLaunchCbid(cbid)) {
+      return;
+    }
     const auto* data = static_cast<const CUpti_CallbackData*>(cbdata);
-    t_caches.correlation.OnRuntimeLaunch(data->callbackSite == CUPTI_API_ENTER, data->correlationId);
+    ThreadsCorrelation().OnRuntimeLaunch(data->callbackSite == CUPTI_API_ENTER, data->correlationId);
     return;
   }
   if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
@@ -324,11 +362,15 @@ void LightTracer::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
     if (options_.cupti_free && ids_ != nullptr) LearnIds(cbid, data);
     HookedLaunchThread& hooked = ThisThreadsHookedLaunch();
     if (hooked.depth > 0) {
-      hooked.correlation = data->correlationId;  // the hook records it on return
+      // The hook records it on return, with the outermost API's id (the kernel record's).
+      hooked.correlation = ThreadsCorrelation().ForDriverLaunch(data->correlationId);
       return;
     }
     if (hook_installed_.load(std::memory_order_relaxed)) launches_outside_hook_.fetch_add(1, std::memory_order_relaxed);
-    const uint32_t correlation = t_caches.correlation.ForDriverLaunch(data->correlationId);
+    // A full trace's gap tracer records a missed launch only around a re-attach; otherwise its
+    // kernel record is the trace's row.
+    if (options_.gaps_only && !recording_.load(std::memory_order_acquire)) return;
+    const uint32_t correlation = ThreadsCorrelation().ForDriverLaunch(data->correlationId);
     if (kernel) {
       RecordKernelLaunch(cbid, data->functionParams, data->context, correlation);
     } else {
@@ -461,6 +503,7 @@ void LightTracer::RecordKernelLaunch(CUpti_CallbackId cbid, const void* params, 
   }
   call.stream_id = StreamId(context, args.stream);
   call.correlation_id = correlation;
+  if (options_.gaps_only) call.attach_epoch = AttachEpoch();
   if (options_.work == LightTracerOptions::Work::kFull) call.api_start_ns = Now();
   streams_->Append(call);
 }
@@ -494,6 +537,7 @@ void LightTracer::RecordGraphLaunch(CUpti_CallbackId cbid, const void* params, C
   }
   call.stream_id = StreamId(context, stream);
   call.correlation_id = correlation;
+  if (options_.gaps_only) call.attach_epoch = AttachEpoch();
   call.api_start_ns = Now();
   streams_->Append(call);
 }

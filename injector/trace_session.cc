@@ -171,6 +171,10 @@ std::unique_ptr<TraceSession> TraceSession::Start(const SessionOptions& options,
     w.SetMeta("setting_light_new_config_windows", options.windows.windows_for_new_configs ? "1" : "0");
     session->launch_calls_ = std::make_unique<LaunchCallStreams>();
   }
+  if (options.gap_calls) {
+    w.EnableGapCalls();
+    session->gap_calls_ = std::make_unique<LaunchCallStreams>();
+  }
   w.SetMeta("status", "running");
   w.SetMeta("launch_count", "0");
   if (!w.Commit()) return nullptr;
@@ -291,6 +295,13 @@ void TraceSession::HandleSignalOnWriter(int signal_number) {
 }
 
 void TraceSession::CloseWriter(const std::string& status) {
+  // Calls still held from a re-attach whose resolution had not come (the final flush has
+  // added every kernel record by now).
+  if (gap_calls_) {
+    std::deque<Item> none;
+    ProcessItems(&none);
+    writer_->ResolveGapCalls();
+  }
   std::vector<std::pair<std::string, std::string>> hook_rows;
   if (hooks_.final_meta) hook_rows = hooks_.final_meta();
   // Built from the writer's stats at the time of the call: Close() itself may fail and
@@ -298,7 +309,7 @@ void TraceSession::CloseWriter(const std::string& status) {
   auto closing_meta = [&] {
     std::vector<std::pair<std::string, std::string>> rows = hook_rows;
     const WriterStats& stats = writer_->stats();
-    if (!launch_calls_) rows.emplace_back("launch_count", std::to_string(stats.launches));
+    if (!launch_calls_) rows.emplace_back("launch_count", std::to_string(stats.launches + stats.gap_launches));
     rows.emplace_back("kernel_count", std::to_string(stats.kernels));
     rows.emplace_back("config_count", std::to_string(stats.configs));
     rows.emplace_back("achieved_count", std::to_string(stats.achieved));
@@ -313,6 +324,13 @@ void TraceSession::CloseWriter(const std::string& status) {
     rows.emplace_back("cubin_modules_skipped", std::to_string(stats.modules_skipped));
     rows.emplace_back("cubin_modules_dropped", std::to_string(dropped_modules_.load()));
     rows.emplace_back("function_count", std::to_string(stats.functions));
+    if (gap_calls_) {
+      rows.emplace_back("reattach_gap_calls_held", std::to_string(stats.gap_calls_held));
+      rows.emplace_back("reattach_gap_launches", std::to_string(stats.gap_launches));
+      rows.emplace_back("reattach_gap_duplicates", std::to_string(stats.gap_duplicates));
+      rows.emplace_back("reattach_gap_configs_from_calls", std::to_string(stats.gap_configs_from_calls));
+      rows.emplace_back("reattach_gap_calls_dropped", std::to_string(gap_calls_->dropped()));
+    }
     if (launch_calls_) {
       rows.emplace_back("launch_count", std::to_string(stats.launch_calls));
       rows.emplace_back("timed_launch_count", std::to_string(stats.timed_launches));
@@ -383,8 +401,10 @@ void TraceSession::CloseWriter(const std::string& status) {
     const char* outcome = ok             ? ""
                           : meta_written ? " (incomplete: write error; counts in OCC_META)"
                                          : " (incomplete: write error; OCC_META could not be updated)";
+    // Light traces count their launch calls; full traces their records and any re-attach gap's.
+    const uint64_t launches = launch_calls_ ? stats.launch_calls : stats.launches + stats.gap_launches;
     LogLine("%llu kernel launches of %llu kernels%s -> %s%s",
-            static_cast<unsigned long long>(stats.launches),
+            static_cast<unsigned long long>(launches),
             static_cast<unsigned long long>(stats.kernels), dropped_text, options_.path.c_str(), outcome);
   }
 }

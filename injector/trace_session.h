@@ -131,6 +131,9 @@ struct SessionOptions {
   // OCCTRACE_LIGHT_MAX_DUTY_PCT, OCCTRACE_LIGHT_NEW_CONFIG_WINDOWS).
   bool light = false;
   KernelWindowSettings windows;
+  // The default mode's re-attach after sampling (cupti_reattach.cc): the launch hook's calls
+  // from around each re-attach (gap_calls()) are held and stored by TraceWriter's gap half.
+  bool gap_calls = false;
 };
 
 struct SessionHooks {
@@ -155,6 +158,9 @@ struct SessionHooks {
   // Light tracing with CUPTI detached between windows: on the writer thread, each launch's
   // driver context and stream ids turned into CUPTI's before it is written (id_translation.h).
   std::function<void(LaunchCall* call)> translate_launch_ids;
+  // A full trace with gap calls (SessionOptions::gap_calls): on the writer thread at every
+  // wake-up while running, the re-attach's steps (cupti_reattach.cc).
+  std::function<void(int64_t now_ns)> gap_tick;
 };
 
 class TraceSession {
@@ -185,6 +191,18 @@ class TraceSession {
   // Light tracing: where launch callbacks append their launches (null in a full trace). Lives
   // as long as the session; appending after Finish is harmless (never read).
   LaunchCallStreams* launch_calls() const { return launch_calls_.get(); }
+  // A full trace with gap calls: where the launch hook appends the launches it records around
+  // a re-attach (null otherwise). BeginGapCalls: kernel records' correlation ids are collected
+  // from now on, as of attach epoch `epoch`.
+  LaunchCallStreams* gap_calls() const { return gap_calls_.get(); }
+  // Writer thread only (from SessionHooks::gap_tick). BeginGapCalls: kernel records' correlation
+  // ids are collected from now on. ResolveGapCalls: a forced flush, every queued buffer and
+  // call processed, then the held calls stored or dropped (TraceWriter::ResolveGapCalls).
+  void BeginGapCalls(uint32_t epoch);
+  // CUPTI is about to attach again as attach epoch `epoch` (LightTracer::AttachEpoch): every
+  // kernel record of the attachment before is processed first (it was flushed at the detach).
+  void StartGapEpoch(uint32_t epoch);
+  void ResolveGapCalls();
   // Light tracing: a launch shape not seen before was launched; the writer wakes to open a
   // timing window while it runs. One eventfd write: safe on any thread, never blocks.
   void NotifyNewLaunchShape() {
@@ -309,6 +327,7 @@ class TraceSession {
   uint64_t under_timed_at_window_open_ = 0;
   int64_t records_switch_ns_max_[2] = {0, 0};  // longest call that switched records off / on
   int64_t records_switch_ns_total_[2] = {0, 0};
+  std::unique_ptr<LaunchCallStreams> gap_calls_;  // SessionOptions::gap_calls
   WriterStats final_stats_;
   std::string close_status_;
 };

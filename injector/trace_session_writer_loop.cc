@@ -75,6 +75,13 @@ void TraceSession::ProcessItems(std::deque<Item>* items) {
       launch_calls_->Drain([this](const LaunchCall& call) { writer_->AddLaunchCall(call); });
     }
   }
+  if (gap_calls_) {
+    gap_calls_->Drain([this](const LaunchCall& call) {
+      LaunchCall translated = call;
+      if (hooks_.translate_launch_ids) hooks_.translate_launch_ids(&translated);
+      writer_->AddGapCall(translated);
+    });
+  }
   for (Item& item : *items) {
     if (auto* buffer = std::get_if<BufferItem>(&item)) {
       writer_->AddBuffer(buffer->data, buffer->valid_size);
@@ -132,6 +139,29 @@ int64_t TraceSession::UpdateKernelWindows() {
   return on ? now + options_.windows.window_ns : INT64_MAX;
 }
 
+void TraceSession::BeginGapCalls(uint32_t epoch) { writer_->BeginGapCalls(epoch); }
+
+void TraceSession::StartGapEpoch(uint32_t epoch) {
+  std::deque<Item> items;
+  {
+    std::lock_guard lock(mutex_);
+    items.swap(queue_);
+  }
+  ProcessItems(&items);
+  writer_->SetGapEpoch(epoch);
+}
+
+void TraceSession::ResolveGapCalls() {
+  FlushActivity(FlushKind::kDetach);
+  std::deque<Item> items;
+  {
+    std::lock_guard lock(mutex_);
+    items.swap(queue_);
+  }
+  ProcessItems(&items);
+  writer_->ResolveGapCalls();
+}
+
 void TraceSession::WriterLoop() {
   // Named so that per-thread CPU figures (top -H, /proc/PID/task, turns_bench.py) tell its
   // work apart from the program's.
@@ -176,11 +206,13 @@ void TraceSession::WriterLoop() {
       next_window_event_ns = UpdateKernelWindows();
       if (hooks_.light_tick) hooks_.light_tick(SteadyNs(), kernel_records_on_);
     }
+    if (gap_calls_ && phase == Phase::kRunning && hooks_.gap_tick) hooks_.gap_tick(SteadyNs());
     const bool commit_requested = TakeCommitRequest();
     if (Clock::now() >= next_commit || commit_requested) {
       // Also after a write error: buffers must keep coming back to be counted and recycled.
       if (phase == Phase::kRunning && hooks_.flush_activity) FlushOnWriter();
-      writer_->SetMeta("launch_count", std::to_string(launch_calls_ ? writer_->stats().launch_calls : writer_->stats().launches));
+      writer_->SetMeta("launch_count", std::to_string(launch_calls_ ? writer_->stats().launch_calls
+                                                                      : writer_->stats().launches + writer_->stats().gap_launches));
       writer_->Commit();
       if (writer_->failed()) active_.store(false);
       next_commit = Clock::now() + period;

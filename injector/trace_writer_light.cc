@@ -75,6 +75,41 @@ void TraceWriter::AddLaunchCall(const LaunchCall& call) {
   AddLightLaunch(call, *call.function, call.grid, call.block, call.dynamic_shared_memory, 0, 0);
 }
 
+KernelConfigKey TraceWriter::ConfigKeyFromCall(const LaunchCall& call, const FunctionFacts& function,
+                                               const TimingKey& timing, uint32_t graph_id) {
+  // The configuration as a kernel record would describe it, from what the launch and the
+  // function's attributes say; the record's own facts (executed carveout, cache config,
+  // cluster occupancy) are not known from the call.
+  KernelConfigKey key;
+  key.mangled_name_id = timing.mangled_name_id;
+  key.graph_node_id = timing.graph_node_id;
+  key.graph_id = graph_id;
+  key.device_id = call.device_id;
+  key.context_id = call.context_id;
+  auto green = green_contexts_.find(call.context_id);
+  if (green != green_contexts_.end() && green->second) key.is_green_context = 1;
+  key.launch_type = call.launch_type;
+  key.registers_per_thread = function.registers_per_thread;
+  for (int i = 0; i < 3; ++i) {
+    key.grid[i] = timing.grid[i];
+    key.block[i] = timing.block[i];
+    key.cluster[i] = timing.graph_node_id == 0 ? call.cluster[i] : function.required_cluster[i];
+  }
+  key.cluster_scheduling_policy = call.cluster_scheduling_policy;
+  key.static_shared_memory = function.static_shared_memory;
+  key.dynamic_shared_memory = timing.dynamic_shared_memory;
+  key.local_memory_per_thread = static_cast<uint32_t>(function.local_memory_per_thread);
+  if (key.local_memory_per_thread == 0) {
+    auto cubin = cubin_local_memory_.find(key.mangled_name_id);
+    if (cubin != cubin_local_memory_.end()) key.local_memory_per_thread = static_cast<uint32_t>(cubin->second);
+  }
+  // Opt-in shared memory: the function was allowed more than the default 48 KiB per block.
+  key.shared_memory_limit_config =
+      function.static_shared_memory + function.max_dynamic_shared_memory > 48 * 1024 ? 1 : 0;
+  key.shared_memory_requested_pct = function.carveout_pct;
+  return key;
+}
+
 void TraceWriter::AddLightLaunch(const LaunchCall& call, const FunctionFacts& function,
                                  const uint32_t grid[3], const uint32_t block[3],
                                  uint32_t dynamic_shared_memory, uint32_t graph_id,
@@ -89,36 +124,8 @@ void TraceWriter::AddLightLaunch(const LaunchCall& call, const FunctionFacts& fu
 
   auto found = light_configs_.find(timing);
   if (found == light_configs_.end()) {
-    // The configuration as a kernel record would describe it, from what the launch and the
-    // function's attributes say; the record's own facts (executed carveout, cache config,
-    // cluster occupancy) fill in once a timing window records one of its launches.
-    KernelConfigKey key;
-    key.mangled_name_id = timing.mangled_name_id;
-    key.graph_node_id = graph_node_id;
-    key.graph_id = graph_id;
-    key.device_id = call.device_id;
-    key.context_id = call.context_id;
-    auto green = green_contexts_.find(call.context_id);
-    if (green != green_contexts_.end() && green->second) key.is_green_context = 1;
-    key.launch_type = call.launch_type;
-    key.registers_per_thread = function.registers_per_thread;
-    for (int i = 0; i < 3; ++i) {
-      key.grid[i] = timing.grid[i];
-      key.block[i] = timing.block[i];
-      key.cluster[i] = graph_node_id == 0 ? call.cluster[i] : function.required_cluster[i];
-    }
-    key.cluster_scheduling_policy = call.cluster_scheduling_policy;
-    key.static_shared_memory = function.static_shared_memory;
-    key.dynamic_shared_memory = timing.dynamic_shared_memory;
-    key.local_memory_per_thread = static_cast<uint32_t>(function.local_memory_per_thread);
-    if (key.local_memory_per_thread == 0) {
-      auto cubin = cubin_local_memory_.find(key.mangled_name_id);
-      if (cubin != cubin_local_memory_.end()) key.local_memory_per_thread = static_cast<uint32_t>(cubin->second);
-    }
-    // Opt-in shared memory: the function was allowed more than the default 48 KiB per block.
-    key.shared_memory_limit_config =
-        function.static_shared_memory + function.max_dynamic_shared_memory > 48 * 1024 ? 1 : 0;
-    key.shared_memory_requested_pct = function.carveout_pct;
+    // The record's own facts fill in once a timing window records one of its launches.
+    const KernelConfigKey key = ConfigKeyFromCall(call, function, timing, graph_id);
     const int64_t id = InternConfig(key);
     if (failed_) return;
     found = light_configs_.emplace(timing, LightConfig{id, false, 0}).first;

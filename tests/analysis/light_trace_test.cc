@@ -97,11 +97,49 @@ TEST(LightTrace, CountsEveryLaunchAndEstimatesTimeFromTheTimedOnes) {
   EXPECT_TRUE(noted);
 }
 
-TEST(LightTrace, AFullTraceIsNotEstimated) {
+// A full trace whose CUPTI re-attached after sampling (injector/cupti_reattach.cc): its
+// OCC_LAUNCH_CALL rows are the launches made meanwhile, which have no kernel record. Here the
+// light trace above read as a full one: config 1 has 4 timed launches (mean 100 us) and 10 calls,
+// config 2 only 5 calls (never timed), config 3 3 timed launches (50 us) and 3 calls.
+TEST(LightTrace, AFullTracesCallsAreReattachGapLaunchesTimedByTheirConfigurationsMean) {
   ScratchDir dir;
   const std::string path = dir.Path("full.db");
   std::string full = kLightTrace;
   full.replace(full.find("('trace_mode', 'light')"), sizeof("('trace_mode', 'light')") - 1, "('trace_mode', 'full')");
+  MakeOccTrace(path, full);
+  ReportOptions options;
+  options.inputs = {path};
+  options.top = 0;
+  auto report = BuildReport(options);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_EQ(report->files(0).launches(), 7 + 18);
+  const occtrace::KernelGroup* g = GroupWithGrid(*report, 264);
+  ASSERT_NE(g, nullptr);
+  EXPECT_FALSE(g->time_estimated()) << "the timed launches are every launch CUPTI recorded";
+  EXPECT_EQ(g->launches(), 14);
+  EXPECT_EQ(g->total_ns(), 400'000 + 10 * 100'000);
+  const occtrace::KernelGroup* never_timed = GroupWithGrid(*report, 512);
+  ASSERT_NE(never_timed, nullptr);
+  EXPECT_EQ(never_timed->launches(), 5);
+  EXPECT_EQ(never_timed->total_ns(), 0);
+  const occtrace::KernelGroup* all_timed = GroupWithGrid(*report, 1024);
+  ASSERT_NE(all_timed, nullptr);
+  EXPECT_EQ(all_timed->launches(), 6);
+  EXPECT_EQ(all_timed->total_ns(), 300'000);
+  bool warned = false;
+  for (const auto& w : report->files(0).warnings()) {
+    warned |= w.find("18 launches were made while CUPTI re-attached") != std::string::npos &&
+              w.find("(1150 us)") != std::string::npos && w.find("5 of them of configurations never timed") != std::string::npos;
+  }
+  EXPECT_TRUE(warned);
+}
+
+TEST(LightTrace, AFullTraceWithoutCallsIsNotEstimated) {
+  ScratchDir dir;
+  const std::string path = dir.Path("full.db");
+  std::string full = kLightTrace;
+  full.replace(full.find("('trace_mode', 'light')"), sizeof("('trace_mode', 'light')") - 1, "('trace_mode', 'full')");
+  full.erase(full.find("INSERT INTO OCC_LAUNCH_CALL"), full.find("INSERT INTO OCC_LAUNCH VALUES") - full.find("INSERT INTO OCC_LAUNCH_CALL"));
   MakeOccTrace(path, full);
   ReportOptions options;
   options.inputs = {path};
@@ -114,6 +152,7 @@ TEST(LightTrace, AFullTraceIsNotEstimated) {
   ASSERT_NE(g, nullptr);
   EXPECT_FALSE(g->time_estimated());
   EXPECT_EQ(g->total_ns(), 400'000);
+  for (const auto& w : report->files(0).warnings()) EXPECT_EQ(w.find("re-attached"), std::string::npos) << w;
 }
 
 }  // namespace

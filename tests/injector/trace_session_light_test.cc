@@ -3,6 +3,7 @@
 // windows switching kernel records through the hook, and the closing light_* OCC_META rows.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -299,6 +300,72 @@ TEST(TraceSessionLightTest, FullTraceHasNoLaunchCallStreams) {
   TraceReader reader(path);
   EXPECT_EQ(reader.Meta("trace_mode"), "full");
   EXPECT_EQ(reader.Meta("light_windows"), "<no row>");
+  session.reset();
+  RemoveTrace(path);
+}
+
+// A full trace with gap calls (the default mode's re-attach, cupti_reattach.cc): the launch
+// hook's calls reach the writer through gap_calls(), translated, and are held until the gap_tick
+// hook resolves them on the writer thread; calls still held at the end are resolved at close.
+TEST(TraceSessionLightTest, GapCallsAreHeldUntilResolvedAndResolvedAtClose) {
+  const std::string path = testing::TempPath("full-gaps");
+  SessionOptions options;
+  options.path = path;
+  options.flush_period_ms = 20;
+  options.quiet = true;
+  options.handle_signals = false;
+  options.gap_calls = true;
+  IdTranslation ids;
+  ids.LearnContext(5, 1);
+  ids.LearnStream(113, 7);
+  std::atomic<int> resolve_requests{0};
+  std::atomic<int> resolved{0};
+  TraceSession* raw = nullptr;
+  SessionHooks hooks;
+  hooks.translate_launch_ids = [&](LaunchCall* call) { ids.Translate(&call->context_id, &call->stream_id); };
+  hooks.gap_tick = [&](int64_t) {
+    if (resolve_requests.load() > resolved.load()) {
+      raw->ResolveGapCalls();
+      raw->BeginGapCalls(1);
+      resolved.fetch_add(1);
+    }
+  };
+  auto session = TraceSession::Start(options, hooks);
+  ASSERT_NE(session, nullptr);
+  raw = session.get();
+  ASSERT_NE(session->gap_calls(), nullptr);
+  EXPECT_EQ(session->launch_calls(), nullptr) << "still a full trace";
+  auto append = [&](uint64_t api_start) {
+    LaunchCall call;
+    call.function = &SquareFacts();
+    call.api_start_ns = api_start;
+    call.context_id = 5;
+    call.stream_id = 113;
+    call.grid[0] = 132;
+    call.block[0] = 256;
+    call.attach_epoch = 1;
+    ASSERT_TRUE(session->gap_calls()->Append(call));
+  };
+  append(1000);
+  append(2000);
+  resolve_requests.store(1);
+  for (int i = 0; i < 500 && resolved.load() < 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  ASSERT_EQ(resolved.load(), 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // a commit period or more
+  {
+    TraceReader reader(path);
+    EXPECT_EQ(reader.Int("SELECT count(*) FROM OCC_LAUNCH_CALL"), 2) << "committed while running";
+    EXPECT_EQ(reader.Meta("launch_count"), "2");
+  }
+  append(3000);  // held when the program exits
+  session->Finish();
+  TraceReader reader(path);
+  EXPECT_EQ(reader.Text("SELECT group_concat(apiStart || ':' || streamId) FROM (SELECT * FROM OCC_LAUNCH_CALL ORDER BY apiStart)"),
+            "1000:7,2000:7,3000:7");
+  EXPECT_EQ(reader.Meta("trace_mode"), "full");
+  EXPECT_EQ(reader.Meta("reattach_gap_launches"), "3");
+  EXPECT_EQ(reader.Meta("reattach_gap_calls_held"), "3");
+  EXPECT_EQ(reader.Meta("launch_count"), "3");
   session.reset();
   RemoveTrace(path);
 }
