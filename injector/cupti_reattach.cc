@@ -158,7 +158,8 @@ bool ReadyToBegin(Tracer* tracer, int64_t now_ns) {
   }
   if (!r.stopped.empty()) return false;
   const uint64_t measured = tracer->achieved->LaunchesMeasured();
-  if (measured == r.measured_at_last) return false;  // nothing left behind since the last one
+  // Nothing left behind since the last one (unless forced once, a diagnostic).
+  if (measured == r.measured_at_last && !(r.force_once && r.began == 0)) return false;
   if (now_ns - r.last_new_config_ns < kQuietConfigsNs) return false;
   if (!hook->ReadyToDetach(now_ns)) return false;
   if (!tracer->achieved->PrepareDetach()) {

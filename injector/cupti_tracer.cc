@@ -443,10 +443,14 @@ int InitializeTracing() {
   // A full trace that samples achieved occupancy re-attaches CUPTI once sampling rests
   // (cupti_reattach.cc); the launches around each re-attach come from the launch hook, with
   // the driver's ids too.
+  // OCCTRACE_ACHIEVED_REATTACH=force (a diagnostic): one re-attach even when nothing was
+  // measured, to tell what re-attaching costs from what kernel replay leaves.
   std::vector<std::string> ignored_warnings;  // CreateAchievedProfiler prints them
+  const char* reattach_setting = getenv("OCCTRACE_ACHIEVED_REATTACH");
+  const bool force_reattach = reattach_setting != nullptr && TrimBlanks(reattach_setting) == "force";
   const bool full_reattach = !options.light &&
                              ParseAchievedConfig(ProcessEnvironment(), &ignored_warnings).mode != AchievedMode::kOff &&
-                             EnvSwitch("OCCTRACE_ACHIEVED_REATTACH", /*fallback=*/true);
+                             (force_reattach || EnvSwitch("OCCTRACE_ACHIEVED_REATTACH", /*fallback=*/true));
   options.gap_calls = full_reattach;
   if (full_reattach) hooks.gap_tick = [tracer](int64_t now_ns) { ReattachTick(tracer, now_ns); };
   if (light_detach || full_reattach) {
@@ -509,6 +513,8 @@ int InitializeTracing() {
         [tracer](bool on, std::string* error) { return SwitchDriverLaunchCallbacks(tracer, on, error); },
         /*initially_on=*/true);
     tracer->reattach.on = true;
+    tracer->reattach.force_once = force_reattach;
+    session.SetMeta("setting_reattach", force_reattach ? "force" : "1");
     tracer->reattach.last_new_config_ns = SteadyNs();
     tracer->reattach.start_ns = tracer->reattach.last_new_config_ns;
   }

@@ -53,6 +53,7 @@ struct Tracer {
   struct Reattach {
     enum class Step { kWatching, kPrewatch, kDetachRequested, kTail, kResolving };
     bool on = false;                 // a full trace that re-attaches after sampling
+    bool force_once = false;         // OCCTRACE_ACHIEVED_REATTACH=force: once, measured or not
     Step step = Step::kWatching;
     int64_t step_since_ns = 0;
     std::string stopped;             // why it stopped re-attaching for good ("" while it may)

@@ -152,7 +152,15 @@ def sampling_facts(db):
         return None
     facts = {k: meta.get(k) for k in SAMPLING_FACTS}
     facts["last_measured_ns"] = last_measured_ns(db)
+    # The default mode's re-attach after sampling (docs/tracing.md), when the trace has one.
+    facts["reattach"] = {k: meta[k] for k in REATTACH_FACTS if k in meta}
     return facts
+
+
+REATTACH_FACTS = ("reattach", "reattach_began", "reattach_completed", "reattach_began_at_ms", "reattach_gap_ms",
+                  "reattach_gap_launches", "reattach_gap_duplicates", "reattach_stopped", "reattach_step_at_end",
+                  "reattach_hook_rescans", "reattach_hook_scan_ms_total", "reattach_hook_launches_outside",
+                  "reattach_hook_fallback", "reattach_hook_callback_switches")
 
 
 LIGHT_FACTS = ("light_windows", "light_windows_for_new_configs", "light_windows_for_under_timed",
@@ -189,6 +197,7 @@ def format_sampling(runs):
                      f"{int(r.get('achieved_background_setup_ns') or 0) / 1e6:.0f} ms"
                      + (f", last measurement {r['last_measured_s_before_turns']:.1f} s before the timed turns"
                         if r.get("last_measured_s_before_turns") is not None else "")
+                     + ("; " + ", ".join(f"{k} {v}" for k, v in r["reattach"].items()) if r.get("reattach") else "")
                      for r in runs)
 
 

@@ -10,6 +10,9 @@
 #                                       `sample` (re-attach on, the default) and
 #                                       sample-noreattach (OCCTRACE_ACHIEVED_REATTACH=0), every
 #                                       variant against the mean of the two `off` processes;
+#                                       TURN_ONLY may add setup-reattach (the profiler set up,
+#                                       nothing measured, one re-attach forced: what re-attaching
+#                                       itself leaves, OCCTRACE_ACHIEVED_REATTACH=force);
 #                                       TURN_WORKLOADS, CYCLES, REPEATS, WARM_S, TURNS_TIMEOUT
 #   PART=all    both, checks first (CHECK_STEPS, default 15000; CHECK_SKIP_TRAIN=1: only the
 #               CUDA program; SKIP_KILL=1: no kill tests)
@@ -44,7 +47,9 @@ if [[ "$part" == turns || "$part" == all ]]; then
     --variant "traced-again=traced:TURNS_SAME_AS=traced" \
     --variant "sample=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5" \
     --variant "sample-noreattach=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5,OCCTRACE_ACHIEVED_REATTACH=0" \
-    --only "${TURN_ONLY:-traced,traced-again,sample,sample-noreattach}" --pool traced,traced-again \
+    --variant "setup-reattach=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5,OCCTRACE_ACHIEVED_MAX_SIGNATURES=0,OCCTRACE_ACHIEVED_REATTACH=force" \
+    --only "${TURN_ONLY:-traced,traced-again,sample,sample-noreattach}" \
+    $([[ ",${TURN_ONLY:-traced-again}," == *,traced-again,* ]] && echo --pool traced,traced-again) \
     --repeats "${REPEATS:-1}" --cycles "${CYCLES:-400}" --warm-s "${WARM_S:-35}" \
     --logs "$logs/turns" --json "$logs/turns.json" 2>&1 | tee "$logs/turns.txt" | tail -45
   pack
