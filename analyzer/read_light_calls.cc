@@ -15,6 +15,21 @@
 #include "trace_reader.h"
 
 namespace occ {
+namespace {
+
+// OCC_LAUNCH_CALL rows per configuration id.
+StatusOr<std::unordered_map<int64_t, int64_t>> CallsPerConfig(sql::Db& db) {
+  std::unordered_map<int64_t, int64_t> calls;
+  OCC_ASSIGN_OR_RETURN(sql::Stmt stmt, db.Prepare("SELECT configId, COUNT(*) FROM OCC_LAUNCH_CALL GROUP BY configId"));
+  while (true) {
+    OCC_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) break;
+    calls[stmt.Int64(0)] = stmt.Int64(1);
+  }
+  return calls;
+}
+
+}  // namespace
 
 Status TraceReader::AddLaunchCalls(const std::vector<int64_t>& config_ids, std::vector<ConfigStats>* configs,
                                    TraceScan* scan) {
@@ -38,15 +53,7 @@ Status TraceReader::AddLaunchCalls(const std::vector<int64_t>& config_ids, std::
       timed[stmt.Int64(0)] = Timed{stmt.Int64(1), stmt.Double(2), stmt.Double(3)};
     }
   }
-  std::unordered_map<int64_t, int64_t> calls;
-  {
-    OCC_ASSIGN_OR_RETURN(sql::Stmt stmt, db_->Prepare("SELECT configId, COUNT(*) FROM OCC_LAUNCH_CALL GROUP BY configId"));
-    while (true) {
-      OCC_ASSIGN_OR_RETURN(bool row, stmt.Step());
-      if (!row) break;
-      calls[stmt.Int64(0)] = stmt.Int64(1);
-    }
-  }
+  OCC_ASSIGN_OR_RETURN(auto calls, CallsPerConfig(*db_));
   int64_t never_timed = 0;
   scan->launches = 0;
   scan->total_ns = 0;
@@ -88,15 +95,7 @@ Status TraceReader::AddReattachGapLaunches(const std::vector<int64_t>& config_id
                                            TraceScan* scan) {
   OCC_ASSIGN_OR_RETURN(bool has_calls, db_->HasTable("OCC_LAUNCH_CALL"));
   if (!has_calls) return OkStatus();
-  std::unordered_map<int64_t, int64_t> calls;
-  {
-    OCC_ASSIGN_OR_RETURN(sql::Stmt stmt, db_->Prepare("SELECT configId, COUNT(*) FROM OCC_LAUNCH_CALL GROUP BY configId"));
-    while (true) {
-      OCC_ASSIGN_OR_RETURN(bool row, stmt.Step());
-      if (!row) break;
-      calls[stmt.Int64(0)] = stmt.Int64(1);
-    }
-  }
+  OCC_ASSIGN_OR_RETURN(auto calls, CallsPerConfig(*db_));
   if (calls.empty()) return OkStatus();
   int64_t gap_launches = 0, without_mean = 0, estimated_ns = 0;
   for (size_t i = 0; i < configs->size(); ++i) {

@@ -199,6 +199,23 @@ class TraceWriter {
   struct TimingKeyHash {
     size_t operator()(const TimingKey& key) const;
   };
+  // A launch's grid and block in the form TimingKey holds them (kernel records' and launch
+  // calls' integer types differ).
+  template <typename T>
+  static void CopyShape(const T grid[3], const T block[3], int32_t out_grid[3], int32_t out_block[3]) {
+    for (int i = 0; i < 3; ++i) {
+      out_grid[i] = static_cast<int32_t>(grid[i]);
+      out_block[i] = static_cast<int32_t>(block[i]);
+    }
+  }
+  // A kernel record's shape, its name interned as `name_id` (trace_writer_light.cc).
+  static TimingKey RecordShape(const ActivityKernel& kernel, int64_t name_id);
+  // A launch call's shape, its function's name interned (trace_writer_light.cc); false once the
+  // writer failed.
+  bool CallShape(const LaunchCall& call, const FunctionFacts& function, const uint32_t grid[3],
+                 const uint32_t block[3], uint32_t dynamic_shared_memory, uint64_t graph_node_id, TimingKey* shape);
+  // INSERT INTO OCC_LAUNCH_CALL of `rows` rows (trace_writer_light.cc).
+  static std::string CallInsertSql(size_t rows);
   struct LightConfig {
     int64_t id = 0;
     bool record_facts_filled = false;  // the record's carveout etc. written into its row

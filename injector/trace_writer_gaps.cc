@@ -4,42 +4,18 @@
 #include "injector/trace_writer.h"
 
 namespace occ::inj {
-namespace {
-
-template <typename T>
-void CopyShapeInto(const T grid[3], const T block[3], int32_t out_grid[3], int32_t out_block[3]) {
-  for (int i = 0; i < 3; ++i) {
-    out_grid[i] = static_cast<int32_t>(grid[i]);
-    out_block[i] = static_cast<int32_t>(block[i]);
-  }
-}
-
-}  // namespace
 
 void TraceWriter::EnableGapCalls() {
   if (gap_calls_enabled_ || failed_) return;
   gap_calls_enabled_ = true;
   if (light_mode_) return;  // light tracing stores every call already
   // The same OCC_LAUNCH_CALL inserts as light tracing's (SetLightMode).
-  constexpr char kColumns[] = "INSERT INTO OCC_LAUNCH_CALL(apiStart,configId,streamId,correlationId) VALUES ";
-  auto insert_sql = [&](size_t rows) {
-    std::string sql = kColumns;
-    for (size_t i = 0; i < rows; ++i) sql += i == 0 ? "(?,?,?,?)" : ",(?,?,?,?)";
-    return sql;
-  };
-  if (!Prepare(&insert_call_, insert_sql(1)) || !Prepare(&insert_call_batch_, insert_sql(kLaunchBatchRows))) Fail();
+  if (!Prepare(&insert_call_, CallInsertSql(1)) || !Prepare(&insert_call_batch_, CallInsertSql(kLaunchBatchRows))) Fail();
 }
 
 void TraceWriter::NoteRecordShape(const ActivityKernel& kernel, const KernelConfigKey& key, int64_t config_id) {
-  TimingKey shape;
-  shape.mangled_name_id = key.mangled_name_id;
-  shape.graph_node_id = kernel.graphNodeId;
-  shape.context_id = kernel.contextId;
-  const int32_t grid[3] = {kernel.gridX, kernel.gridY, kernel.gridZ};
-  const int32_t block[3] = {kernel.blockX, kernel.blockY, kernel.blockZ};
-  CopyShapeInto(grid, block, shape.grid, shape.block);
-  shape.dynamic_shared_memory = kernel.dynamicSharedMemory;
-  record_configs_by_shape_.try_emplace(shape, config_id);  // the first configuration of the shape
+  // The first configuration of the shape.
+  record_configs_by_shape_.try_emplace(RecordShape(kernel, key.mangled_name_id), config_id);  // the first configuration of the shape
 }
 
 void TraceWriter::BeginGapCalls(uint32_t epoch) {
@@ -85,12 +61,7 @@ void TraceWriter::AddGapLaunch(const LaunchCall& call, const FunctionFacts& func
                                const uint32_t block[3], uint32_t dynamic_shared_memory, uint32_t graph_id,
                                uint64_t graph_node_id) {
   TimingKey shape;
-  shape.mangled_name_id = InternKernelName(function.mangled_name.c_str());
-  if (failed_) return;
-  shape.graph_node_id = graph_node_id;
-  shape.context_id = call.context_id;
-  CopyShapeInto(grid, block, shape.grid, shape.block);
-  shape.dynamic_shared_memory = static_cast<int32_t>(dynamic_shared_memory);
+  if (!CallShape(call, function, grid, block, dynamic_shared_memory, graph_node_id, &shape)) return;
   int64_t config_id = 0;
   if (auto found = record_configs_by_shape_.find(shape); found != record_configs_by_shape_.end()) {
     config_id = found->second;

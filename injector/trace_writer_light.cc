@@ -9,26 +9,39 @@
 namespace occ::inj {
 namespace {
 
-constexpr char kCallColumns[] = "INSERT INTO OCC_LAUNCH_CALL(apiStart,configId,streamId,correlationId) VALUES ";
+void Bind(sql::Stmt& stmt, int index, int64_t value) { static_cast<void>(stmt.BindInt64(index, value)); }
 
-std::string CallInsertSql(size_t rows) {
-  std::string sql = kCallColumns;
+}  // namespace
+
+TraceWriter::TimingKey TraceWriter::RecordShape(const ActivityKernel& kernel, int64_t name_id) {
+  TimingKey shape;
+  shape.mangled_name_id = name_id;
+  shape.graph_node_id = kernel.graphNodeId;
+  shape.context_id = kernel.contextId;
+  const int32_t grid[3] = {kernel.gridX, kernel.gridY, kernel.gridZ};
+  const int32_t block[3] = {kernel.blockX, kernel.blockY, kernel.blockZ};
+  CopyShape(grid, block, shape.grid, shape.block);
+  shape.dynamic_shared_memory = kernel.dynamicSharedMemory;
+  return shape;
+}
+
+bool TraceWriter::CallShape(const LaunchCall& call, const FunctionFacts& function, const uint32_t grid[3],
+                            const uint32_t block[3], uint32_t dynamic_shared_memory, uint64_t graph_node_id,
+                            TimingKey* shape) {
+  shape->mangled_name_id = InternKernelName(function.mangled_name.c_str());
+  if (failed_) return false;
+  shape->graph_node_id = graph_node_id;
+  shape->context_id = call.context_id;
+  CopyShape(grid, block, shape->grid, shape->block);
+  shape->dynamic_shared_memory = static_cast<int32_t>(dynamic_shared_memory);
+  return true;
+}
+
+std::string TraceWriter::CallInsertSql(size_t rows) {
+  std::string sql = "INSERT INTO OCC_LAUNCH_CALL(apiStart,configId,streamId,correlationId) VALUES ";
   for (size_t i = 0; i < rows; ++i) sql += i == 0 ? "(?,?,?,?)" : ",(?,?,?,?)";
   return sql;
 }
-
-void Bind(sql::Stmt& stmt, int index, int64_t value) { static_cast<void>(stmt.BindInt64(index, value)); }
-
-// The kernel record's launch shape in the form TimingKey holds it.
-template <typename T>
-void CopyShape(const T grid[3], const T block[3], int32_t out_grid[3], int32_t out_block[3]) {
-  for (int i = 0; i < 3; ++i) {
-    out_grid[i] = static_cast<int32_t>(grid[i]);
-    out_block[i] = static_cast<int32_t>(block[i]);
-  }
-}
-
-}  // namespace
 
 size_t TraceWriter::TimingKeyHash::operator()(const TimingKey& key) const {
   static_assert(sizeof(TimingKey) == 48, "TimingKey must have no padding");
@@ -115,13 +128,7 @@ void TraceWriter::AddLightLaunch(const LaunchCall& call, const FunctionFacts& fu
                                  uint32_t dynamic_shared_memory, uint32_t graph_id,
                                  uint64_t graph_node_id) {
   TimingKey timing;
-  timing.mangled_name_id = InternKernelName(function.mangled_name.c_str());
-  if (failed_) return;
-  timing.graph_node_id = graph_node_id;
-  timing.context_id = call.context_id;
-  CopyShape(grid, block, timing.grid, timing.block);
-  timing.dynamic_shared_memory = static_cast<int32_t>(dynamic_shared_memory);
-
+  if (!CallShape(call, function, grid, block, dynamic_shared_memory, graph_node_id, &timing)) return;
   auto found = light_configs_.find(timing);
   if (found == light_configs_.end()) {
     // The record's own facts fill in once a timing window records one of its launches.
@@ -158,15 +165,9 @@ bool TraceWriter::AddTimedLaunch(const ActivityKernel& kernel) {
     ++stats_.timed_dropped_at_switch;
     return true;
   }
-  TimingKey timing;
-  timing.mangled_name_id = InternKernelName(kernel.name);
+  const int64_t name_id = InternKernelName(kernel.name);
   if (failed_) return true;
-  timing.graph_node_id = kernel.graphNodeId;
-  timing.context_id = kernel.contextId;
-  const int32_t grid[3] = {kernel.gridX, kernel.gridY, kernel.gridZ};
-  const int32_t block[3] = {kernel.blockX, kernel.blockY, kernel.blockZ};
-  CopyShape(grid, block, timing.grid, timing.block);
-  timing.dynamic_shared_memory = kernel.dynamicSharedMemory;
+  TimingKey timing = RecordShape(kernel, name_id);
   LightConfig* light = nullptr;
   bool exact = true;
   if (auto it = light_configs_.find(timing); it != light_configs_.end()) {

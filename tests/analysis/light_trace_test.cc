@@ -46,6 +46,22 @@ INSERT INTO OCC_LAUNCH VALUES
   (16500, 50000, 3, 7, 16), (17500, 50000, 3, 7, 17), (18500, 50000, 3, 7, 18);
 )sql";
 
+// The trace above with trace_mode 'full' (and without its calls when `drop_calls`), reported.
+StatusOr<occtrace::Report> ReportAsFullTrace(const ScratchDir& dir, bool drop_calls) {
+  const std::string path = dir.Path(drop_calls ? "full-no-calls.db" : "full.db");
+  std::string full = kLightTrace;
+  full.replace(full.find("('trace_mode', 'light')"), sizeof("('trace_mode', 'light')") - 1, "('trace_mode', 'full')");
+  if (drop_calls) {
+    const size_t calls = full.find("INSERT INTO OCC_LAUNCH_CALL");
+    full.erase(calls, full.find("INSERT INTO OCC_LAUNCH VALUES") - calls);
+  }
+  MakeOccTrace(path, full);
+  ReportOptions options;
+  options.inputs = {path};
+  options.top = 0;
+  return BuildReport(options);
+}
+
 const occtrace::KernelGroup* GroupWithGrid(const occtrace::Report& report, int grid_x) {
   for (const auto& g : report.groups()) {
     if (g.grid_x() == grid_x) return &g;
@@ -103,14 +119,7 @@ TEST(LightTrace, CountsEveryLaunchAndEstimatesTimeFromTheTimedOnes) {
 // config 2 only 5 calls (never timed), config 3 3 timed launches (50 us) and 3 calls.
 TEST(LightTrace, AFullTracesCallsAreReattachGapLaunchesTimedByTheirConfigurationsMean) {
   ScratchDir dir;
-  const std::string path = dir.Path("full.db");
-  std::string full = kLightTrace;
-  full.replace(full.find("('trace_mode', 'light')"), sizeof("('trace_mode', 'light')") - 1, "('trace_mode', 'full')");
-  MakeOccTrace(path, full);
-  ReportOptions options;
-  options.inputs = {path};
-  options.top = 0;
-  auto report = BuildReport(options);
+  auto report = ReportAsFullTrace(dir, /*drop_calls=*/false);
   ASSERT_TRUE(report.ok()) << report.status().message();
   EXPECT_EQ(report->files(0).launches(), 7 + 18);
   const occtrace::KernelGroup* g = GroupWithGrid(*report, 264);
@@ -136,15 +145,7 @@ TEST(LightTrace, AFullTracesCallsAreReattachGapLaunchesTimedByTheirConfiguration
 
 TEST(LightTrace, AFullTraceWithoutCallsIsNotEstimated) {
   ScratchDir dir;
-  const std::string path = dir.Path("full.db");
-  std::string full = kLightTrace;
-  full.replace(full.find("('trace_mode', 'light')"), sizeof("('trace_mode', 'light')") - 1, "('trace_mode', 'full')");
-  full.erase(full.find("INSERT INTO OCC_LAUNCH_CALL"), full.find("INSERT INTO OCC_LAUNCH VALUES") - full.find("INSERT INTO OCC_LAUNCH_CALL"));
-  MakeOccTrace(path, full);
-  ReportOptions options;
-  options.inputs = {path};
-  options.top = 0;
-  auto report = BuildReport(options);
+  auto report = ReportAsFullTrace(dir, /*drop_calls=*/true);
   ASSERT_TRUE(report.ok()) << report.status().message();
   // A full trace's launches are its OCC_LAUNCH rows: the 7 timed ones, with their own times.
   EXPECT_EQ(report->files(0).launches(), 7);
