@@ -10,11 +10,11 @@
 #include "injector/launch_calls.h"
 #include "injector/trace_writer.h"
 #include "tests/injector/fake_records.h"
+#include "tests/injector/writer_file_test.h"
 
 namespace occ::inj {
 namespace {
 
-using testing::FakeActivityBuffer;
 using testing::MakeKernel;
 using testing::TraceReader;
 
@@ -45,23 +45,12 @@ LaunchCall Call(const FunctionFacts* function, uint32_t correlation_id, uint64_t
   return call;
 }
 
-class TraceWriterGapsTest : public ::testing::Test {
+class TraceWriterGapsTest : public testing::WriterFileTest {
  protected:
   void SetUp() override {
-    path_ = testing::TempPath(std::string("gaps-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    ASSERT_TRUE(writer_.Open(path_));
+    OpenWriter("gaps-");
     writer_.EnableGapCalls();
   }
-  void TearDown() override {
-    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::remove((path_ + suffix).c_str());
-  }
-  void AddRecords(std::initializer_list<ActivityKernel> kernels) {
-    FakeActivityBuffer buffer;
-    for (const ActivityKernel& kernel : kernels) ASSERT_TRUE(buffer.Add(kernel));
-    writer_.AddBuffer(buffer.data(), buffer.size());
-  }
-  std::string path_;
-  TraceWriter writer_;
 };
 
 TEST_F(TraceWriterGapsTest, CallsWithARecordAreDroppedTheOthersStoredUnderTheRecordsConfiguration) {

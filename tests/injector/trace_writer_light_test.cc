@@ -10,6 +10,7 @@
 #include "injector/launch_calls.h"
 #include "injector/trace_writer.h"
 #include "tests/injector/fake_records.h"
+#include "tests/injector/writer_file_test.h"
 
 namespace occ::inj {
 namespace {
@@ -89,25 +90,13 @@ LaunchCall GraphCall(const GraphExecFacts* graph, uint32_t correlation_id, uint6
   return call;
 }
 
-class TraceWriterLightTest : public ::testing::Test {
+class TraceWriterLightTest : public testing::WriterFileTest {
  protected:
   void SetUp() override {
-    path_ = testing::TempPath(std::string("light-") +
-                              ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    ASSERT_TRUE(writer_.Open(path_));
+    OpenWriter("light-");
     writer_.SetLightMode();
     ASSERT_TRUE(writer_.light_mode());
   }
-  void TearDown() override {
-    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::remove((path_ + suffix).c_str());
-  }
-  void AddRecords(std::initializer_list<ActivityKernel> kernels) {
-    FakeActivityBuffer buffer;
-    for (const ActivityKernel& kernel : kernels) ASSERT_TRUE(buffer.Add(kernel));
-    writer_.AddBuffer(buffer.data(), buffer.size());
-  }
-  std::string path_;
-  TraceWriter writer_;
 };
 
 TEST_F(TraceWriterLightTest, LaunchCallsGetOneConfigurationPerShape) {
