@@ -27,7 +27,7 @@ duty cycle (200 ms every 5 s) that moves its cost by well under 0.1 %.
 
 Two figures say where a cost comes from and whether it stays put: each variant's CPU per step
 over the cycles, in total and for its busiest threads by name (occtrace's are occtrace-writer
-and occtrace-setup), and its ratio in each quarter of every process set (a cost that grows with
+and occtrace-setup; threads sharing a name are numbered in order of creation), and its ratio in each quarter of every process set (a cost that grows with
 the process's age shows as rising quarters).
 
 A SIGTERM (the GPU scripts run it under `timeout`) ends the run after the turn in progress and
@@ -140,14 +140,16 @@ def request_stop(signum, frame):
 
 
 def thread_cpu_s(pid):
-    """CPU seconds (user + system) of process `pid` per thread name (occtrace names its own:
-    occtrace-writer, occtrace-setup), from /proc; empty when the process is gone."""
+    """CPU seconds (user + system) of process `pid` per thread: {tid: (name, seconds)}, from
+    /proc; empty when the process is gone. A thread inherits its creator's name, so threads
+    CUPTI starts from occtrace's writer are also named occtrace-writer: names alone would add
+    them to the writer's figure."""
     ticks = os.sysconf("SC_CLK_TCK")
-    per_name = {}
+    per_tid = {}
     try:
         tids = os.listdir(f"/proc/{pid}/task")
     except OSError:
-        return per_name
+        return per_tid
     for tid in tids:
         try:
             with open(f"/proc/{pid}/task/{tid}/stat") as f:
@@ -156,13 +158,29 @@ def thread_cpu_s(pid):
             continue
         name = stat[stat.index("(") + 1:stat.rindex(")")]
         fields = stat[stat.rindex(")") + 2:].split()  # fields 3.. of proc(5): utime, stime at 14, 15
-        per_name[name] = per_name.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / ticks
-    return per_name
+        per_tid[int(tid)] = (name, (int(fields[11]) + int(fields[12])) / ticks)
+    return per_tid
+
+
+def thread_labels(per_tid):
+    """{tid: label}: the thread's name, or, where several threads share it, name#k in the
+    order of creation (tids ascending): occtrace-writer#1 is the writer, #2 a thread started
+    from it."""
+    by_name = {}
+    for tid in sorted(per_tid):
+        by_name.setdefault(per_tid[tid][0], []).append(tid)
+    labels = {}
+    for name, tids in by_name.items():
+        for k, tid in enumerate(tids):
+            labels[tid] = name if len(tids) == 1 else f"{name}#{k + 1}"
+    return labels
 
 
 def cpu_per_step(before, after, steps):
-    """ms of CPU per step: the process's total, and its busiest threads by name."""
-    used = {k: after.get(k, 0.0) - before.get(k, 0.0) for k in after}
+    """ms of CPU per step: the process's total, and its busiest threads (labelled by
+    thread_labels; a thread that ended between the snapshots is not counted)."""
+    labels = thread_labels(after)
+    used = {labels[tid]: seconds - before.get(tid, (name, 0.0))[1] for tid, (name, seconds) in after.items()}
     busiest = sorted(used.items(), key=lambda kv: -kv[1])[:6]
     per_step = lambda seconds: seconds * 1e3 / max(steps, 1)
     return {"total_ms": per_step(sum(used.values())), "threads_ms": {k: per_step(v) for k, v in busiest}}

@@ -7,8 +7,9 @@ sleeps 25 % longer, so its ratio against untraced must come out near 1.25 and ev
 variant's near 1.00 (tolerances wide enough for other tests' load on a 2-core CI machine). Each process logs when it started and when its warm-up
 ended, so the test can see that the second sampling process started after the first one had
 warmed up (CUPTI's profiler serves one process per GPU at a time). The light process also runs a
-thread named busy-helper that burns ~2 ms of CPU every 10 ms: the bench's CPU per step by thread
-name must find it there and nowhere else, and it writes a light trace's OCC_META rows, which the
+thread named busy-helper that burns ~2 ms of CPU every 10 ms, and a thread it started (so of the
+same name) that burns ~1 ms: the bench's CPU per step by thread must find both, apart, there
+and nowhere else, and it writes a light trace's OCC_META rows, which the
 summary must show. Under `timeout`, the run stops after a turn and still
 prints its summary."""
 import json
@@ -39,13 +40,15 @@ WORKLOAD = textwrap.dedent("""
         con.close()
     if slow > 1:  # a named thread that burns CPU: the bench must find it by name
         import ctypes, threading
-        def burn():
-            ctypes.CDLL(None).prctl(15, b"busy-helper", 0, 0, 0)  # PR_SET_NAME
+        def burn(ms=0.002, named=True):
+            if named:  # its child inherits the name, as CUPTI's threads started from occtrace's do
+                ctypes.CDLL(None).prctl(15, b"busy-helper", 0, 0, 0)  # PR_SET_NAME
+                threading.Thread(target=burn, args=(0.001, False), daemon=True).start()
             while True:
-                end = time.thread_time() + 0.002
+                end = time.thread_time() + ms
                 while time.thread_time() < end:
                     pass
-                time.sleep(0.008)
+                time.sleep(0.010 - ms)
         threading.Thread(target=burn, daemon=True).start()
     def step():  # a sleep, not a spin: other tests' load on the CPU does not stretch it
         time.sleep(0.010 * slow)
@@ -102,14 +105,19 @@ class TurnsBenchTest(unittest.TestCase):
                 self.assertAlmostEqual(ratios[v], 1.0, delta=0.12, msg=ratios)
             self.assertEqual(len(result["vs_untraced"]["light"]["ratio_per_repeat"]), 2)
             self.assertGreater(min(result["warm_steps"]["sample"]), min(result["warm_steps"]["traced"]))
-            # CPU per step by thread name: the light process's burning thread is found, ~2 ms of
-            # every 10 ms (a step lasts 12.5 ms there), and no other variant has it.
+            # CPU per step by thread: the light process's burning threads are found, ~2 and ~1 ms
+            # of every 10 ms (a step lasts 12.5 ms there), apart although they share a name,
+            # numbered in order of creation; no other variant has them.
             light_cpu = result["cpu_per_step"]["light"]
             self.assertEqual(len(light_cpu), 2)
             for used in light_cpu:
-                self.assertGreater(used["threads_ms"].get("busy-helper", 0.0), 0.8, used)
-                self.assertGreaterEqual(used["total_ms"], used["threads_ms"]["busy-helper"])
-            self.assertNotIn("busy-helper", result["cpu_per_step"]["traced"][0]["threads_ms"])
+                threads = used["threads_ms"]
+                self.assertNotIn("busy-helper", threads)
+                self.assertGreater(threads.get("busy-helper#1", 0.0), 0.8, used)
+                self.assertGreater(threads.get("busy-helper#2", 0.0), 0.4, used)
+                self.assertGreater(threads["busy-helper#1"], threads["busy-helper#2"], used)
+                self.assertGreaterEqual(used["total_ms"], threads["busy-helper#1"] + threads["busy-helper#2"])
+            self.assertFalse([t for t in result["cpu_per_step"]["traced"][0]["threads_ms"] if "busy" in t])
             self.assertIn("light CPU per step", stdout)
             # A light trace's window facts, per process set, read from its OCC_META.
             self.assertEqual(result["light"]["light"], [{"light_windows": "7", "light_records_on_pct": "4.5",

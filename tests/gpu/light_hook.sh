@@ -22,7 +22,9 @@
 #      light-detach-sample (the same, achieved occupancy sampled first, detaching once it rests),
 #      light-detach-30s (a window every 30 s instead of 5 s: what the windows' attach, records
 #      and finalize cost, against the hook's recording and the writer),
-#      light-detach-nowork (the same, with the hook recording nothing: what the wrappers cost), e.g.
+#      light-detach-nowork (the same, with the hook recording nothing: what the wrappers cost);
+#      untraced-again, a second untraced process (the A/A control: every variant is then also
+#      compared with the mean of the two untraced processes), e.g.
 #      TURN_ONLY=untraced,cupti-inject,cupti-attach,light-hook,light-hook-nowindows
 #      What CUPTI costs after it was used, and whether detaching gives it back
 #      (bench/injector/bare_cupti_phases.h): cupti-callbacks-off, cupti-records-off,
@@ -82,6 +84,7 @@ if [[ -z "${SKIP_TURNS:-}" ]]; then
     --variant "cupti-windows-keep=bare-cupti:BARE_CUPTI_MODE=windows-keep" \
     --variant "cupti-windows-detach=bare-cupti:BARE_CUPTI_MODE=windows-detach" \
     --variant "cupti-ids=bare-cupti:BARE_CUPTI_MODE=ids" \
+    --variant "untraced-again=untraced:TURNS_SAME_AS=untraced" \
     --variant "light=traced:OCCTRACE_MODE=light" \
     --variant "light-hook=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_HOOK=1" \
     --variant "light-hook-nowindows=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_HOOK=1,OCCTRACE_LIGHT_PERIOD_MS=3600000,OCCTRACE_LIGHT_NEW_CONFIG_WINDOWS=0" \
@@ -93,6 +96,7 @@ if [[ -z "${SKIP_TURNS:-}" ]]; then
     --variant "sample=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5" \
     --variant "sample-keep=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5,OCCTRACE_ACHIEVED_PARK_DEINIT=0" \
     --only "${TURN_ONLY:-untraced,traced,light,light-hook}" \
+    $([[ ",${TURN_ONLY:-}," == *,untraced-again,* ]] && echo --pool untraced,untraced-again) \
     --repeats "${REPEATS:-2}" --cycles "${CYCLES:-60}" --warm-s "${WARM_S:-25}" --warm-s-unsampled "${WARM_S_UNSAMPLED:-8}" \
     --logs "$logs/turns" --json "$logs/turns.json" 2>&1 | tee "$logs/turns.txt" | tail -40
 fi
