@@ -1,5 +1,7 @@
 #include "injector/cupti_attachment.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <chrono>
 #include <utility>
@@ -19,6 +21,24 @@ std::string Spread(std::vector<int64_t> values) {  // "count, median, max" in ms
   return std::to_string(values.size()) + ", median " + ms(values[values.size() / 2]) + " ms, max " + ms(values.back()) +
          " ms";
 }
+
+// Names the calling thread for its lifetime, then gives the old name back.
+class ScopedThreadName {
+ public:
+  explicit ScopedThreadName(const char* name) {
+    renamed_ = pthread_getname_np(pthread_self(), old_, sizeof(old_)) == 0 &&
+               pthread_setname_np(pthread_self(), name) == 0;
+  }
+  ~ScopedThreadName() {
+    if (renamed_) pthread_setname_np(pthread_self(), old_);
+  }
+  ScopedThreadName(const ScopedThreadName&) = delete;
+  ScopedThreadName& operator=(const ScopedThreadName&) = delete;
+
+ private:
+  char old_[16] = {};  // the kernel's limit, 15 characters and the terminator
+  bool renamed_ = false;
+};
 
 }  // namespace
 
@@ -81,7 +101,11 @@ bool CuptiAttachment::Attach() {
   }
   const int64_t began = NowNs();
   std::string error;
-  const bool attached = hooks_.attach(&error);
+  bool attached = false;
+  {
+    const ScopedThreadName cupti_thread_name(kCuptiThreadName);
+    attached = hooks_.attach(&error);
+  }
   const int64_t took = NowNs() - began;
   std::lock_guard figures(figures_mutex_);
   if (!attached) {

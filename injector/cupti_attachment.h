@@ -58,8 +58,12 @@ class CuptiAttachment {
   void RequestDetach();
   // Writer thread: attached again when it returns true (takes a pending request back, or
   // waits for a finalize in progress, then attaches). False: CUPTI stays detached (refused,
-  // or Stop was called).
+  // or Stop was called). The attach hook runs with the calling thread named kCuptiThreadName,
+  // its own name given back after: CUPTI starts its thread (the one that delivers buffers)
+  // from the thread that attaches it, and a thread inherits its creator's name, so CUPTI's
+  // work would otherwise show as occtrace-writer's in `top -H` and in turns_bench.py.
   bool Attach();
+  static constexpr const char* kCuptiThreadName = "occtrace-cupti";
   // Any program thread, inside a CUPTI callback at an API exit. Cheap unless a detach was
   // requested: one atomic load.
   void FinalizeFromCallback();

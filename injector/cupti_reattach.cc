@@ -2,13 +2,14 @@
 // full trace that samples achieved occupancy): CUPTI finalized and attached again once sampling
 // rests, the launch hook recording the launches that get no kernel record meanwhile.
 //
-// Why: launches the range profiler measured under kernel replay leave host work on the
-// launching thread for the rest of the run -- 2-5 us per later launch, +15-20 % CPU per step on
-// the program's main thread -- which neither ending the profiler session nor
-// cuptiProfilerDeInitialize gives back (H200, 2026-11-26; docs/performance.md). cuptiFinalize
-// does: detached light tracing that had sampled first ran its main thread at the CPU per step of
-// detached light tracing that had not (train_small.py 1.77 against 1.74 ms, ResNet-50 12.3
-// against 12.0 ms).
+// Why: launches the range profiler measured under kernel replay leave work behind for the rest
+// of the run, which neither ending the profiler session nor cuptiProfilerDeInitialize gives
+// back. Counted per thread (H100, 2026-11-26; docs/performance.md), it is CPU on CUPTI's own
+// thread, the one that delivers activity buffers: 3-4x its CPU per step in `off` (ResNet-50
+// 2.98 against 0.81 ms, train_small.py 0.22 against 0.06), and step time with it. cuptiFinalize
+// ends that thread; the one the attach starts runs at `off`'s cost on train_small.py (0.05 ms;
+// step time 1.010 x `off` against 1.053 without the re-attach) but keeps most of the extra work
+// on ResNet-50 (2.2-4.7 against 3.0-5.4 ms without), for reasons inside CUPTI.
 //
 // How, on the writer thread (ReattachTick), once sampling rests (every signature measured, the
 // profiler parked and its session ended: AchievedProfiler::PrepareDetach), launches were measured
