@@ -9,6 +9,7 @@
 // Thread-safe; the mutex is taken last (callers may hold their own locks).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -25,23 +26,28 @@ class LaunchCallbackSwitch {
   // with *error set when CUPTI refused. They are taken to be on at the start (as both owners
   // enable them when they subscribe) when `initially_on`.
   using Apply = std::function<bool(bool on, std::string* error)>;
-  LaunchCallbackSwitch(Apply apply, bool initially_on) : apply_(std::move(apply)), on_(initially_on) {
-    wants_[0] = wants_[1] = initially_on;
-    wants_[2] = false;
-  }
+  // `now_ns`: a monotonic clock in ns (steady_clock unless a test gives its own), for on_ms().
+  using Clock = std::function<int64_t()>;
+  LaunchCallbackSwitch(Apply apply, bool initially_on, Clock now_ns = nullptr);
 
   // Records what `owner` wants and switches when the union changes. False (and *error) when
   // CUPTI refused; the recorded wish stays, and the next call tries again.
   bool Want(Owner owner, bool on, std::string* error);
   bool on() const;
   uint64_t switches() const;
+  // How long the callbacks have been on since construction, the current period included: the
+  // share of the run in which every launch paid for CUPTI's launch callbacks.
+  double on_ms() const;
 
  private:
   Apply apply_;
+  Clock now_ns_;
   mutable std::mutex mutex_;
   bool wants_[3];
   bool on_;
   uint64_t switches_ = 0;
+  int64_t on_since_ns_ = 0;  // while on_
+  int64_t on_ns_before_ = 0;  // closed periods
 };
 
 }  // namespace occ::inj

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <utility>
@@ -395,6 +396,7 @@ LaunchHook* LaunchHook::Install(LightTracer* light, LaunchCallbackSwitch* callba
   if (redirects.empty()) return nullptr;
   g_light.store(light, std::memory_order_release);
   auto* hook = new LaunchHook(light, callbacks, now_ns, role);  // leaked: wrappers run until exit
+  hook->installed_ns_ = now_ns;
   hook->entry_points_ = static_cast<int>(redirects.size());
   light->SetHookInstalled();
   hook->objects_added_seen_ = ObjectsAddedSoFar();
@@ -441,6 +443,7 @@ void LaunchHook::Tick(int64_t now_ns, bool records_on) {
   const bool scan_now = decision.rescan || (callbacks_in_windows_ && adds != objects_added_at_last_scan_);
   if (scan_now) {
     objects_added_at_last_scan_ = adds;
+    if (rescan_at_s_.size() < kMaxRescanTimes) rescan_at_s_.push_back(static_cast<double>(now_ns - installed_ns_) / 1e9);
     policy_.Rescanned(now_ns, Rescan());
   }
   // CUPTI detached between windows: the callbacks are on for every whole window (they watch the
@@ -470,6 +473,14 @@ std::vector<std::pair<std::string, std::string>> LaunchHook::Meta() const {
     if (!objects.empty()) objects += ",";
     objects += object.substr(object.rfind('/') == std::string::npos ? 0 : object.rfind('/') + 1);
   }
+  std::string rescans_at;
+  for (double at : rescan_at_s_) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%s%.1f", rescans_at.empty() ? "" : ",", at);
+    rescans_at += text;
+  }
+  char callbacks_on_ms[32];
+  std::snprintf(callbacks_on_ms, sizeof(callbacks_on_ms), "%.1f", callbacks_->on_ms());
   const std::string& p = meta_prefix_;
   return {
       {p + "entry_points", std::to_string(entry_points_)},
@@ -482,6 +493,8 @@ std::vector<std::pair<std::string, std::string>> LaunchHook::Meta() const {
       {p + "launches_outside", std::to_string(light_->launches_outside_hook())},
       {p + "fallback", policy_.fell_back() ? "1" : "0"},
       {p + "callback_switches", std::to_string(callbacks_->switches())},
+      {p + "callbacks_on_ms", callbacks_on_ms},
+      {p + "rescans_at_s", rescans_at.empty() ? "none" : rescans_at},
   };
 }
 

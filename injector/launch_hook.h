@@ -136,6 +136,12 @@ class LaunchHook {
   int rescans_ = 0;  // the first scan (at Install, inside cuInit) included
   int64_t scan_ns_total_ = 0;
   int64_t scan_ns_max_ = 0;
+  int64_t installed_ns_ = 0;
+  // When each rescan after the first ran, in s since Install (the first kMaxRescanTimes): a
+  // rescan runs on the writer thread but rewrites pointers the program's threads read, so
+  // whether it fell inside a measured stretch matters when reading a cost.
+  static constexpr size_t kMaxRescanTimes = 32;
+  std::vector<double> rescan_at_s_;
   int rewritten_total_ = 0;
   std::vector<std::string> hooked_objects_;
   std::string switch_error_;

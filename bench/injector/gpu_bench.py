@@ -160,13 +160,15 @@ def sampling_facts(db):
 REATTACH_FACTS = ("reattach", "reattach_began", "reattach_completed", "reattach_began_at_ms", "reattach_gap_ms",
                   "reattach_gap_launches", "reattach_gap_duplicates", "reattach_stopped", "reattach_step_at_end",
                   "reattach_hook_rescans", "reattach_hook_scan_ms_total", "reattach_hook_launches_outside",
-                  "reattach_hook_fallback", "reattach_hook_callback_switches")
+                  "reattach_hook_fallback", "reattach_hook_callback_switches", "reattach_hook_callbacks_on_ms",
+                  "reattach_hook_rescans_at_s")
 
 
 LIGHT_FACTS = ("light_windows", "light_windows_for_new_configs", "light_windows_for_under_timed",
                "light_records_on_pct", "light_records_switch_off_ms_total", "light_timed_dropped_at_switch",
                "light_hook_launches", "light_hook_launches_outside", "light_hook_callback_switches",
-               "light_hook_rescans", "light_hook_scan_ms_total", "light_detaches", "light_reattach_ms",
+               "light_hook_rescans", "light_hook_scan_ms_total", "light_hook_callbacks_on_ms", "light_detaches",
+               "light_reattach_ms",
                "light_finalize_ms", "light_detach_wait_ms", "light_reattach_refusals",
                "light_detach_contexts_learned_equal", "light_detach_streams_learned_equal",
                "light_detach_untranslated_context_launches", "light_detach_untranslated_stream_launches",

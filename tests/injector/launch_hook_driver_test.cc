@@ -51,6 +51,8 @@ TEST(LaunchHookWithAStandInDriver, WrapsTheRuntimeStyleTableAndPassesEverythingT
   EXPECT_GE(std::stoi(meta["light_hook_pointers_rewritten"]), 5) << "the client's table";
   EXPECT_NE(meta["light_hook_objects"].find("occ_test_fake_cuda_client"), std::string::npos) << meta["light_hook_objects"];
   EXPECT_EQ(meta["light_hook_rescans"], "1") << "the scan at installation";
+  EXPECT_EQ(meta["light_hook_rescans_at_s"], "none") << "times of rescans after the first";
+  EXPECT_GE(std::stod(meta["light_hook_callbacks_on_ms"]), 0.0);
   EXPECT_GE(std::stod(meta["light_hook_scan_ms_max"]), 0.0);
   EXPECT_EQ(LaunchHook::Install(&light, &callbacks, 0), nullptr) << "one hook per process";
 
@@ -100,6 +102,7 @@ TEST(LaunchHookWithAStandInDriver, WrapsTheRuntimeStyleTableAndPassesEverythingT
   EXPECT_EQ(late_launch(false, Fake(0xf8), 3, 64, 0, nullptr), 0);
   EXPECT_EQ(light.hooked_launches(), 5u);
   EXPECT_NE(MetaOf(*hook)["light_hook_objects"].find("occ_test_fake_cuda_late"), std::string::npos);
+  EXPECT_EQ(MetaOf(*hook)["light_hook_rescans_at_s"], "10.0") << "installed at 0, rescanned at the 10-s tick";
 
   // The callbacks: on while the hook is watched (the load at 10 s), off once the watch ends.
   EXPECT_TRUE(switched.empty());

@@ -131,6 +131,32 @@ TEST(LaunchCallbackSwitch, OnWhileEitherOwnerWantsThem) {
   EXPECT_EQ(callbacks.switches(), 2u);
 }
 
+// How long every launch paid for CUPTI's launch callbacks: closed periods plus the open one,
+// nothing while off, a refused switch not counted as one.
+TEST(LaunchCallbackSwitch, CountsTheTimeTheCallbacksWereOn) {
+  int64_t now = 1'000'000;
+  bool refuse = false;
+  LaunchCallbackSwitch callbacks([&](bool, std::string*) { return !refuse; }, true, [&] { return now; });
+  std::string error;
+  using Owner = LaunchCallbackSwitch::Owner;
+  now += 2'000'000;  // on from construction: 2 ms
+  EXPECT_DOUBLE_EQ(callbacks.on_ms(), 2.0) << "the open period counts";
+  callbacks.Want(Owner::kAchieved, false, &error);
+  callbacks.Want(Owner::kLight, false, &error);
+  now += 50'000'000;  // off: 50 ms
+  EXPECT_DOUBLE_EQ(callbacks.on_ms(), 2.0);
+  callbacks.Want(Owner::kReattach, true, &error);
+  now += 500'000;  // on again: 0.5 ms
+  refuse = true;
+  EXPECT_FALSE(callbacks.Want(Owner::kReattach, false, &error));
+  now += 500'000;  // still on, CUPTI refused the switch: 0.5 ms more
+  refuse = false;
+  callbacks.Want(Owner::kReattach, false, &error);
+  now += 7'000'000;
+  EXPECT_DOUBLE_EQ(callbacks.on_ms(), 3.0);
+  EXPECT_EQ(callbacks.switches(), 3u) << "off, on, off";
+}
+
 TEST(LaunchCallbackSwitch, ARefusedSwitchIsRetriedOnTheNextWish) {
   bool refuse = true;
   LaunchCallbackSwitch callbacks(
