@@ -1,5 +1,7 @@
 #include "injector/launch_callback_switch.h"
 
+#include <chrono>
+
 namespace occ::inj {
 
 LaunchCallbackSwitch::LaunchCallbackSwitch(Apply apply, bool initially_on, Clock now_ns)

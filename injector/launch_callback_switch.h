@@ -9,7 +9,6 @@
 // Thread-safe; the mutex is taken last (callers may hold their own locks).
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <mutex>
