@@ -38,6 +38,11 @@ HookWatchPolicy::Decision HookWatchPolicy::Tick(int64_t now_ns, bool objects_add
   return decision;
 }
 
+void HookWatchPolicy::Wake(int64_t now_ns) {
+  watch_until_ns_ = std::max(watch_until_ns_, now_ns + settings_.watch_ns);
+  next_periodic_ns_ = now_ns + settings_.periodic_period_ns;
+}
+
 void HookWatchPolicy::Rescanned(int64_t now_ns, int rewritten) {
   last_rescan_ns_ = now_ns;
   rescan_pending_ = false;
@@ -424,7 +429,25 @@ int LaunchHook::Rescan() {
 
 void LaunchHook::NoteModuleLoaded() { g_module_loads.fetch_add(1, std::memory_order_relaxed); }
 
-void LaunchHook::Tick(int64_t now_ns, bool records_on) {
+void LaunchHook::Tick(int64_t now_ns, bool records_on, bool dormant) {
+  last_tick_ns_ = now_ns;
+  if (dormant) {
+    if (!dormant_) {
+      dormant_ = true;
+      dormant_since_ns_ = now_ns;
+      std::string error;
+      if (!callbacks_->Want(LaunchCallbackSwitch::Owner::kLight, false, &error) && switch_error_.empty()) {
+        switch_error_ = error;
+        LogLine("launch hook: switching the launch callbacks off failed (%s)", error.c_str());
+      }
+    }
+    return;
+  }
+  if (dormant_) {
+    dormant_ = false;
+    dormant_ns_total_ += now_ns - dormant_since_ns_;
+    policy_.Wake(now_ns);
+  }
   const uint64_t adds = ObjectsAddedSoFar();
   const uint64_t modules = g_module_loads.load(std::memory_order_relaxed);
   const uint64_t misses = light_->launches_outside_hook();
@@ -495,6 +518,7 @@ std::vector<std::pair<std::string, std::string>> LaunchHook::Meta() const {
       {p + "callback_switches", std::to_string(callbacks_->switches())},
       {p + "callbacks_on_ms", callbacks_on_ms},
       {p + "rescans_at_s", rescans_at.empty() ? "none" : rescans_at},
+      {p + "dormant_ms", std::to_string((dormant_ns_total_ + (dormant_ ? last_tick_ns_ - dormant_since_ns_ : 0)) / 1'000'000)},
   };
 }
 

@@ -64,6 +64,9 @@ class HookWatchPolicy {
   // drops -- so the switches were probably not the cause; keeping CUPTI's state still while
   // records are on costs nothing.
   Decision Tick(int64_t now_ns, bool objects_added, bool modules_loaded, bool misses, bool records_on);
+  // The end of a dormant stretch (LaunchHook::Tick with `dormant`), in which no tick ran: the
+  // callbacks watch for watch_ns from now, and the next periodic watch is a period away.
+  void Wake(int64_t now_ns);
   // After a rescan the Decision asked for: how many pointers it rewrote. A rescan asked for by
   // misses that rewrote nothing is fruitless; after `fruitless_rescans_to_fall_back` in a row
   // the callbacks stay on for good.
@@ -95,7 +98,8 @@ class LaunchHook {
     // A full trace's re-attach after sampling (cupti_reattach.cc): the same entry points as
     // kLightDetached, launches recorded only around a re-attach (LightTracerOptions::gaps_only),
     // the callbacks by the policy alone, watching every 30 s instead of every 10 s (a miss
-    // matters only in a re-attach), and OCC_META rows named reattach_hook_*.
+    // matters only in a re-attach) and only while a re-attach may come (dormant otherwise: Tick),
+    // and OCC_META rows named reattach_hook_*.
     kFullGaps,
   };
   // Finds the driver's launch entry points and rewrites the pointers to them found now.
@@ -105,7 +109,12 @@ class LaunchHook {
                              Role role = Role::kLight);
 
   // Writer thread, every wake-up: rescans and switches the callbacks as the policy says.
-  void Tick(int64_t now_ns, bool records_on);
+  // `dormant` (the kFullGaps role, while no re-attach can come: cupti_reattach.cc): the hook
+  // neither watches nor rescans -- CUPTI's launch callbacks off, no look at loaded objects --
+  // and its wrappers only pass launches through. Whatever was loaded, launched or missed
+  // meanwhile is caught up on by the first tick that is not dormant (a rescan if objects were
+  // added, a watch of watch_ns), before the re-attach's own 1-s watch.
+  void Tick(int64_t now_ns, bool records_on, bool dormant = false);
   // From CUPTI's MODULE_LOADED callback (any thread).
   void NoteModuleLoaded();
 
@@ -137,6 +146,10 @@ class LaunchHook {
   int64_t scan_ns_total_ = 0;
   int64_t scan_ns_max_ = 0;
   int64_t installed_ns_ = 0;
+  bool dormant_ = false;
+  int64_t dormant_since_ns_ = 0;
+  int64_t dormant_ns_total_ = 0;  // the stretches that ended
+  int64_t last_tick_ns_ = 0;
   // When each rescan after the first ran, in s since Install (the first kMaxRescanTimes): a
   // rescan runs on the writer thread but rewrites pointers the program's threads read, so
   // whether it fell inside a measured stretch matters when reading a cost.

@@ -161,7 +161,7 @@ REATTACH_FACTS = ("reattach", "reattach_began", "reattach_completed", "reattach_
                   "reattach_gap_launches", "reattach_gap_duplicates", "reattach_stopped", "reattach_step_at_end",
                   "reattach_hook_rescans", "reattach_hook_scan_ms_total", "reattach_hook_launches_outside",
                   "reattach_hook_fallback", "reattach_hook_callback_switches", "reattach_hook_callbacks_on_ms",
-                  "reattach_hook_rescans_at_s")
+                  "reattach_hook_rescans_at_s", "reattach_hook_dormant_ms")
 
 
 LIGHT_FACTS = ("light_windows", "light_windows_for_new_configs", "light_windows_for_under_timed",

@@ -54,6 +54,21 @@ TEST(HookWatchPolicy, WatchesBrieflyEveryPeriod) {
   EXPECT_TRUE(policy.Tick(20'000 * kMs, false, false, false, false).callbacks);
 }
 
+TEST(HookWatchPolicy, WakingFromADormantStretchWatchesAndPushesThePeriodicWatchBack) {
+  HookWatchPolicy::Settings settings = Settings();
+  settings.periodic_period_ns = 30'000 * kMs;
+  settings.periodic_watch_ns = 500 * kMs;
+  HookWatchPolicy policy(settings, 0);
+  EXPECT_FALSE(policy.Tick(2'000 * kMs, false, false, false, false).callbacks);
+  // No tick ran from 2 s to 29 s (dormant); the wake watches for watch_ns.
+  policy.Wake(29'000 * kMs);
+  EXPECT_TRUE(policy.Tick(29'000 * kMs, false, false, false, false).callbacks);
+  EXPECT_TRUE(policy.Tick(30'999 * kMs, false, false, false, false).callbacks);
+  EXPECT_FALSE(policy.Tick(31'000 * kMs, false, false, false, false).callbacks) << "no periodic watch at 30 s";
+  EXPECT_FALSE(policy.Tick(58'999 * kMs, false, false, false, false).callbacks);
+  EXPECT_TRUE(policy.Tick(59'000 * kMs, false, false, false, false).callbacks) << "a period after the wake";
+}
+
 TEST(HookWatchPolicy, LoadedLibrariesAreRescannedAndWatched) {
   HookWatchPolicy policy(Settings(), 0);
   const HookWatchPolicy::Decision loaded = policy.Tick(10'000 * kMs, /*objects_added=*/true, false, false, false);
