@@ -130,6 +130,24 @@ def bootstrap_median_interval(values, iterations=2000, seed=1):
     return medians[int(0.025 * iterations)], medians[int(0.975 * iterations) - 1]
 
 
+def bootstrap_median_interval_over_sets(values_by_set, iterations=2000, seed=1):
+    """95 % interval of the median, resampling process sets and then cycles within each chosen
+    set. Two identical processes differ by up to 2 % for as long as they run (where their threads
+    land, what their memory layout hits), which no number of cycles averages out: an interval over
+    cycles alone is too narrow for a claim about the next process. This one includes that spread
+    once there are two sets or more."""
+    rng = random.Random(seed)
+    sets = [list(values) for values in values_by_set if values]
+    medians = []
+    for _ in range(iterations):
+        sample = []
+        for chosen in rng.choices(sets, k=len(sets)):
+            sample.extend(rng.choices(chosen, k=len(chosen)))
+        medians.append(statistics.median(sample))
+    medians.sort()
+    return medians[int(0.025 * iterations)], medians[int(0.975 * iterations) - 1]
+
+
 # SIGTERM (`timeout`, a device lease running out) ends the run after the turn in progress: the
 # processes quit, and the summary of every finished cycle is printed and written as usual.
 STOP = {"requested": False}
@@ -308,11 +326,22 @@ def summarize(cycles, variants, base):
         # The 25th percentile of each variant's turns against the base's: the cost without the
         # machine's slow spells, which hit single turns (one turn of one process 19 -> 28 ms/step).
         floor = percentile(ms, 0.25) / percentile([c["ms_per_step"][base] for c in cycles], 0.25)
+        by_set = [[c["ms_per_step"][v] / c["ms_per_step"][base] for c in cycles if c["repeat"] == r] for r in repeats]
         out[v] = {"median_ms": statistics.median(ms), "ratio": statistics.median(ratios), "floor_ratio": floor,
                   "ratio_ci95": [low, high],
-                  "ratio_per_repeat": [statistics.median(c["ms_per_step"][v] / c["ms_per_step"][base]
-                                                         for c in cycles if c["repeat"] == r) for r in repeats]}
+                  "ratio_ci95_over_sets": list(bootstrap_median_interval_over_sets(by_set)) if len(by_set) > 1 else None,
+                  "ratio_per_repeat": [statistics.median(x) for x in by_set]}
     return out
+
+
+def format_ratio(r):
+    """`ratio [interval]  per set: …` and, with two sets or more, the interval over sets too."""
+    text = (f"{r['ratio']:.3f} [{r['ratio_ci95'][0]:.3f}, {r['ratio_ci95'][1]:.3f}]  per set: "
+            + ", ".join(f"{x:.3f}" for x in r["ratio_per_repeat"]))
+    if r.get("ratio_ci95_over_sets"):
+        low, high = r["ratio_ci95_over_sets"]
+        text += f"  over sets and cycles [{low:.3f}, {high:.3f}]"
+    return text
 
 
 def main():
@@ -399,21 +428,17 @@ def main():
                              "quarters": {v: quarters(cycles, v, base) for v in variants if v != base},
                              "seconds": time.monotonic() - started}
             print(f"  {name}: median ms/step and step time vs {base} (median of per-cycle ratios, "
-                  f"95 % bootstrap interval; per process set)")
+                  f"95 % bootstrap interval over cycles; per process set; with two sets or more, an interval over sets and cycles, which includes how much two identical processes differ)")
             for v in variants:
                 r = s[v]
-                print(f"  {v:18} {r['median_ms']:8.3f} ms/step  {r['ratio']:.3f} "
-                      f"[{r['ratio_ci95'][0]:.3f}, {r['ratio_ci95'][1]:.3f}]  per set: "
-                      + ", ".join(f"{x:.3f}" for x in r["ratio_per_repeat"])
-                      + f"  25th percentiles' ratio {r['floor_ratio']:.3f}")
+                print(f"  {v:18} {r['median_ms']:8.3f} ms/step  {format_ratio(r)}"
+                      f"  25th percentiles' ratio {r['floor_ratio']:.3f}")
             for v in variants:
                 if v in ("untraced", "traced", "torchprof", "bare-cupti") or not off or base == "traced":
                     continue
                 r = off[v]
-                print(f"  {name}: {v} vs traced (off) {r['ratio']:.3f} "
-                      f"[{r['ratio_ci95'][0]:.3f}, {r['ratio_ci95'][1]:.3f}]  per set: "
-                      + ", ".join(f"{x:.3f}" for x in r["ratio_per_repeat"])
-                      + f"  25th percentiles' ratio {r['floor_ratio']:.3f}")
+                print(f"  {name}: {v} vs traced (off) {format_ratio(r)}"
+                      f"  25th percentiles' ratio {r['floor_ratio']:.3f}")
             pool = [p for p in (args.pool or "").split(",") if p]
             if len(pool) == 2 and all(p in variants for p in pool):
                 pooled = [dict(c, ms_per_step=dict(c["ms_per_step"], pooled=sum(c["ms_per_step"][p] for p in pool) / 2))
@@ -422,9 +447,7 @@ def main():
                 results[name]["vs_pooled"] = summarize(pooled, others, "pooled")
                 for v in others:
                     r = results[name]["vs_pooled"][v]
-                    print(f"  {name}: {v} vs the mean of {' and '.join(pool)} {r['ratio']:.3f} "
-                          f"[{r['ratio_ci95'][0]:.3f}, {r['ratio_ci95'][1]:.3f}]  per set: "
-                          + ", ".join(f"{x:.3f}" for x in r["ratio_per_repeat"]))
+                    print(f"  {name}: {v} vs the mean of {' and '.join(pool)} {format_ratio(r)}")
             for v, per_set in results[name]["quarters"].items():
                 print(f"  {name}: {v} vs {base} by quarter of each process set: " +
                       "; ".join(" ".join(f"{x:.3f}" for x in q) for q in per_set))

@@ -104,6 +104,11 @@ class TurnsBenchTest(unittest.TestCase):
             for v in ("traced", "sample"):
                 self.assertAlmostEqual(ratios[v], 1.0, delta=0.12, msg=ratios)
             self.assertEqual(len(result["vs_untraced"]["light"]["ratio_per_repeat"]), 2)
+            # Two process sets: an interval over sets and cycles as well, printed beside.
+            over_sets = result["vs_untraced"]["light"]["ratio_ci95_over_sets"]
+            self.assertLessEqual(over_sets[0], result["vs_untraced"]["light"]["ratio"])
+            self.assertGreaterEqual(over_sets[1], result["vs_untraced"]["light"]["ratio"])
+            self.assertIn("over sets and cycles [", stdout)
             self.assertGreater(min(result["warm_steps"]["sample"]), min(result["warm_steps"]["traced"]))
             # CPU per step by thread: the light process's burning threads are found, ~2 and ~1 ms
             # of every 10 ms (a step lasts 12.5 ms there), apart although they share a name,
@@ -160,6 +165,7 @@ class TurnsBenchTest(unittest.TestCase):
             self.assertLightRatio(result["vs_traced"]["light"]["ratio"])
             starts = [v for kind, v, _ in events if kind == "start"]
             self.assertEqual(sorted(starts), ["/off", "light/off"], "only the two variants ran")
+            self.assertIsNone(result["vs_traced"]["light"]["ratio_ci95_over_sets"], "one set: no interval over sets")
 
     def test_a_time_limit_still_gives_the_summary(self):
         # As the GPU scripts run it: under `timeout`, which signals the whole process group.
@@ -182,6 +188,35 @@ class TurnsBenchTest(unittest.TestCase):
             self.assertGreater(len(result["cycles"]), 5)
             self.assertEqual({c["repeat"] for c in result["cycles"]}, {0}, "no second process set after the stop")
             self.assertLightRatio(result["vs_untraced"]["light"]["ratio"])
+
+
+class IntervalOverSetsTest(unittest.TestCase):
+    """bootstrap_median_interval_over_sets on made-up ratios: two process sets whose cycles agree
+    closely within each set but whose levels differ by 4 %, as two identical processes can."""
+
+    @classmethod
+    def setUpClass(cls):
+        sys.path.insert(0, os.path.join(ROOT, "bench/injector"))
+        import turns_bench
+        cls.bench = turns_bench
+
+    def test_the_interval_over_sets_spans_the_spread_between_processes(self):
+        first = [1.000 + 0.002 * (i % 5 - 2) for i in range(100)]
+        second = [1.040 + 0.002 * (i % 5 - 2) for i in range(100)]
+        low, high = self.bench.bootstrap_median_interval(first + second)
+        over_low, over_high = self.bench.bootstrap_median_interval_over_sets([first, second])
+        # Over cycles alone the pooled median stays between the two levels; the next process may
+        # sit at either, and resampling the sets reaches both.
+        self.assertTrue(low > 1.002 or high < 1.038, (low, high))
+        self.assertLessEqual(over_low, 1.002)
+        self.assertGreaterEqual(over_high, 1.038)
+
+    def test_sets_that_agree_give_an_interval_as_narrow_as_cycles_do(self):
+        first = [1.010 + 0.002 * (i % 5 - 2) for i in range(100)]
+        second = [1.010 + 0.002 * ((i + 2) % 5 - 2) for i in range(100)]
+        over_low, over_high = self.bench.bootstrap_median_interval_over_sets([first, second])
+        self.assertGreaterEqual(over_low, 1.006)
+        self.assertLessEqual(over_high, 1.014)
 
 
 if __name__ == "__main__":
