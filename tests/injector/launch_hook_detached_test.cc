@@ -18,11 +18,12 @@
 #include "injector/launch_hook.h"
 #include "injector/light_tracer.h"
 #include "tests/injector/launch_hook_fake_driver.h"
+#include "tests/injector/launch_hook_test_support.h"
 
 namespace occ::inj {
 namespace {
 
-void* Fake(uintptr_t value) { return reinterpret_cast<void*>(value); }
+using hook_testing::Fake;
 
 uint64_t RealtimeNs() {
   timespec now{};

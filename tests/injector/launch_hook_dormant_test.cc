@@ -15,28 +15,22 @@
 #include "injector/launch_hook.h"
 #include "injector/light_tracer.h"
 #include "tests/injector/launch_hook_fake_driver.h"
+#include "tests/injector/launch_hook_test_support.h"
 
 namespace occ::inj {
 namespace {
 
+using hook_testing::Fake;
+using hook_testing::GapsOnlyOptions;
+using hook_testing::MetaOf;
+
 constexpr int64_t kMs = 1'000'000;
 constexpr int64_t kSecond = 1000 * kMs;
-
-void* Fake(uintptr_t value) { return reinterpret_cast<void*>(value); }
-
-std::map<std::string, std::string> MetaOf(const LaunchHook& hook) {
-  std::map<std::string, std::string> meta;
-  for (const auto& [name, value] : hook.Meta()) meta[name] = value;
-  return meta;
-}
 
 TEST(LaunchHookDormant, NeitherWatchesNorRescansUntilItWakesThenCatchesUp) {
   ASSERT_EQ(client_init(), 0);
   LaunchCallStreams streams;
-  LightTracerOptions options;
-  options.cupti_free = true;
-  options.gaps_only = true;
-  LightTracer light(&streams, nullptr, options);
+  LightTracer light(&streams, nullptr, GapsOnlyOptions());
   std::vector<bool> switched;
   LaunchCallbackSwitch callbacks([&](bool on, std::string*) { switched.push_back(on); return true; },
                                  /*initially_on=*/true);

@@ -17,19 +17,15 @@
 #include "injector/launch_hook.h"
 #include "injector/light_tracer.h"
 #include "tests/injector/launch_hook_fake_driver.h"
+#include "tests/injector/launch_hook_test_support.h"
 
 namespace occ::inj {
 namespace {
 
 constexpr int64_t kSecond = 1'000'000'000;
 
-void* Fake(uintptr_t value) { return reinterpret_cast<void*>(value); }
-
-std::map<std::string, std::string> MetaOf(const LaunchHook& hook) {
-  std::map<std::string, std::string> meta;
-  for (const auto& [name, value] : hook.Meta()) meta[name] = value;
-  return meta;
-}
+using hook_testing::Fake;
+using hook_testing::MetaOf;
 
 TEST(LaunchHookWithAStandInDriver, WrapsTheRuntimeStyleTableAndPassesEverythingThrough) {
   ASSERT_EQ(client_init(), 0);

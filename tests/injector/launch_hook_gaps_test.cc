@@ -13,26 +13,25 @@
 #include "injector/launch_hook.h"
 #include "injector/light_tracer.h"
 #include "tests/injector/launch_hook_fake_driver.h"
+#include "tests/injector/launch_hook_test_support.h"
 
 namespace occ::inj {
 namespace {
 
-void* Fake(uintptr_t value) { return reinterpret_cast<void*>(value); }
+using hook_testing::Fake;
+using hook_testing::GapsOnlyOptions;
+using hook_testing::MetaOf;
 
 TEST(LaunchHookForReattachGaps, RecordsOnlyWhileRecordingAndStampsTheAttachEpoch) {
   ASSERT_EQ(client_init(), 0);
   LaunchCallStreams streams;
-  LightTracerOptions options;
-  options.cupti_free = true;
-  options.gaps_only = true;
-  LightTracer light(&streams, nullptr, options);
+  LightTracer light(&streams, nullptr, GapsOnlyOptions());
   int switches = 0;
   LaunchCallbackSwitch callbacks([&](bool, std::string*) { return ++switches > 0; }, true);
 
   LaunchHook* hook = LaunchHook::Install(&light, &callbacks, 0, LaunchHook::Role::kFullGaps);
   ASSERT_NE(hook, nullptr);
-  std::map<std::string, std::string> meta;
-  for (const auto& [name, value] : hook->Meta()) meta[name] = value;
+  std::map<std::string, std::string> meta = MetaOf(*hook);
   EXPECT_EQ(meta["reattach_hook_entry_points"], "14") << "the detached role's entry points";
   EXPECT_EQ(meta.count("light_hook_entry_points"), 0u);
 

@@ -1,0 +1,31 @@
+// What the launch hook's tests against the stand-in driver share: stand-in handles, the hook's
+// OCC_META rows as a map, and the light tracer options of a full trace's re-attach role.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "injector/launch_hook.h"
+#include "injector/light_tracer.h"
+
+namespace occ::inj::hook_testing {
+
+// A CUfunction, stream or graph handle the stand-in driver takes as it is.
+inline void* Fake(uintptr_t value) { return reinterpret_cast<void*>(value); }
+
+inline std::map<std::string, std::string> MetaOf(const LaunchHook& hook) {
+  std::map<std::string, std::string> meta;
+  for (const auto& [name, value] : hook.Meta()) meta[name] = value;
+  return meta;
+}
+
+// As cupti_tracer.cc sets up the gap-calls light tracer of a full trace that re-attaches.
+inline LightTracerOptions GapsOnlyOptions() {
+  LightTracerOptions options;
+  options.cupti_free = true;
+  options.gaps_only = true;
+  return options;
+}
+
+}  // namespace occ::inj::hook_testing
