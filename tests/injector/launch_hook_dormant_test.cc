@@ -49,13 +49,10 @@ TEST(LaunchHookDormant, NeitherWatchesNorRescansUntilItWakesThenCatchesUp) {
   // periodic watch and a library load.
   hook->Tick(500 * kMs, false, /*dormant=*/true);
   EXPECT_EQ(switched, std::vector<bool>{false});
-  void* late = dlopen(OCC_LATE_CLIENT_PATH, RTLD_NOW | RTLD_LOCAL);
-  ASSERT_NE(late, nullptr) << dlerror();
-  auto late_init = reinterpret_cast<int (*)()>(dlsym(late, "late_init"));
-  auto late_launch = reinterpret_cast<int (*)(bool, void*, unsigned, unsigned, unsigned, void*)>(dlsym(late, "late_launch"));
-  ASSERT_NE(late_init, nullptr);
-  ASSERT_NE(late_launch, nullptr);
-  ASSERT_EQ(late_init(), 0);
+  const hook_testing::LateClient late = hook_testing::LoadLateClient(OCC_LATE_CLIENT_PATH);
+  ASSERT_NE(late.init, nullptr) << dlerror();
+  ASSERT_NE(late.launch, nullptr);
+  ASSERT_EQ(late.init(), 0);
   for (int64_t at : {5 * kSecond, 31 * kSecond, 40 * kSecond}) hook->Tick(at, false, true);
   EXPECT_EQ(switched, std::vector<bool>{false});
   std::map<std::string, std::string> meta = MetaOf(*hook);
@@ -66,7 +63,7 @@ TEST(LaunchHookDormant, NeitherWatchesNorRescansUntilItWakesThenCatchesUp) {
   // The late library's launch passes through the stand-in driver, unhooked.
   light.SetRecording(true);
   const int classic_before = fake_driver_calls.classic;
-  EXPECT_EQ(late_launch(false, Fake(0xf7), 3, 64, 0, nullptr), 0);
+  EXPECT_EQ(late.launch(false, Fake(0xf7), 3, 64, 0, nullptr), 0);
   EXPECT_EQ(fake_driver_calls.classic, classic_before + 1);
   EXPECT_EQ(light.hooked_launches(), 0u) << "not hooked while dormant";
 
@@ -78,7 +75,7 @@ TEST(LaunchHookDormant, NeitherWatchesNorRescansUntilItWakesThenCatchesUp) {
   EXPECT_NE(meta["reattach_hook_objects"].find("occ_test_fake_cuda_late"), std::string::npos);
   EXPECT_EQ(switched, (std::vector<bool>{false, true}));
   EXPECT_FALSE(hook->ReadyToDetach(41 * kSecond));
-  EXPECT_EQ(late_launch(false, Fake(0xf8), 3, 64, 0, nullptr), 0);
+  EXPECT_EQ(late.launch(false, Fake(0xf8), 3, 64, 0, nullptr), 0);
   EXPECT_EQ(light.hooked_launches(), 1u);
   light.SetRecording(false);
   // The watch ends 2 s after the wake; the dormant time counts the stretch that ended.

@@ -85,17 +85,14 @@ TEST(LaunchHookWithAStandInDriver, WrapsTheRuntimeStyleTableAndPassesEverythingT
   EXPECT_EQ(light.hooked_launches(), 4u);
 
   // A library loaded after the hook fills its table itself; the writer's next tick rescans.
-  void* late = dlopen(OCC_LATE_CLIENT_PATH, RTLD_NOW | RTLD_LOCAL);
-  ASSERT_NE(late, nullptr) << dlerror();
-  auto late_init = reinterpret_cast<int (*)()>(dlsym(late, "late_init"));
-  auto late_launch = reinterpret_cast<int (*)(bool, void*, unsigned, unsigned, unsigned, void*)>(dlsym(late, "late_launch"));
-  ASSERT_NE(late_init, nullptr);
-  ASSERT_NE(late_launch, nullptr);
-  ASSERT_EQ(late_init(), 0);
-  EXPECT_EQ(late_launch(false, Fake(0xf7), 3, 64, 0, nullptr), 0);
+  const hook_testing::LateClient late = hook_testing::LoadLateClient(OCC_LATE_CLIENT_PATH);
+  ASSERT_NE(late.init, nullptr) << dlerror();
+  ASSERT_NE(late.launch, nullptr);
+  ASSERT_EQ(late.init(), 0);
+  EXPECT_EQ(late.launch(false, Fake(0xf7), 3, 64, 0, nullptr), 0);
   EXPECT_EQ(light.hooked_launches(), 4u) << "not hooked yet";
   hook->Tick(10 * kSecond, /*records_on=*/false);
-  EXPECT_EQ(late_launch(false, Fake(0xf8), 3, 64, 0, nullptr), 0);
+  EXPECT_EQ(late.launch(false, Fake(0xf8), 3, 64, 0, nullptr), 0);
   EXPECT_EQ(light.hooked_launches(), 5u);
   EXPECT_NE(MetaOf(*hook)["light_hook_objects"].find("occ_test_fake_cuda_late"), std::string::npos);
   EXPECT_EQ(MetaOf(*hook)["light_hook_rescans_at_s"], "10.0") << "installed at 0, rescanned at the 10-s tick";

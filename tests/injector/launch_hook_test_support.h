@@ -2,6 +2,8 @@
 // OCC_META rows as a map, and the light tracer options of a full trace's re-attach role.
 #pragma once
 
+#include <dlfcn.h>
+
 #include <cstdint>
 #include <map>
 #include <string>
@@ -26,6 +28,23 @@ inline LightTracerOptions GapsOnlyOptions() {
   options.cupti_free = true;
   options.gaps_only = true;
   return options;
+}
+
+// The stand-in client library built a second time with the prefix late_ (OCC_LATE_CLIENT_PATH),
+// loaded after the hook was installed: it fills its own table through cuGetProcAddress, as a
+// library loaded mid-run does. Null members when it could not be loaded (dlerror() says why).
+struct LateClient {
+  int (*init)() = nullptr;
+  int (*launch)(bool per_thread, void* f, unsigned grid_x, unsigned block_x, unsigned shared, void* stream) = nullptr;
+};
+
+inline LateClient LoadLateClient(const char* path) {
+  LateClient client;
+  void* library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (library == nullptr) return client;
+  client.init = reinterpret_cast<decltype(client.init)>(dlsym(library, "late_init"));
+  client.launch = reinterpret_cast<decltype(client.launch)>(dlsym(library, "late_launch"));
+  return client;
 }
 
 }  // namespace occ::inj::hook_testing
