@@ -146,15 +146,18 @@ const char* StepName(Tracer::Reattach::Step step) {
   return "?";
 }
 
-// Whether a re-attach is under way or may begin: the launch hook watches and rescans only then.
-// Otherwise -- nothing measured since the last re-attach (or none yet), or the re-attach stopped
-// for the run -- it is dormant (LaunchHook::Tick): a miss can only matter to a re-attach, whose
+// Whether the launch hook must watch and rescan: while a re-attach is under way or may begin,
+// and while CUPTI stays detached after a refused re-attach (the hook then records every launch,
+// so a library loaded later must be scanned). Otherwise -- nothing measured since the last
+// re-attach (or none yet), or the re-attach stopped for the run with CUPTI attached -- it is
+// dormant (LaunchHook::Tick): a miss can only matter to a re-attach, whose
 // own 1-s watch (kPrewatchNs) checks the hook before CUPTI lets go, and the hook's periodic
 // watches (CUPTI's launch callbacks on for 0.5 s every 30 s, 2 s after each library load or
 // miss) and its rescans of every loaded object (164 ms of writer CPU each on train_small.py,
 // 7 in one run after its re-attach; H100, 2026-11-26) would otherwise run for the whole rest of
 // a run that re-attached once, and for good after a fallback, when no re-attach follows at all.
-bool ReattachMayCome(const Tracer::Reattach& r, uint64_t measured) {
+bool HookNeeded(const Tracer::Reattach& r, uint64_t measured, bool cupti_detached) {
+  if (cupti_detached) return true;
   if (!r.stopped.empty()) return false;
   if (r.step != Tracer::Reattach::Step::kWatching) return true;
   return measured != r.measured_at_last || (r.force_once && r.began == 0);
@@ -191,7 +194,8 @@ void ReattachTick(Tracer* tracer, int64_t now_ns) {
   Tracer::Reattach& r = tracer->reattach;
   if (!r.on || !tracer->tracing.load() || tracer->attachment == nullptr || tracer->achieved == nullptr) return;
   if (LaunchHook* hook = tracer->hook.load(std::memory_order_acquire)) {
-    hook->Tick(now_ns, /*records_on=*/false, !ReattachMayCome(r, tracer->achieved->LaunchesMeasured()));
+    const bool cupti_detached = tracer->attachment->state() == CuptiAttachment::State::kDetached;
+    hook->Tick(now_ns, /*records_on=*/false, !HookNeeded(r, tracer->achieved->LaunchesMeasured(), cupti_detached));
   }
   CuptiAttachment& attachment = *tracer->attachment;
   switch (r.step) {
