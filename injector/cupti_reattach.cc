@@ -156,11 +156,16 @@ const char* StepName(Tracer::Reattach::Step step) {
 // miss) and its rescans of every loaded object (164 ms of writer CPU each on train_small.py,
 // 7 in one run after its re-attach; H100, 2026-11-26) would otherwise run for the whole rest of
 // a run that re-attached once, and for good after a fallback, when no re-attach follows at all.
+// Launches were measured since the last re-attach began, so their residue is there to end
+// (or OCCTRACE_ACHIEVED_REATTACH=force asks for one re-attach regardless, a diagnostic).
+bool MeasuredSinceLast(const Tracer::Reattach& r, uint64_t measured) {
+  return measured != r.measured_at_last || (r.force_once && r.began == 0);
+}
+
 bool HookNeeded(const Tracer::Reattach& r, uint64_t measured, bool cupti_detached) {
   if (cupti_detached) return true;
   if (!r.stopped.empty()) return false;
-  if (r.step != Tracer::Reattach::Step::kWatching) return true;
-  return measured != r.measured_at_last || (r.force_once && r.began == 0);
+  return r.step != Tracer::Reattach::Step::kWatching || MeasuredSinceLast(r, measured);
 }
 
 bool ReadyToBegin(Tracer* tracer, int64_t now_ns) {
@@ -176,8 +181,7 @@ bool ReadyToBegin(Tracer* tracer, int64_t now_ns) {
   }
   if (!r.stopped.empty()) return false;
   const uint64_t measured = tracer->achieved->LaunchesMeasured();
-  // Nothing left behind since the last one (unless forced once, a diagnostic).
-  if (measured == r.measured_at_last && !(r.force_once && r.began == 0)) return false;
+  if (!MeasuredSinceLast(r, measured)) return false;
   if (now_ns - r.last_new_config_ns < kQuietConfigsNs) return false;
   if (!hook->ReadyToDetach(now_ns)) return false;
   if (!tracer->achieved->PrepareDetach()) {

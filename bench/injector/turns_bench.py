@@ -125,9 +125,8 @@ def cpu_sets(count, per_process, rotation):
 
 
 def bootstrap_median_interval(values, iterations=2000, seed=1):
-    rng = random.Random(seed)
-    medians = sorted(statistics.median(rng.choices(values, k=len(values))) for _ in range(iterations))
-    return medians[int(0.025 * iterations)], medians[int(0.975 * iterations) - 1]
+    """95 % interval of the median, resampling the values (cycles)."""
+    return bootstrap_median_interval_over_sets([values], iterations, seed)
 
 
 def bootstrap_median_interval_over_sets(values_by_set, iterations=2000, seed=1):
@@ -135,7 +134,7 @@ def bootstrap_median_interval_over_sets(values_by_set, iterations=2000, seed=1):
     set. Two identical processes differ by up to 2 % for as long as they run (where their threads
     land, what their memory layout hits), which no number of cycles averages out: an interval over
     cycles alone is too narrow for a claim about the next process. This one includes that spread
-    once there are two sets or more."""
+    once there are two sets or more; with one set it resamples cycles alone."""
     rng = random.Random(seed)
     sets = [list(values) for values in values_by_set if values]
     medians = []
