@@ -206,6 +206,17 @@ CREATE TABLE IF NOT EXISTS OCC_ACHIEVED (
   tensorPipePct              REAL               -- sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active
 );
 
+-- occtrace: PM sampling (OCCTRACE_ACHIEVED=pm): one row per hardware sample in which any SM
+-- was active (idle samples are dropped). Device-wide: every context and process on the device.
+CREATE TABLE IF NOT EXISTS OCC_PM_SAMPLE (
+  deviceId          INTEGER NOT NULL,
+  start             INTEGER NOT NULL,  -- ns, same clock as OCC_LAUNCH.start
+  "end"             INTEGER NOT NULL,  -- ns
+  smCyclesActive    REAL NOT NULL,     -- sm__cycles_active.sum over the sample (all SMs)
+  warpsActive       REAL NOT NULL,     -- sm__warps_active.sum over the sample (all SMs)
+  dramThroughputPct REAL               -- dram__throughput.avg.pct_of_peak_sustained_elapsed; NULL if not collected
+);
+
 -- nsys-compatible kernel table, as a view over the compact storage.
 CREATE VIEW IF NOT EXISTS CUPTI_ACTIVITY_KIND_KERNEL AS
 SELECT
