@@ -23,6 +23,7 @@
 #include "injector/id_translation.h"
 #include "injector/launch_hook.h"
 #include "injector/light_tracer.h"
+#include "injector/module_loader.h"
 #include "injector/output_path.h"
 #include "injector/subscriber_guard.h"
 #include "injector/trace_session.h"
@@ -170,7 +171,11 @@ void CUPTIAPI OnCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_Call
           if (module->pCubin != nullptr && dladdr(module->pCubin, &info) != 0 && info.dli_fname != nullptr) {
             library = info.dli_fname;
           }
-          tracer->session->SubmitModule(module->moduleId, module->pCubin, module->cubinSize, std::move(library));
+          // Who loaded it: raw return addresses only here, resolved on the writer thread.
+          LoaderFrames loader;
+          CaptureLoaderFrames(&loader);
+          tracer->session->SubmitModule(module->moduleId, module->pCubin, module->cubinSize, std::move(library),
+                                        &loader);
         }
         if (LaunchHook* hook = tracer->hook.load(std::memory_order_acquire)) hook->NoteModuleLoaded();
       } else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
@@ -476,6 +481,8 @@ int InitializeTracing() {
   session.SetMeta("setting_force", force ? "1" : "0");
   session.SetMeta("output_path", output.path);
 
+  // Before CUPTI can report a module: the unwinder's first use may set itself up (allocate).
+  WarmUpLoaderCapture();
   g_tracer = tracer;
   if (LaunchCallStreams* launch_calls = session.launch_calls()) {
     LightTracerOptions light_options;

@@ -324,6 +324,10 @@ void TraceSession::CloseWriter(const std::string& status) {
     rows.emplace_back("cubin_modules_skipped", std::to_string(stats.modules_skipped));
     rows.emplace_back("cubin_modules_dropped", std::to_string(dropped_modules_.load()));
     rows.emplace_back("function_count", std::to_string(stats.functions));
+    rows.emplace_back("module_loader_captures", std::to_string(stats.loader_captures));
+    rows.emplace_back("module_loaders_found", std::to_string(stats.loaders_found));
+    rows.emplace_back("module_loader_capture_ns_total", std::to_string(stats.loader_capture_ns_total));
+    rows.emplace_back("module_loader_capture_ns_max", std::to_string(stats.loader_capture_ns_max));
     if (gap_calls_) {
       rows.emplace_back("reattach_gap_calls_held", std::to_string(stats.gap_calls_held));
       rows.emplace_back("reattach_gap_launches", std::to_string(stats.gap_launches));

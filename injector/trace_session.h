@@ -73,6 +73,7 @@
 #include "injector/held_buffers.h"
 #include "injector/kernel_windows.h"
 #include "injector/launch_calls.h"
+#include "injector/module_loader.h"
 #include "injector/trace_writer.h"
 
 namespace occ::inj {
@@ -185,7 +186,9 @@ class TraceSession {
   // writer parses it). Images beyond max_queued_module_bytes waiting at once are skipped and
   // counted (OCC_META cubin_modules_dropped), so a burst of large modules cannot grow memory.
   // `library`: the shared object the image was mapped from (dladdr), empty when unknown.
-  void SubmitModule(uint32_t module_id, const void* image, size_t size, std::string library = {});
+  // `loader`: the loading thread's stack (module_loader.h), resolved on the writer thread.
+  void SubmitModule(uint32_t module_id, const void* image, size_t size, std::string library = {},
+                    const LoaderFrames* loader = nullptr);
   void SetMeta(std::string name, std::string value);
 
   // Light tracing: where launch callbacks append their launches (null in a full trace). Lives
@@ -253,6 +256,7 @@ class TraceSession {
     uint32_t module_id;
     std::vector<uint8_t> image;
     std::string library;
+    LoaderFrames loader;
   };
   using Item = std::variant<BufferItem, DeviceExtras, AchievedSample, MetaItem, ModuleItem>;
   enum class Phase { kRunning, kFinalFlush, kDrain, kDone };

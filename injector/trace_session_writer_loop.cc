@@ -44,7 +44,8 @@ void TraceSession::Push(Item item) {
 
 void TraceSession::SubmitDeviceExtras(DeviceExtras extras) { Push(std::move(extras)); }
 void TraceSession::SubmitAchieved(AchievedSample sample) { Push(std::move(sample)); }
-void TraceSession::SubmitModule(uint32_t module_id, const void* image, size_t size, std::string library) {
+void TraceSession::SubmitModule(uint32_t module_id, const void* image, size_t size, std::string library,
+                                const LoaderFrames* loader) {
   if (InForkedChild() || image == nullptr || size == 0 || !active()) return;
   size_t queued = queued_module_bytes_.load();
   do {
@@ -54,7 +55,8 @@ void TraceSession::SubmitModule(uint32_t module_id, const void* image, size_t si
     }
   } while (!queued_module_bytes_.compare_exchange_weak(queued, queued + size));
   const auto* bytes = static_cast<const uint8_t*>(image);
-  Push(ModuleItem{module_id, std::vector<uint8_t>(bytes, bytes + size), std::move(library)});
+  Push(ModuleItem{module_id, std::vector<uint8_t>(bytes, bytes + size), std::move(library),
+                  loader != nullptr ? *loader : LoaderFrames{}});
 }
 
 void TraceSession::SetMeta(std::string name, std::string value) {
@@ -93,7 +95,8 @@ void TraceSession::ProcessItems(std::deque<Item>* items) {
     } else if (auto* meta = std::get_if<MetaItem>(&item)) {
       writer_->SetMeta(meta->name, meta->value);
     } else if (auto* module = std::get_if<ModuleItem>(&item)) {
-      writer_->AddModule(module->module_id, module->image, module->library);
+      writer_->AddModule(module->module_id, module->image, module->library, ResolveLoader(module->loader),
+                         module->loader.count > 0 ? module->loader.capture_ns : -1);
       queued_module_bytes_.fetch_sub(module->image.size());
       module->image = std::vector<uint8_t>();
     }

@@ -2,6 +2,7 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -147,7 +148,7 @@ bool TraceWriter::PrepareStatements() {
              "INSERT OR REPLACE INTO OCC_FUNCTION(moduleId,mangledName,localMemoryPerThread,"
              "minStackSize,maxStackSize,barrierCount,registersPerThread,maxThreadsPerBlock)"
              " VALUES(?,?,?,?,?,?,?,?)") &&
-         Prepare(&upsert_module_, "INSERT OR REPLACE INTO OCC_MODULE(moduleId,library) VALUES(?,?)") &&
+         Prepare(&upsert_module_, "INSERT OR REPLACE INTO OCC_MODULE(moduleId,library,loader) VALUES(?,?,?)") &&
          // SQLite's JSON functions read Triton's metadata; json_valid keeps a malformed file
          // from failing the statement (which would turn the writer off).
          Prepare(&upsert_triton_,
@@ -465,13 +466,25 @@ void TraceWriter::SetTritonCacheRoots(std::vector<std::string> roots) {
   }
 }
 
-void TraceWriter::AddModule(uint32_t module_id, const std::vector<uint8_t>& image, const std::string& library) {
+void TraceWriter::AddModule(uint32_t module_id, const std::vector<uint8_t>& image, const std::string& library,
+                            const std::string& loader, int64_t loader_capture_ns) {
   if (failed_) return;
+  if (loader_capture_ns >= 0) {
+    ++stats_.loader_captures;
+    stats_.loader_capture_ns_total += static_cast<uint64_t>(loader_capture_ns);
+    stats_.loader_capture_ns_max = std::max(stats_.loader_capture_ns_max, static_cast<uint64_t>(loader_capture_ns));
+  }
+  if (!loader.empty()) ++stats_.loaders_found;
   Bind(upsert_module_, 1, module_id);
   if (library.empty()) {
     BindNull(upsert_module_, 2);
   } else {
     BindText(upsert_module_, 2, library);
+  }
+  if (loader.empty()) {
+    BindNull(upsert_module_, 3);
+  } else {
+    BindText(upsert_module_, 3, loader);
   }
   if (!OCC_SQL_OK(upsert_module_.Run())) {
     Fail();

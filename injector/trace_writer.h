@@ -60,6 +60,12 @@ struct WriterStats {
   uint64_t modules_parsed = 0;   // cubins read into OCC_FUNCTION
   uint64_t modules_skipped = 0;  // images that are not a readable cubin (warned about)
   uint64_t functions = 0;        // OCC_FUNCTION rows
+  // Loading-thread stack captures for OCC_MODULE.loader: how many, their summed and largest
+  // cost on the loading thread, and how many found a loader.
+  uint64_t loader_captures = 0;
+  uint64_t loader_capture_ns_total = 0;
+  uint64_t loader_capture_ns_max = 0;
+  uint64_t loaders_found = 0;
   uint64_t triton_kernels = 0;   // OCC_TRITON_KERNEL rows
   // Light tracing (OCC_LAUNCH_CALL): launches from launch callbacks, graph launches among the
   // calls, kernel records that timed one of them, kernel records matching no light
@@ -104,10 +110,13 @@ class TraceWriter {
   void AddAchieved(const AchievedSample& sample);
   // A module's image (CUPTI_CBID_RESOURCE_MODULE_LOADED): one OCC_FUNCTION row per function.
   // Non-cubin or malformed images are skipped with a warning (the first few) and counted.
-  // `library` (may be empty): the shared object it was mapped from, for OCC_MODULE. Kernels
+  // `library` (may be empty): the shared object it was mapped from, for OCC_MODULE; `loader`
+  // (may be empty): the object that loaded it (module_loader.h), whose stack capture cost
+  // `loader_capture_ns` on the loading thread (< 0: none was taken). Kernels
   // whose name can be Triton's get their compile metadata from Triton's cache when found
   // there (OCC_TRITON_KERNEL).
-  void AddModule(uint32_t module_id, const std::vector<uint8_t>& image, const std::string& library = {});
+  void AddModule(uint32_t module_id, const std::vector<uint8_t>& image, const std::string& library = {},
+                 const std::string& loader = {}, int64_t loader_capture_ns = -1);
   void SetTritonCacheRoots(std::vector<std::string> roots);
 
   // Light tracing (trace_writer_light.cc). After SetLightMode, AddLaunchCall stores one

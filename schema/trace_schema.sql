@@ -151,8 +151,11 @@ CREATE TABLE IF NOT EXISTS OCC_FUNCTION (
 -- occtrace: where each loaded module came from (CUPTI_CBID_RESOURCE_MODULE_LOADED).
 CREATE TABLE IF NOT EXISTS OCC_MODULE (
   moduleId INTEGER PRIMARY KEY,  -- CUpti_ModuleResourceData.moduleId (= OCC_FUNCTION.moduleId)
-  library  TEXT                  -- shared object whose mapped image held the module (dladdr);
+  library  TEXT,                 -- shared object whose mapped image held the module (dladdr);
                                  -- NULL: loaded from memory (JIT, Triton, a compressed fatbin)
+  loader   TEXT                  -- shared object that called CUDA to load it: the first frame of
+                                 -- the loading thread outside libcuda, libcudart, libcupti,
+                                 -- libffi and occtrace (dladdr); NULL: not found
 );
 
 -- occtrace: Triton's compile metadata, from the JSON Triton writes beside each compiled kernel

@@ -61,12 +61,18 @@ TEST(TritonCacheTest, ModuleLibraryIsRecordedEvenForImagesThatAreNotCubins) {
     TraceWriter writer;
     ASSERT_TRUE(writer.Open(path));
     writer.AddModule(3, std::vector<uint8_t>{'n', 'o', 't', ' ', 'e', 'l', 'f'}, "/usr/lib/libcudnn_engines.so.9");
-    writer.AddModule(4, std::vector<uint8_t>{'j', 'i', 't'});
+    writer.AddModule(4, std::vector<uint8_t>{'j', 'i', 't'}, {}, "/opt/app/libuser_kernels.so", 1500);
+    EXPECT_EQ(writer.stats().loader_captures, 1u);
+    EXPECT_EQ(writer.stats().loader_capture_ns_max, 1500u);
+    EXPECT_EQ(writer.stats().loaders_found, 1u);
     ASSERT_TRUE(writer.Close());
   }
   testing::TraceReader reader(path);
   EXPECT_EQ(reader.Text("SELECT library FROM OCC_MODULE WHERE moduleId=3"), "/usr/lib/libcudnn_engines.so.9");
   EXPECT_EQ(reader.Text("SELECT library FROM OCC_MODULE WHERE moduleId=4"), "<null>");
+  EXPECT_EQ(reader.Text("SELECT loader FROM OCC_MODULE WHERE moduleId=3"), "<null>");
+  EXPECT_EQ(reader.Text("SELECT loader FROM OCC_MODULE WHERE moduleId=4"), "/opt/app/libuser_kernels.so");
+
   for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::remove((path + suffix).c_str());
 }
 
