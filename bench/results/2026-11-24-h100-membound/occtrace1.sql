@@ -232,7 +232,7 @@ CREATE TABLE OCC_MODULE (
   library  TEXT                  -- shared object whose mapped image held the module (dladdr);
                                  -- NULL: loaded from memory (JIT, Triton, a compressed fatbin)
 );
-INSERT INTO "OCC_MODULE" VALUES(26,NULL);
+INSERT INTO "OCC_MODULE"(moduleId,library) VALUES(26,NULL);
 CREATE TABLE OCC_TRITON_KERNEL (
   mangledName INTEGER PRIMARY KEY,  -- StringIds.id of the kernel name (Triton names are unmangled)
   numWarps    INTEGER,

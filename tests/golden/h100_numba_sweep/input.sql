@@ -161,7 +161,7 @@ INSERT INTO "OCC_META" VALUES('cubin_modules_dropped','0');
 INSERT INTO "OCC_META" VALUES('function_count','1');
 INSERT INTO "OCC_META" VALUES('foreign_activity_records','0');
 INSERT INTO "OCC_META" VALUES('end_time_ns','1795477829799108956');
-INSERT INTO "OCC_MODULE" VALUES(26,NULL);
+INSERT INTO "OCC_MODULE"(moduleId,library) VALUES(26,NULL);
 INSERT INTO "StringIds" VALUES(0,'_ZN8__main__5saxpyB2v1B104cw51cXTLSUwv1sDUaKthqaNgoKmjgOR3W3Cw6igA9duC0hkwnNGiHEkYkrqQBFBTDEwCyQe21eqwcFW3UoDGjzpQEsgzrtUEAA_3d_3dEf5ArrayIfLi1E1C7mutable7alignedE5ArrayIfLi1E1C7mutable7alignedE');
 INSERT INTO "StringIds" VALUES(1,'__main__::saxpy[abi:v1][abi:cw51cXTLSUwv1sDUaKthqaNgoKmjgOR3W3Cw6igA9duC0hkwnNGiHEkYkrqQBFBTDEwCyQe21eqwcFW3UoDGjzpQEsgzrtUEAA_3d_3d](float, Array<float, 1, C, mutable, aligned>, Array<float, 1, C, mutable, aligned>)');
 INSERT INTO "StringIds" VALUES(2,'saxpy[abi:v1][abi:cw51cXTLSUwv1sDUaKthqaNgoKmjgOR3W3Cw6igA9duC0hkwnNGiHEkYkrqQBFBTDEwCyQe21eqwcFW3UoDGjzpQEsgzrtUEAA_3d_3d]');
