@@ -81,7 +81,7 @@ StatusOr<Analysis> Analyze(const ReportOptions& options, const std::vector<std::
     if (j.ok) {
       AdviseGroup(g.stats, *j.device, j.advice, &j.group);
       // Measured on the GPU the trace ran on: no verdict for another GPU's what-if.
-      if (!what_if) JudgeThroughput(g.stats.throughput, &j.group);
+      if (!what_if) JudgeGroupThroughput(g.stats, &j.group);
       a.judged.push_back(std::move(j.group));
       a.group_inputs.emplace_back(g.device, g.stats);
     } else {

@@ -175,6 +175,19 @@ void ExplainGap(const ConfigStats& c, const OccupancyResult& r, const Waves& w, 
   }
 }
 
+void FillPm(const PmSums& pm, occtrace::PmAchieved* out) {
+  auto count = [](int64_t n) { return static_cast<int32_t>(std::min<int64_t>(n, INT32_MAX)); };
+  out->set_clean_samples(count(pm.clean));
+  out->set_inside_samples(count(pm.inside));
+  out->set_sequence_samples(count(pm.sequence));
+  out->set_mixed_samples(count(pm.mixed));
+  out->set_min_samples(static_cast<int32_t>(kMinPmCleanSamples));
+  // Below the minimum, no figure: the accuracy target is stated for >= kMinPmCleanSamples.
+  out->set_achieved_pct(pm.clean >= kMinPmCleanSamples ? pm.AchievedPct() : -1.0);
+  out->set_inside_pct(pm.inside >= kMinPmCleanSamples ? pm.InsidePct() : -1.0);
+  out->set_dram_pct(pm.DramPct());
+}
+
 void FileWarning(JudgeContext* ctx, int file_index, const std::string& warning) {
   if (file_index >= 0 && static_cast<size_t>(file_index) < ctx->files->size()) {
     (*ctx->files)[static_cast<size_t>(file_index)].add_warnings(warning);
@@ -284,8 +297,9 @@ Judged JudgeGroup(JudgeContext* ctx, const Group& g, int64_t run_total_ns) {
     if (!dup) out.add_issues(note);
   }
 
-  // Achieved occupancy.
-  if (c.achieved_samples > 0 || c.achieved_not_measured > 0) {
+  // Achieved occupancy: replay's per-launch measurements where the trace has them (exact per
+  // launch), else PM sampling's clean samples (pm_attribution.h); PM's figure beside replay's.
+  if (c.achieved_samples > 0 || c.achieved_not_measured > 0 || !c.pm.empty()) {
     occtrace::Achieved* a = out.mutable_achieved();
     a->set_samples(static_cast<int32_t>(std::min<int64_t>(c.achieved_samples, INT32_MAX)));
     a->set_not_measured(static_cast<int32_t>(std::min<int64_t>(c.achieved_not_measured, INT32_MAX)));
@@ -294,15 +308,23 @@ Judged JudgeGroup(JudgeContext* ctx, const Group& g, int64_t run_total_ns) {
       reasons += (reasons.empty() ? "" : ", ") + reason + " (" + std::to_string(n) + ")";
     }
     a->set_not_measured_reason(reasons);
+    if (!c.pm.empty()) FillPm(c.pm, a->mutable_pm());
     if (c.achieved_samples > 0) {
+      a->set_source("replay");
       a->set_mean_pct(c.achieved_sum / static_cast<double>(c.achieved_samples));
       a->set_min_pct(c.achieved_min);
       a->set_max_pct(c.achieved_max);
-      // Only meaningful on the GPU the trace ran on.
-      if (!ctx->what_if) {
-        a->set_gap_points(r.theoretical_occupancy_pct - a->mean_pct());
-        ExplainGap(c, r, w, device->num_sms, a);
-      }
+    } else if (a->has_pm() && a->pm().achieved_pct() >= 0) {
+      a->set_source("pm");
+      a->set_samples(a->pm().clean_samples());
+      a->set_mean_pct(a->pm().achieved_pct());
+      a->set_min_pct(a->pm().achieved_pct());
+      a->set_max_pct(a->pm().achieved_pct());
+    }
+    // Only meaningful on the GPU the trace ran on.
+    if (a->samples() > 0 && !ctx->what_if) {
+      a->set_gap_points(r.theoretical_occupancy_pct - a->mean_pct());
+      ExplainGap(c, r, w, device->num_sms, a);
     }
   }
   j.ok = true;

@@ -115,8 +115,8 @@ void AddShortBlockAdvice(KernelOriginKind kind, bool larger_measured_not_faster,
   s->set_kind("larger_blocks");
   char measured[160];
   std::snprintf(measured, sizeof(measured),
-                "achieved %.1f%% of %.1f%% theoretical (measured) over %.1f waves: each block lives ~%s",
-                a.mean_pct(), theoretical, g->waves_per_sm(), Micros(lifetime_ns).c_str());
+                "achieved %.1f%% of %.1f%% theoretical (%s) over %.1f waves: each block lives ~%s",
+                a.mean_pct(), theoretical, a.source() == "pm" ? "PM samples" : "measured", g->waves_per_sm(), Micros(lifetime_ns).c_str());
   std::string fix;
   switch (kind) {
     case KernelOriginKind::kInductor:
@@ -306,7 +306,10 @@ void BuildActions(occtrace::Report* report, int64_t run_total_ns, int max_action
         a.set_confidence("high");
         break;
       case 1:
-        a.set_evidence("achieved occupancy measured on sampled launches; block lifetime from launch times");
+        a.set_evidence(g.achieved().source() == "pm"
+                           ? "achieved occupancy from " + std::to_string(g.achieved().samples()) +
+                                 " clean PM samples; block lifetime from launch times"
+                           : "achieved occupancy measured on sampled launches; block lifetime from launch times");
         a.set_gain_kind("not predicted");
         a.set_confidence("medium");
         break;

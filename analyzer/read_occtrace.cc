@@ -121,6 +121,11 @@ Status TraceReader::ReadOccMeta() {
   info_.set_trace_mode(get({"trace_mode"}));
   info_.set_achieved_status(get({"achieved_status"}));
   SetRankFromMeta(meta_, &info_);
+  info_.set_pm_status(get({"pm_status"}));
+  info_.set_pm_interval_ns(std::max<int64_t>(0, ParseInt(get({"pm_interval_ns"})).value_or(0)));
+  info_.set_pm_samples(std::max<int64_t>(0, ParseInt(get({"pm_samples"})).value_or(0)));
+  info_.set_pm_overflows(std::max<int64_t>(0, ParseInt(get({"pm_overflows"})).value_or(0)));
+  info_.set_pm_decode_errors(std::max<int64_t>(0, ParseInt(get({"pm_decode_errors"})).value_or(0)));
   if (info_.dropped_records() > 0) {
     AddWarning(std::to_string(info_.dropped_records()) +
                " activity records were dropped while tracing: totals are lower bounds");
@@ -483,11 +488,41 @@ StatusOr<TraceScan> TraceReader::ScanOcctrace(const std::string& kernel_regex, i
   } else {
     OCC_RETURN_IF_ERROR(AddReattachGapLaunches(ids, &configs, &scan));
   }
+  OCC_RETURN_IF_ERROR(AttributePm(index, &configs));
   for (auto& c : configs) {
     if (c.launches > 0) scan.configs.push_back(std::move(c));
   }
   info_.set_launches(scan.launches);
   return scan;
+}
+
+// PM samples (OCC_PM_SAMPLE) to the configurations whose launches ran alone beside them
+// (pm_attribution.h), and the file's sample counts into its facts.
+Status TraceReader::AttributePm(const ConfigIndex& index, std::vector<ConfigStats>* configs) {
+  auto max_warps = [&](int64_t device_id) -> double {
+    const TraceDevice* d = FindDevice(devices_, device_id);
+    if (d == nullptr || !d->known || d->props.warp_size <= 0) return 0;
+    return static_cast<double>(d->props.max_threads_per_sm) / d->props.warp_size;
+  };
+  OCC_ASSIGN_OR_RETURN(PmAttribution pm,
+                       AttributePmSamples(*db_, configs->size(),
+                                          [&](int64_t id) { return index.Find(id); }, max_warps));
+  for (size_t i = 0; i < pm.sums.size(); ++i) (*configs)[i].pm = pm.sums[i];
+  const PmCounts& n = pm.counts;
+  if (n.samples > 0) info_.set_pm_samples(n.samples);
+  info_.set_pm_clean_samples(n.clean);
+  info_.set_pm_mixed_samples(n.mixed);
+  info_.set_pm_unattributed_samples(n.unattributed);
+  info_.set_pm_bad_samples(n.bad);
+  if (n.bad > 0) {
+    AddWarning(std::to_string(n.bad) + " OCC_PM_SAMPLE rows unusable (end not after start, counters "
+               "negative or above the device's warp slots): skipped");
+  }
+  if (n.unknown_device > 0) {
+    AddWarning(std::to_string(n.unknown_device) + " clean PM samples on devices without a known "
+               "max warps per SM: not used");
+  }
+  return OkStatus();
 }
 
 Status TraceReader::ForEachOcctraceLaunch(const std::string& kernel_regex, int64_t limit,

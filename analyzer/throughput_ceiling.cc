@@ -5,6 +5,7 @@
 #include <string>
 
 #include "message_text.h"
+#include "trace_rows.h"
 
 namespace occ {
 namespace {
@@ -73,8 +74,18 @@ void JudgeThroughput(const ThroughputSums& sums, occtrace::KernelGroup* g) {
   t->set_busiest_pct(mean[busiest]);
   t->set_samples(static_cast<int32_t>(std::min<int64_t>(sums.launches, INT32_MAX)));
 
+  int units = 0;
+  for (int i = 0; i < kThroughputUnits; ++i) units += mean[i] >= 0 ? 1 : 0;
+  t->set_source("replay");
+
   const std::string busiest_words = std::string(kUnitNames[busiest]) + " at " + PercentText(mean[busiest]) + " of peak";
-  if (mean[busiest] >= kNearCeilingPct) {
+  if (units == 1 && mean[busiest] < kNearCeilingPct) {
+    // One unit (PM sampling records DRAM only) below its ceiling says nothing of the others: a
+    // kernel bound by its tensor pipe would look latency-bound.
+    t->set_verdict("below_ceiling");
+    t->set_summary(busiest_words + ", the only unit measured: not at that ceiling; the other units "
+                   "were not measured");
+  } else if (mean[busiest] >= kNearCeilingPct) {
     t->set_verdict("near_ceiling");
     t->set_summary("near the " + std::string(kUnitNames[busiest]) + " ceiling (" + busiest_words +
                    "): " + NearCeilingAdvice(busiest));
@@ -92,6 +103,20 @@ void JudgeThroughput(const ThroughputSums& sums, occtrace::KernelGroup* g) {
     t->set_summary("busiest unit " + busiest_words + ": between latency-bound and the ceiling, so more occupancy "
                    "helps less than the model's bound says");
   }
+}
+
+void JudgeGroupThroughput(const ConfigStats& stats, occtrace::KernelGroup* g) {
+  if (!stats.throughput.empty() || stats.pm.clean < kMinPmCleanSamples || stats.pm.dram_samples == 0) {
+    JudgeThroughput(stats.throughput, g);
+    return;
+  }
+  ThroughputSums dram;
+  const int unit = static_cast<int>(ThroughputUnit::kDram);
+  dram.samples[unit] = stats.pm.dram_samples;
+  dram.sum[unit] = stats.pm.DramPct() * static_cast<double>(stats.pm.dram_samples);
+  dram.launches = stats.pm.dram_samples;
+  JudgeThroughput(dram, g);
+  if (g->achieved().has_throughput()) g->mutable_achieved()->mutable_throughput()->set_source("pm");
 }
 
 bool NearCeiling(const occtrace::KernelGroup& g) {

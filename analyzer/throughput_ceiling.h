@@ -17,6 +17,8 @@
 
 namespace occ {
 
+struct ConfigStats;  // trace_rows.h
+
 enum class ThroughputUnit : int { kDram = 0, kL2, kL1, kIssueSlots, kTensorPipe };
 inline constexpr int kThroughputUnits = 5;
 
@@ -40,6 +42,10 @@ inline constexpr double kLatencyBoundPct = 60.0;
 // g's recoverable upper bound and priority. Call after the group's occupancy verdict, priority
 // and upper bound are set.
 void JudgeThroughput(const ThroughputSums& sums, occtrace::KernelGroup* g);
+
+// JudgeThroughput on the configuration's replay throughput where the trace recorded it, else on
+// the DRAM throughput of its clean PM samples (pm_attribution.h); Throughput.source says which.
+void JudgeGroupThroughput(const ConfigStats& stats, occtrace::KernelGroup* g);
 
 // True when the group's measured launches ran near a hardware ceiling.
 bool NearCeiling(const occtrace::KernelGroup& g);

@@ -79,6 +79,7 @@ class TraceReader {
   StatusOr<std::vector<ConfigStats>> ReadOccConfigs(const std::string& kernel_regex,
                                                      std::vector<int64_t>* ids);
   Status AddFunctionFacts(std::vector<ConfigStats>* configs);
+  Status AttributePm(const ConfigIndex& index, std::vector<ConfigStats>* configs);
   Status AddTritonMetadata(std::vector<ConfigStats>* configs);
   StatusOr<TraceScan> ScanOcctrace(const std::string& kernel_regex, int jobs);
   Status ScanOcctraceRange(const RangePass& pass, const std::string& select,

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "occupancy.h"
+#include "pm_attribution.h"
 #include "throughput_ceiling.h"
 #include "schema/report.pb.h"
 
@@ -92,6 +93,8 @@ struct ConfigStats {
   int64_t achieved_not_measured = 0;
   std::map<std::string, int64_t> not_measured_reasons;
   ThroughputSums throughput;         // of the measured launches, when the trace recorded it
+  // PM samples attributed to this configuration (pm_attribution.h), when the trace has them.
+  PmSums pm;
 
   // Light traces (read_light_calls.cc): `launches` counts every launch, total_ns is the
   // estimate launches x mean timed duration, from `estimate_samples` timed launches, with

@@ -119,6 +119,20 @@ void PutConfig(const std::string& format, const ConfigStats& c, occtrace::Summar
   out->set_time_estimated(c.time_estimated);
   out->set_estimate_samples(c.estimate_samples);
   out->set_estimate_variance(c.estimate_variance);
+  if (!c.pm.empty()) {
+    occtrace::PmTotals* pm = out->mutable_pm();
+    pm->set_clean(c.pm.clean);
+    pm->set_inside(c.pm.inside);
+    pm->set_sequence(c.pm.sequence);
+    pm->set_mixed(c.pm.mixed);
+    pm->set_warps(c.pm.warps);
+    pm->set_capacity(c.pm.capacity);
+    pm->set_inside_warps(c.pm.inside_warps);
+    pm->set_inside_capacity(c.pm.inside_capacity);
+    pm->set_dram_pct_ns(c.pm.dram_pct_ns);
+    pm->set_dram_ns(c.pm.dram_ns);
+    pm->set_dram_samples(c.pm.dram_samples);
+  }
 }
 
 // A check of one summary field; the first failure is the file's error.
@@ -194,6 +208,16 @@ void CheckConfig(const occtrace::SummaryConfig& c, const std::string& where, Che
   for (int i = 0; i < t.sum_size(); ++i) check->Finite(t.sum(i), where + ".throughput.sum");
   for (int i = 0; i < t.samples_size(); ++i) check->NonNegative(t.samples(i), where + ".throughput.samples");
   check->NonNegative(t.launches(), where + ".throughput.launches");
+  const occtrace::PmTotals& pm = c.pm();
+  for (int64_t n : {pm.clean(), pm.inside(), pm.sequence(), pm.mixed(), pm.dram_samples()}) {
+    check->NonNegative(n, where + ".pm counts");
+  }
+  check->Require(pm.inside() + pm.sequence() <= pm.clean(), where + ".pm: inside + sequence above clean");
+  for (double v : {pm.warps(), pm.capacity(), pm.inside_warps(), pm.inside_capacity(), pm.dram_pct_ns(),
+                   pm.dram_ns()}) {
+    check->Finite(v, where + ".pm sums");
+    check->Require(v >= 0, where + ".pm: a negative sum");
+  }
 }
 
 Status CheckSummary(const occtrace::TraceSummary& s) {
@@ -268,6 +292,18 @@ ConfigStats GetConfig(const occtrace::SummaryConfig& c, int file_index) {
   s.time_estimated = c.time_estimated();
   s.estimate_samples = c.estimate_samples();
   s.estimate_variance = c.estimate_variance();
+  const occtrace::PmTotals& pm = c.pm();
+  s.pm.clean = pm.clean();
+  s.pm.inside = pm.inside();
+  s.pm.sequence = pm.sequence();
+  s.pm.mixed = pm.mixed();
+  s.pm.warps = pm.warps();
+  s.pm.capacity = pm.capacity();
+  s.pm.inside_warps = pm.inside_warps();
+  s.pm.inside_capacity = pm.inside_capacity();
+  s.pm.dram_pct_ns = pm.dram_pct_ns();
+  s.pm.dram_ns = pm.dram_ns();
+  s.pm.dram_samples = pm.dram_samples();
   return s;
 }
 

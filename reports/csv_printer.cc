@@ -20,7 +20,8 @@ const std::vector<std::string>& Header() {
       "DymSMem (B)", "LclMem/Trd (B)", "Instances", "Total Time (ns)", "Avg (ns)", "Min (ns)",
       "Max (ns)", "Time (%)", "Time Estimated", "Timed Instances", "Time 95% Interval (ns)", "Judged", "Theoretical Occupancy (%)",
       "Theoretical Active Warps per SM", "Achieved Occupancy (measured) (%)",
-      "Achieved Measured Launches", "Throughput Verdict", "Busiest Unit", "Busiest Unit (% of peak)",
+      "Achieved Measured Launches", "Achieved Source", "PM Achieved Occupancy (%)", "PM Clean Samples",
+      "PM Mixed Samples", "Throughput Verdict", "Busiest Unit", "Busiest Unit (% of peak)",
       "DRAM Throughput (%)", "L2 Throughput (%)", "L1 Throughput (%)", "Issue Slots Busy (%)",
       "Tensor Pipe Busy (%)", "Limiter", "Block Limit Registers", "Block Limit Shared Mem",
       "Block Limit Warps", "Block Limit SM", "Block Limit Barriers", "Allocated Reg/Trd",
@@ -82,6 +83,7 @@ std::vector<std::string> Row(const occtrace::Report& report, const occtrace::Ker
   auto if_judged = [judged](std::string value) { return judged ? value : std::string(); };
   const occtrace::Suggestion* best = g.suggestions_size() > 0 ? &g.suggestions(0) : nullptr;
   const occtrace::Throughput& throughput = g.achieved().throughput();
+  const occtrace::PmAchieved& pm = g.achieved().pm();
   // Empty when the trace recorded no throughput for the group or for that unit.
   auto measured_pct = [&](double pct) {
     return g.achieved().has_throughput() && pct >= 0 ? FormatFixed(pct, 2) : std::string();
@@ -119,7 +121,13 @@ std::vector<std::string> Row(const occtrace::Report& report, const occtrace::Ker
       if_judged(FormatFixed(occ.theoretical_occupancy_pct(), 2)),
       if_judged(std::to_string(occ.active_warps_per_sm())),
       HasAchieved(g) ? FormatFixed(g.achieved().mean_pct(), 2) : "",
-      std::to_string(g.achieved().samples()),
+      // Replay's measured launches; PM's figure has its own columns ("Achieved Source" says
+      // which one the achieved column holds).
+      std::to_string(AchievedSource(g) == "pm" ? 0 : g.achieved().samples()),
+      AchievedSource(g),
+      g.achieved().has_pm() && pm.achieved_pct() >= 0 ? FormatFixed(pm.achieved_pct(), 2) : "",
+      g.achieved().has_pm() ? std::to_string(pm.clean_samples()) : "",
+      g.achieved().has_pm() ? std::to_string(pm.mixed_samples()) : "",
       throughput.verdict(),
       throughput.busiest_unit(),
       measured_pct(throughput.busiest_pct()),

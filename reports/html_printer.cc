@@ -141,11 +141,12 @@ std::string OccupancyClass(double pct) {
 }
 
 // A percentage cell with a small meter; data-v is the sort key.
-std::string PctCell(double pct) {
+// `note` (plain text, escaped here) follows the value: where it came from.
+std::string PctCell(double pct, const std::string& note = "") {
   const std::string cls = OccupancyClass(pct);
   return "<td class=\"num\" data-v=\"" + FormatFixed(pct, 3) + "\"><span class=\"meter\"><span class=\"bg-" +
          cls + "\" style=\"width:" + FormatFixed(std::clamp(pct, 0.0, 100.0), 1) +
-         "%\"></span></span>" + FormatFixed(pct, 1) + "</td>";
+         "%\"></span></span>" + FormatFixed(pct, 1) + (note.empty() ? "" : " " + E(note)) + "</td>";
 }
 
 std::string NumCell(const std::string& text, double sort_key) {
@@ -256,7 +257,9 @@ void PrintTopTable(const occtrace::Report& report, std::ostream& out) {
   }
   out << "<p class=\"muted\">Click a column header to sort. Theoretical occupancy comes from the "
          "occupancy model; achieved occupancy is measured with hardware counters (– = not "
-         "measured).</p>\n";
+         "measured).";
+  if (AnyPm(report)) out << ' ' << E(std::string(kPmWideTableLegend));
+  out << "</p>\n";
   out << "<div class=\"scroll\"><table class=\"sortable\" id=\"top-table\">\n<thead><tr>"
          "<th class=\"num\">#</th><th>Kernel</th><th class=\"num\">Time (%)</th>"
          "<th class=\"num\">Total time</th><th class=\"num\">Launches</th><th class=\"num\">Grid</th>"
@@ -278,7 +281,11 @@ void PrintTopTable(const occtrace::Report& report, std::ostream& out) {
     } else {
       out << "<td class=\"num\" data-v=\"-1\">not judged</td>";
     }
-    if (HasAchieved(g)) {
+    if (AchievedSource(g) == "pm") {
+      out << PctCell(g.achieved().mean_pct(), "(PM, " + FormatCount(g.achieved().samples()) + " samples)");
+    } else if (PmNotEnough(g)) {
+      out << "<td class=\"num\" data-v=\"-1\">" << E(AchievedWideCell(g)) << "</td>";
+    } else if (HasAchieved(g)) {
       out << PctCell(g.achieved().mean_pct());
     } else {
       out << "<td class=\"num\" data-v=\"-1\">–</td>";

@@ -134,7 +134,7 @@ void PrintTopTable(const occtrace::Report& report, std::ostream& out) {
               DimsText(g.grid_x(), g.grid_y(), g.grid_z()),
               DimsText(g.block_x(), g.block_y(), g.block_z()), std::to_string(g.registers_per_thread()),
               g.judged() ? FormatFixed(g.occupancy().theoretical_occupancy_pct(), 1) : "not judged",
-              HasAchieved(g) ? FormatFixed(g.achieved().mean_pct(), 1) : "–",
+              AchievedWideCell(g),
               g.judged() ? LimiterLabel(g.limiting_factor()) : "–",
               g.judged() && g.recoverable_ns_upper_bound() > 0
                   ? FormatDuration(g.recoverable_ns_upper_bound())
@@ -142,7 +142,9 @@ void PrintTopTable(const occtrace::Report& report, std::ostream& out) {
              out);
   }
   out << "\nTheoretical occupancy comes from the occupancy model; achieved occupancy is measured "
-         "with hardware counters (– = not measured).\n\n";
+         "with hardware counters (– = not measured).";
+  if (AnyPm(report)) out << ' ' << MarkdownText(std::string(kPmWideTableLegend));
+  out << "\n\n";
 }
 
 void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g, std::ostream& out) {

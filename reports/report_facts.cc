@@ -132,12 +132,32 @@ std::string AchievedModeText(const occtrace::InputFile& file) {
     out = "measured with hardware counters on sampled launches";
   } else if (mode == "all") {
     out = "measured with hardware counters on every launch";
+  } else if (mode == "pm") {
+    out = "measured by PM sampling (device-wide hardware counters at a fixed interval)";
   } else if (mode == "off") {
     out = "not measured (tracing ran with achieved occupancy off)";
   } else {
     out = "not measured";
   }
   if (!file.achieved_status().empty()) out += " (" + file.achieved_status() + ")";
+  // PM sampling: whether it ran, and what became of its samples, so that a user sees when it was
+  // off and why, or lost samples.
+  if (!file.pm_status().empty() || file.pm_samples() > 0) {
+    const std::string& status = file.pm_status();
+    if (!status.empty() && status != "on") {
+      out += "; PM sampling off (" + status + ")";
+    } else {
+      out += "; PM sampling";
+      if (file.pm_interval_ns() > 0) out += " every " + FormatDuration(file.pm_interval_ns());
+      out += ": " + FormatCount(file.pm_samples()) + " samples (" + FormatCount(file.pm_clean_samples()) +
+             " clean, " + FormatCount(file.pm_mixed_samples()) + " mixed, " +
+             FormatCount(file.pm_unattributed_samples()) + " beside no traced launch)";
+      if (file.pm_overflows() > 0) {
+        out += ", " + FormatCount(file.pm_overflows()) + " buffer overflows (samples lost)";
+      }
+      if (file.pm_decode_errors() > 0) out += ", " + FormatCount(file.pm_decode_errors()) + " decode errors";
+    }
+  }
   return out;
 }
 
@@ -286,14 +306,94 @@ bool AnyAchieved(const occtrace::Report& report) {
   return false;
 }
 
+namespace {
+
+// "PM samples: 47.6% over 45 clean samples" (`with_value`: the figure is not said before it),
+// "PM samples: 45 clean samples" or "PM: 7 clean samples, 20 needed", and the mixed samples left out.
+std::string PmText(const occtrace::PmAchieved& pm, bool with_value) {
+  std::string out;
+  if (pm.achieved_pct() < 0) {
+    out = "PM: " + FormatCount(pm.clean_samples()) + " clean samples, " + FormatCount(pm.min_samples()) +
+          " needed";
+  } else if (with_value) {
+    out = "PM samples: " + FormatPct(pm.achieved_pct()) + " over " + FormatCount(pm.clean_samples()) +
+          " clean samples";
+  } else {
+    out = "PM samples: " + FormatCount(pm.clean_samples()) + " clean samples";
+  }
+  if (pm.mixed_samples() > 0) {
+    out += "; " + FormatCount(pm.mixed_samples()) + " shared with other kernels, not used";
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::string_view kPmTableLegend =
+    "p = from PM samples (device-wide counters, samples in which only this kernel ran), else "
+    "replay on measured launches; n/e = not enough PM samples.";
+const std::string_view kPmWideTableLegend =
+    "A figure marked PM comes from PM samples (device-wide counters, over the samples in which "
+    "only this configuration ran), with their count; unmarked figures come from replay on the "
+    "measured launches.";
+
+const std::string& AchievedSource(const occtrace::KernelGroup& group) {
+  static const std::string kNone;
+  return HasAchieved(group) ? group.achieved().source() : kNone;
+}
+
+bool PmNotEnough(const occtrace::KernelGroup& group) {
+  return !HasAchieved(group) && group.achieved().has_pm() && group.achieved().pm().achieved_pct() < 0;
+}
+
+bool AnyPm(const occtrace::Report& report) {
+  for (const occtrace::KernelGroup& group : report.groups()) {
+    if (group.achieved().has_pm()) return true;
+  }
+  return false;
+}
+
+std::string AchievedNarrowCell(const occtrace::KernelGroup& group) {
+  if (PmNotEnough(group)) return "n/e";
+  if (!HasAchieved(group)) return "–";
+  const double pct = group.achieved().mean_pct();
+  if (AchievedSource(group) != "pm") return FormatFixed(pct, 1);
+  return (pct >= 99.95 ? FormatFixed(pct, 0) : FormatFixed(pct, 1)) + "p";
+}
+
+std::string AchievedWideCell(const occtrace::KernelGroup& group) {
+  if (PmNotEnough(group)) {
+    return "not enough samples (PM, " + FormatCount(group.achieved().pm().clean_samples()) + ")";
+  }
+  if (!HasAchieved(group)) return "–";
+  const std::string value = FormatFixed(group.achieved().mean_pct(), 1);
+  if (AchievedSource(group) != "pm") return value;
+  return value + " (PM, " + FormatCount(group.achieved().samples()) + " samples)";
+}
+
 std::string AchievedText(const occtrace::KernelGroup& group) {
   const occtrace::Achieved& a = group.achieved();
   if (!HasAchieved(group)) {
+    if (a.has_pm()) {
+      std::string out = "not enough samples (" + PmText(a.pm(), true) + ")";
+      if (a.not_measured() > 0) out += "; replay: " + FormatCount(a.not_measured()) + " launches not measured";
+      if (!a.not_measured_reason().empty()) out += ": " + a.not_measured_reason();
+      return out;
+    }
     std::string out = "not measured";
     if (!a.not_measured_reason().empty()) out += ": " + a.not_measured_reason();
     return out;
   }
-  std::string out = FormatPct(a.mean_pct()) + " (measured: ";
+  if (a.source() == "pm") {
+    std::string out = FormatPct(a.mean_pct()) + " (" + PmText(a.pm(), false);
+    if (a.pm().inside_pct() >= 0) {
+      out += "; " + FormatPct(a.pm().inside_pct()) + " over the " + FormatCount(a.pm().inside_samples()) +
+             " inside one launch";
+    }
+    if (a.not_measured() > 0) out += "; replay: " + FormatCount(a.not_measured()) + " launches not measured";
+    return out + ")";
+  }
+  std::string out = FormatPct(a.mean_pct()) + " (replay: ";
   if (a.samples() == 1) {
     out += "1 launch";
   } else {
@@ -301,6 +401,7 @@ std::string AchievedText(const occtrace::KernelGroup& group) {
            ", max " + FormatPct(a.max_pct());
   }
   if (a.not_measured() > 0) out += "; " + FormatCount(a.not_measured()) + " not measured";
+  if (a.has_pm()) out += "; " + PmText(a.pm(), true);
   return out + ")";
 }
 
@@ -347,6 +448,10 @@ std::string ThroughputText(const occtrace::KernelGroup& group) {
   for (const auto& [name, pct] : values) {
     if (pct < 0) continue;
     units += (units.empty() ? "" : ", ") + std::string(name) + " " + FormatPct(pct);
+  }
+  if (t.source() == "pm") {
+    return units + " of peak (PM samples: time-weighted over " + FormatCount(t.samples()) +
+           " clean samples): " + t.summary();
   }
   return units + " of peak (" + (t.samples() == 1 ? "1 measured launch" : "mean of " + FormatCount(t.samples()) +
                                  " measured launches") + "): " + t.summary();
@@ -416,16 +521,23 @@ std::vector<Metric> OccupancyMetrics(const occtrace::KernelGroup& g) {
                       std::to_string(occ.max_warps_per_sm())});
   if (HasAchieved(g)) {
     const occtrace::Achieved& a = g.achieved();
-    rows.push_back({"Achieved Occupancy (measured)", FormatFixed(a.mean_pct(), 2) + " %"});
+    const bool pm = a.source() == "pm";
+    const std::string how = pm ? " (PM samples)" : " (replay)";
+    rows.push_back({"Achieved Occupancy" + how, FormatFixed(a.mean_pct(), 2) + " %"});
     if (occ.max_warps_per_sm() > 0) {
-      rows.push_back({"Achieved Active Warps Per SM (measured)",
+      rows.push_back({"Achieved Active Warps Per SM" + how,
                       FormatFixed(a.mean_pct() * occ.max_warps_per_sm() / 100.0, 2)});
     }
-    std::string samples = FormatCount(a.samples());
-    if (a.samples() > 1) {
-      samples += " (min " + FormatFixed(a.min_pct(), 2) + " %, max " + FormatFixed(a.max_pct(), 2) + " %)";
+    if (pm) {
+      rows.push_back({"Clean PM Samples", FormatCount(a.samples())});
+    } else {
+      std::string samples = FormatCount(a.samples());
+      if (a.samples() > 1) {
+        samples += " (min " + FormatFixed(a.min_pct(), 2) + " %, max " + FormatFixed(a.max_pct(), 2) + " %)";
+      }
+      rows.push_back({"Measured Launches", samples});
+      if (a.has_pm()) rows.push_back({"Achieved Occupancy (PM samples)", PmText(a.pm(), true)});
     }
-    rows.push_back({"Measured Launches", samples});
   } else {
     rows.push_back({"Achieved Occupancy", AchievedText(g)});
   }

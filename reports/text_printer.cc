@@ -199,12 +199,12 @@ void PrintTopTable(const occtrace::Report& report, TextWriter& w) {
          FormatFixed(g.time_pct(), 1), FormatDuration(g.total_ns()), FormatCount(g.launches()),
          DimsText(g.block_x(), g.block_y(), g.block_z()), std::to_string(g.registers_per_thread()),
          g.judged() ? FormatFixed(theo, 1) : "–",
-         HasAchieved(g) ? FormatFixed(g.achieved().mean_pct(), 1) : "–",
+         AchievedNarrowCell(g),
          g.judged() ? LimiterShortLabel(g.limiting_factor()) : "not judged"},
         styles);
   }
   w.Paragraph("Theo% = theoretical occupancy (model); Ach% = achieved occupancy, measured "
-              "(– = not measured).",
+              "(– = not measured)." + (AnyPm(report) ? " " + std::string(kPmTableLegend) : ""),
               Style::kDim);
 }
 

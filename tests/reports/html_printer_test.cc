@@ -160,7 +160,7 @@ TEST(HtmlPrinterTest, KernelSectionsCarryNsightComputeFigures) {
   const std::string html = Render("html", LoadReport("h100_report.textproto"));
   EXPECT_THAT(html, HasSubstr("<tr><th>Theoretical Occupancy</th><td class=\"num\">37.50 %</td></tr>"));
   EXPECT_THAT(html, HasSubstr("<tr><th>Block Limit Registers</th><td class=\"num\">3</td></tr>"));
-  EXPECT_THAT(html, HasSubstr("<tr><th>Achieved Occupancy (measured)</th><td class=\"num\">35.20 %</td></tr>"));
+  EXPECT_THAT(html, HasSubstr("<tr><th>Achieved Occupancy (replay)</th><td class=\"num\">35.20 %</td></tr>"));
   EXPECT_THAT(html, HasSubstr("<strong>Limiter:</strong> Theoretical occupancy 37.5% (24 of 64 warps per SM) is limited by registers"));
   EXPECT_THAT(html, HasSubstr("<strong>Recoverable:</strong> up to 246.7 ms (upper bound)"));
   EXPECT_THAT(html, HasSubstr("<section id=\"unjudged\">"));

@@ -107,7 +107,7 @@ TEST(MarkdownPrinterTest, NsightComputeStyleMetrics) {
   const std::string md = Render("markdown", LoadReport("h100_report.textproto"));
   EXPECT_THAT(md, HasSubstr("| Metric | Value |\n| --- | ---: |\n| Theoretical Occupancy | 37.50 % |\n"
                             "| Theoretical Active Warps per SM | 24 of 64 |\n"
-                            "| Achieved Occupancy (measured) | 35.20 % |\n"));
+                            "| Achieved Occupancy (replay) | 35.20 % |\n"));
   EXPECT_THAT(md, HasSubstr("| Block Limit Registers | 3 |\n"));
   EXPECT_THAT(md, HasSubstr("| Block Limit Shared Mem | 32 (executed carveout; 228 at the largest carveout) |\n"));
   EXPECT_THAT(md, HasSubstr("| Block Limit Warps | 8 |\n| Block Limit SM | 32 |\n| Block Limit Barriers | 32 |\n"));

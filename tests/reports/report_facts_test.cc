@@ -95,7 +95,7 @@ TEST(ReportFactsTest, WavesAndAchieved) {
   EXPECT_EQ(WavesText(report.groups(2)), "2.00");
   EXPECT_EQ(AchievedText(report.groups(2)), "not measured: graph launch");
   EXPECT_FALSE(HasAchieved(report.groups(2)));
-  EXPECT_EQ(AchievedText(report.groups(3)), "40.0% (measured: mean of 3 launches, min 39.0%, max 41.5%)");
+  EXPECT_EQ(AchievedText(report.groups(3)), "40.0% (replay: mean of 3 launches, min 39.0%, max 41.5%)");
 }
 
 TEST(ReportFactsTest, RecoverableIsAlwaysAnUpperBound) {

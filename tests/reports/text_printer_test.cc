@@ -117,7 +117,7 @@ TEST(TextPrinterTest, KernelDetails) {
   const std::string text = Flatten(Render("text", LoadReport("h100_report.textproto")));
   EXPECT_THAT(text, HasSubstr("Theoretical occupancy 37.5% (24 of 64 warps per SM) is limited by"));
   EXPECT_THAT(text, HasSubstr("registers 3, shared memory 32 (executed carveout; 228 at the"));
-  EXPECT_THAT(text, HasSubstr("35.2% (measured: mean of 8 launches, min 34.8%, max 35.9%"));
+  EXPECT_THAT(text, HasSubstr("35.2% (replay: mean of 8 launches, min 34.8%, max 35.9%"));
   EXPECT_THAT(text, HasSubstr("Launch grid 3225 × block 256 (256 threads), 67 registers/thread (72 "
                               "allocated), 0 B static + 0 B dynamic shared memory"));
   EXPECT_THAT(text, HasSubstr("Suggestions 1. Cap registers"));
