@@ -6,6 +6,9 @@
 //                                (ConfigStats, trace_rows.h): a trace through trace_reader.h
 //                                (one reader per format, read_*.cc), or a summary of one
 //                                written by `occ-report summarize` (trace_summary.h)
+//   attribute pm_attribution.h   a trace's PM samples -> the configurations that ran alone in
+//                                them (clean samples) and their achieved occupancy; run by the
+//                                occtrace reader, its sums travel in ConfigStats::pm
 //   group   grouping.h           the rows of every file -> groups of one kernel, configuration
 //                                and GPU model; profiled launches folded into their siblings'
 //   judge   judge.h              a group -> its verdict: theoretical occupancy (occupancy.h),

@@ -15,8 +15,10 @@ const std::string_view kTheoreticalMeaning =
     "resident, not a measurement.";
 const std::string_view kAchievedMeaning =
     "Achieved occupancy is measured with hardware counters "
-    "(sm__warps_active.avg.pct_of_peak_sustained_active, as Nsight Compute) on the launches "
-    "the tracer measured (sampled or all, see Input); it is never estimated.";
+    "(sm__warps_active.avg.pct_of_peak_sustained_active, as Nsight Compute): by replay on the "
+    "launches the tracer measured (sampled or all, see Input), or from PM samples (device-wide "
+    "counters at a fixed interval, over the samples in which only that configuration ran); it is "
+    "never estimated.";
 const std::string_view kRecoverableMeaning =
     "Recoverable time is an upper bound: the GPU time the occupancy headroom could save if the "
     "kernel's speed scaled with occupancy. Real gains are usually smaller; measure after a change.";
@@ -153,7 +155,8 @@ std::string AchievedModeText(const occtrace::InputFile& file) {
              " clean, " + FormatCount(file.pm_mixed_samples()) + " mixed, " +
              FormatCount(file.pm_unattributed_samples()) + " beside no traced launch)";
       if (file.pm_overflows() > 0) {
-        out += ", " + FormatCount(file.pm_overflows()) + " buffer overflows (samples lost)";
+        out += ", " + FormatCount(file.pm_overflows()) +
+               (file.pm_overflows() == 1 ? " buffer overflow" : " buffer overflows") + " (samples lost)";
       }
       if (file.pm_decode_errors() > 0) out += ", " + FormatCount(file.pm_decode_errors()) + " decode errors";
     }
@@ -386,7 +389,7 @@ std::string AchievedText(const occtrace::KernelGroup& group) {
   }
   if (a.source() == "pm") {
     std::string out = FormatPct(a.mean_pct()) + " (" + PmText(a.pm(), false);
-    if (a.pm().inside_pct() >= 0) {
+    if (a.pm().inside_pct() >= 0 && a.pm().inside_samples() < a.pm().clean_samples()) {
       out += "; " + FormatPct(a.pm().inside_pct()) + " over the " + FormatCount(a.pm().inside_samples()) +
              " inside one launch";
     }
