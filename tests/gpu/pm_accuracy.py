@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""PM sampling's achieved occupancy against Nsight Compute's, and achieved-occupancy coverage,
+per kernel configuration, from occ-report's JSON (#27 items 3 and 4). Runs on a CPU.
+
+  pm_accuracy.py accuracy REPORT.json NCU.csv [--min-samples 20] [--tolerance 3] [--json OUT]
+  pm_accuracy.py coverage REPORT.json [REPORT.json ...]
+
+REPORT.json: `occ-report TRACE --format json --top 0` of a trace recorded with
+OCCTRACE_ACHIEVED=pm (accuracy), or of any trace (coverage).
+NCU.csv: `ncu --csv --cache-control none --clock-control none --print-kernel-base mangled
+--metrics sm__warps_active.avg.pct_of_peak_sustained_active,sm__cycles_active.sum PROGRAM` on
+the same program (docs/accuracy.md). Its launches are grouped by (kernel, grid, block) and each
+configuration's value is Σ(pct × active cycles) ÷ Σ active cycles over its launches -- the same
+ratio of sums PM attribution takes over its clean samples -- or the plain mean of the launches
+when the CSV lacks sm__cycles_active.sum.
+
+accuracy prints one row per configuration present in both (PM figure, its clean and inside
+samples, replay's figure if any, ncu's, the difference), the share of configurations with
+>= --min-samples clean samples within --tolerance points (target: 90 %), the distribution of
+the differences and the worst cases. Exit 0 when the target is met, 1 when not, 2 on bad input.
+
+coverage prints, per report, the share of GPU time in configurations with an achieved figure,
+by source (PM samples, replay), and the GPU time left without one because PM had too few
+clean samples (target with PM: >= 95 %).
+"""
+import argparse
+import csv
+import json
+import math
+import re
+import statistics
+import sys
+
+METRIC = "sm__warps_active.avg.pct_of_peak_sustained_active"
+CYCLES = "sm__cycles_active.sum"
+
+
+def die(msg):
+    print(f"pm_accuracy: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def load_report(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        die(f"{path}: {e}")
+
+
+def groups(report):
+    return list(report.get("groups", [])) + list(report.get("unjudged", []))
+
+
+def dims(text):
+    """ncu's "(256, 1, 1)" -> (256, 1, 1)."""
+    values = [int(v) for v in re.findall(r"\d+", text or "")]
+    if not values:
+        return None
+    return tuple((values + [1, 1, 1])[:3])
+
+
+def read_ncu(path):
+    try:
+        with open(path) as f:
+            lines = [line for line in f if line.startswith('"')]
+    except OSError as e:
+        die(f"{path}: {e}")
+    if not lines:
+        die(f"{path}: no CSV rows")
+    launches = {}  # ID -> {name, grid, block, pct, cycles}
+    for row in csv.DictReader(lines):
+        metric = row.get("Metric Name")
+        if metric not in (METRIC, CYCLES):
+            continue
+        launch = launches.setdefault(row["ID"], {
+            "name": row["Kernel Name"], "grid": dims(row.get("Grid Size")), "block": dims(row.get("Block Size")),
+            "pct": None, "cycles": None})
+        value = float(row["Metric Value"].replace(",", ""))
+        launch["pct" if metric == METRIC else "cycles"] = value
+    by_config = {}
+    for launch in launches.values():
+        if launch["pct"] is None or launch["grid"] is None or launch["block"] is None:
+            continue
+        key = (launch["name"], launch["grid"], launch["block"])
+        by_config.setdefault(key, []).append(launch)
+    out = {}
+    for key, rows in by_config.items():
+        if all(r["cycles"] for r in rows):
+            total = sum(r["cycles"] for r in rows)
+            out[key] = (sum(r["pct"] * r["cycles"] for r in rows) / total, len(rows))
+        else:
+            out[key] = (statistics.fmean(r["pct"] for r in rows), len(rows))
+    return out
+
+
+def group_keys(g):
+    grid = (g.get("grid_x", 0), g.get("grid_y", 0), g.get("grid_z", 0))
+    block = (g.get("block_x", 0), g.get("block_y", 0), g.get("block_z", 0))
+    names = {g.get("mangled_name"), g.get("name"), g.get("short_name")} - {None, ""}
+    return [(n, grid, block) for n in names]
+
+
+def accuracy(args):
+    report = load_report(args.report)
+    ncu = read_ncu(args.ncu)
+    rows = []
+    for g in groups(report):
+        match = next((ncu[k] for k in group_keys(g) if k in ncu), None)
+        pm = g.get("achieved", {}).get("pm")
+        if match is None or not pm:
+            continue
+        replay = g["achieved"].get("mean_pct") if g["achieved"].get("source") == "replay" else None
+        rows.append({
+            "name": g.get("short_name") or g.get("name"),
+            "grid": "x".join(str(g[f"grid_{a}"]) for a in "xyz"),
+            "block": "x".join(str(g[f"block_{a}"]) for a in "xyz"),
+            "launches": int(g.get("launches", 0)), "total_ns": int(g.get("total_ns", 0)),
+            "clean": pm.get("clean_samples", 0), "inside": pm.get("inside_samples", 0),
+            "mixed": pm.get("mixed_samples", 0), "pm": pm.get("achieved_pct", -1),
+            "pm_inside": pm.get("inside_pct", -1), "replay": replay, "ncu": match[0], "ncu_launches": match[1],
+        })
+    if not rows:
+        die("no configuration is in both the report (with PM samples) and the ncu CSV")
+    rows.sort(key=lambda r: -r["total_ns"])
+    print(f"{'kernel':40} {'grid':>12} {'block':>9} {'clean':>6} {'inside':>6} {'mixed':>6} "
+          f"{'PM %':>7} {'inside%':>7} {'replay%':>7} {'ncu %':>7} {'diff':>6}")
+    for r in rows:
+        r["diff"] = r["pm"] - r["ncu"] if r["pm"] >= 0 else None
+        r["diff_inside"] = r["pm_inside"] - r["ncu"] if r["pm_inside"] >= 0 else None
+        fmt = lambda v: f"{v:7.2f}" if v is not None and v >= 0 else f"{'n/e':>7}"
+        diff = "%+6.2f" % r["diff"] if r["diff"] is not None else "     -"
+        print(f"{r['name'][:40]:40} {r['grid']:>12} {r['block']:>9} {r['clean']:6d} {r['inside']:6d} "
+              f"{r['mixed']:6d} {fmt(r['pm'])} {fmt(r['pm_inside'])} {fmt(r['replay'])} {r['ncu']:7.2f} {diff}")
+    judged = [r for r in rows if r["clean"] >= args.min_samples and r["diff"] is not None]
+    summary = {"configurations": len(rows), "well_sampled": len(judged)}
+    ok = False
+    if judged:
+        within = [r for r in judged if abs(r["diff"]) <= args.tolerance]
+        diffs = sorted(abs(r["diff"]) for r in judged)
+        share = len(within) / len(judged)
+        ok = share >= 0.9
+        summary.update({
+            "within_tolerance": len(within), "share_within": share, "tolerance_points": args.tolerance,
+            "abs_diff_median": statistics.median(diffs), "abs_diff_p90": diffs[max(0, math.ceil(0.9 * len(diffs)) - 1)],
+            "abs_diff_max": diffs[-1], "target_met": ok})
+        inside = [r for r in judged if r["diff_inside"] is not None]
+        if inside:
+            summary["inside_only"] = {
+                "configurations": len(inside),
+                "share_within": sum(abs(r["diff_inside"]) <= args.tolerance for r in inside) / len(inside),
+                "abs_diff_median": statistics.median(abs(r["diff_inside"]) for r in inside)}
+        print(f"\n{len(within)} of {len(judged)} configurations with >= {args.min_samples} clean samples within "
+              f"{args.tolerance} points of ncu ({100 * share:.1f} %; target 90 %): "
+              f"{'met' if ok else 'NOT met'}")
+        print(f"|PM - ncu|: median {summary['abs_diff_median']:.2f}, p90 {summary['abs_diff_p90']:.2f}, "
+              f"max {summary['abs_diff_max']:.2f} points")
+        if "inside_only" in summary:
+            i = summary["inside_only"]
+            print(f"inside samples only: {i['configurations']} configurations, "
+                  f"{100 * i['share_within']:.1f} % within {args.tolerance} points, median {i['abs_diff_median']:.2f}")
+        print("worst:")
+        for r in sorted(judged, key=lambda r: -abs(r["diff"]))[:5]:
+            print(f"  {r['name'][:50]} {r['grid']} x {r['block']}: PM {r['pm']:.2f} vs ncu {r['ncu']:.2f} "
+                  f"({r['clean']} clean, {r['inside']} inside, {r['mixed']} mixed; {r['launches']} launches)")
+    else:
+        print(f"\nno configuration has >= {args.min_samples} clean samples")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"summary": summary, "rows": rows}, f, indent=1)
+    return 0 if ok else 1
+
+
+def coverage(args):
+    for path in args.reports:
+        report = load_report(path)
+        total = pm = replay = too_few = 0
+        for g in groups(report):
+            ns = int(g.get("total_ns", 0))
+            total += ns
+            achieved = g.get("achieved", {})
+            source = achieved.get("source", "")
+            if source == "pm":
+                pm += ns
+            elif source == "replay":
+                replay += ns
+            elif achieved.get("pm"):
+                too_few += ns
+        files = report.get("files", [])
+        mode = ",".join(sorted({f.get("achieved_mode", "") for f in files})) or "?"
+        pct = lambda v: 100.0 * v / total if total else 0.0
+        print(json.dumps({"report": path, "achieved_mode": mode, "gpu_ns": total,
+                          "covered_pct": round(pct(pm + replay), 2), "pm_pct": round(pct(pm), 2),
+                          "replay_pct": round(pct(replay), 2), "pm_not_enough_pct": round(pct(too_few), 2),
+                          "pm_samples": sum(int(f.get("pm_samples", 0)) for f in files),
+                          "pm_clean_samples": sum(int(f.get("pm_clean_samples", 0)) for f in files),
+                          "pm_mixed_samples": sum(int(f.get("pm_mixed_samples", 0)) for f in files),
+                          "pm_unattributed_samples": sum(int(f.get("pm_unattributed_samples", 0)) for f in files),
+                          "pm_overflows": sum(int(f.get("pm_overflows", 0)) for f in files)}))
+    return 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    a = sub.add_parser("accuracy")
+    a.add_argument("report")
+    a.add_argument("ncu")
+    a.add_argument("--min-samples", type=int, default=20)
+    a.add_argument("--tolerance", type=float, default=3.0)
+    a.add_argument("--json")
+    c = sub.add_parser("coverage")
+    c.add_argument("reports", nargs="+")
+    args = parser.parse_args()
+    return accuracy(args) if args.command == "accuracy" else coverage(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
