@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "kernel_origin.h"
 #include "limiter_words.h"
 #include "message_text.h"
 #include "waves.h"
@@ -54,8 +55,13 @@ void FillIdentity(const Group& g, occtrace::KernelGroup* out) {
   const ConfigStats& c = g.stats;
   out->set_file_index(g.files.size() == 1 ? *g.files.begin() : -1);
   out->set_device_id(g.device_ids.size() == 1 ? static_cast<int32_t>(*g.device_ids.begin()) : -1);
-  out->set_name(c.name);
-  out->set_short_name(c.short_name);
+  if (IsNumbaKernel(c.mangled_name, c.name) && c.name.find("[abi:") != std::string::npos) {
+    out->set_name(NumbaDisplayName(c.name, true));
+    out->set_short_name(NumbaDisplayName(c.name, false));
+  } else {
+    out->set_name(c.name);
+    out->set_short_name(c.short_name);
+  }
   out->set_mangled_name(c.mangled_name);
   auto i32 = [](int64_t v) {
     return static_cast<int32_t>(std::clamp<int64_t>(v, INT32_MIN, INT32_MAX));
@@ -92,6 +98,12 @@ void FillIdentity(const Group& g, occtrace::KernelGroup* out) {
   out->set_min_ns(c.min_ns);
   out->set_max_ns(c.max_ns);
   out->set_graph_id(c.graph_id);
+  out->set_first_start_ns(c.first_start_ns);
+  out->set_last_end_ns(c.last_end_ns);
+  out->set_tail_launches(c.tail_launches);
+  // Never the tracing machine's folders: from the Python package on, or the file name.
+  out->set_loader(LoaderLabel(c.loader));
+  out->set_module_library(LoaderLabel(c.module_library));
   // Triton's cache can hold one kernel name compiled several ways (Inductor's autotuner tries
   // num_warps 2, 4, 8 ... under the same name), and the trace keeps one of them: quote it only
   // when it is the compilation this configuration ran (num_warps x 32 threads per block).

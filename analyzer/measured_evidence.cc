@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -67,6 +68,9 @@ std::string Dims(int x, int y, int z) {
   if (z > 1) s += ", " + std::to_string(z);
   return y > 1 || z > 1 ? "(" + s + ")" : s;
 }
+
+// A block as its owner wrote it: 256, or (32, 8) for a 2-D block.
+std::string BlockText(const occtrace::KernelGroup& g) { return Dims(g.block_x(), g.block_y(), g.block_z()); }
 
 // The measured configuration written the way its owner sets it.
 std::string ConfigInOwnersWords(KernelOriginKind kind, const occtrace::KernelGroup& g) {
@@ -205,30 +209,153 @@ void AddMeasuredPoints(const std::vector<size_t>& members, size_t i,
   }
 }
 
+// One compiled function: the same name compiled with other registers, static shared memory or
+// local memory is other code (XLA's autotuning variants, Triton's configs), never compared.
+using FunctionKey = std::tuple<std::string, int, int, int, int>;
+FunctionKey KeyOf(const occtrace::KernelGroup& g) {
+  return {g.mangled_name(), g.device_id(), g.registers_per_thread(), g.static_shared_mem(), g.local_mem_per_thread()};
+}
+
+// A configuration must keep running this long after its name's other configurations stopped for
+// those to count as an autotuner's trials: one step or two after the others is a program that
+// runs the kernel two ways; XLA's and Triton's choices ran 200-300 more times in the recorded
+// traces.
+constexpr int64_t kMinChosenTailLaunches = 10;
+
+// Who tunes a kernel of this origin by measuring candidates, if anyone.
+std::string AutotunerOf(const KernelOrigin& o) {
+  switch (o.kind) {
+    case KernelOriginKind::kTriton: return "Triton's autotuner (@triton.autotune)";
+    case KernelOriginKind::kInductor:
+      return "Inductor's autotuner (it benchmarks a kernel's candidate configs at its first call; max-autotune adds more)";
+    case KernelOriginKind::kVendor:
+      if (o.library == "XLA (jaxlib)") return "XLA's autotuner";
+      if (o.library == "cuBLAS" || o.library == "cuBLASLt") return "cuBLASLt's algorithm selection";
+      if (o.library == "cuDNN") return "cuDNN's algorithm search (e.g. torch.backends.cudnn.benchmark)";
+      return "";
+    default: return "";
+  }
+}
+
+// Compiled variants per name, and autotuning: where one configuration of a name ran on
+// (kMinChosenTailLaunches or more launches) after all the others had stopped, and the owner
+// tunes by measuring, the others were the autotuner's trials and the one that ran on its choice.
+void MarkVariantsAndAutotuning(const std::vector<KernelOrigin>& origins, std::vector<occtrace::KernelGroup>* groups) {
+  std::map<std::pair<std::string, int>, std::vector<size_t>> by_name;
+  for (size_t i = 0; i < groups->size(); ++i) {
+    by_name[{(*groups)[i].mangled_name(), (*groups)[i].device_id()}].push_back(i);
+  }
+  for (const auto& [name, members] : by_name) {
+    std::set<std::tuple<int, int, int>> variants;
+    for (size_t i : members) {
+      const auto& g = (*groups)[i];
+      variants.insert({g.registers_per_thread(), g.static_shared_mem(), g.local_mem_per_thread()});
+    }
+    for (size_t i : members) (*groups)[i].set_name_variants(static_cast<int32_t>(variants.size()));
+    if (members.size() < 2) continue;
+    const std::string autotuner = AutotunerOf(origins[members.front()]);
+    if (autotuner.empty()) continue;
+    size_t chosen = members.size();
+    for (size_t k = 0; k < members.size(); ++k) {
+      if ((*groups)[members[k]].tail_launches() >= kMinChosenTailLaunches) chosen = k;
+    }
+    if (chosen == members.size()) continue;
+    for (size_t k = 0; k < members.size(); ++k) {
+      auto& g = (*groups)[members[k]];
+      g.set_autotuner(autotuner);
+      g.set_autotuning_trial(k != chosen && g.tail_launches() == 0);
+    }
+  }
+}
+
+void ClearLaunchAdvice(occtrace::KernelGroup* g) {
+  auto* suggestions = g->mutable_suggestions();
+  suggestions->erase(std::remove_if(suggestions->begin(), suggestions->end(), IsLaunchConfigSuggestion),
+                     suggestions->end());
+  g->set_headroom_pct(0);
+  g->set_priority(0);
+  g->set_recoverable_ns_upper_bound(0);
+}
+
+void MarkAutotuningTrial(occtrace::KernelGroup* g) {
+  ClearLaunchAdvice(g);
+  g->clear_suggestions();
+  g->set_measured_gain_ns(0);
+  g->add_issues("autotuning trial: " + g->autotuner() + " launched this variant in a burst while choosing, "
+                "and another ran on after it stopped; not part of the running program, so no advice");
+}
+
+// The autotuner measured its candidates and chose this one; the trace has no evidence that a
+// configuration outside its list would win, so no launch-configuration advice.
+void MarkAutotunerChoice(occtrace::KernelGroup* g) {
+  ClearLaunchAdvice(g);
+  g->set_measured_gain_ns(0);
+  g->add_issues("chosen by " + g->autotuner() + " after measuring the other configurations of this name "
+                "in this trace: no launch-configuration advice, as nothing here shows a configuration "
+                "outside its list would win");
+}
+
+// Occupancy suggestions against the kernel's own measured throughput: near a ceiling, more
+// resident warps cannot help (throughput_ceiling.h); the verdict says what would.
+void DropOccupancySuggestions(occtrace::KernelGroup* g) {
+  auto* suggestions = g->mutable_suggestions();
+  const int before = suggestions->size();
+  suggestions->erase(std::remove_if(suggestions->begin(), suggestions->end(),
+                                    [](const occtrace::Suggestion& s) {
+                                      return IsLaunchConfigSuggestion(s) && s.kind() != "grid_size";
+                                    }),
+                     suggestions->end());
+  g->set_headroom_pct(0);
+  g->set_priority(0);
+  g->set_recoverable_ns_upper_bound(0);
+  if (suggestions->size() < before) {
+    g->add_issues("no occupancy change suggested: " + g->achieved().throughput().summary());
+  }
+}
+
+// Nobody identified the owner: the model's suggestions stay, said to be conditional.
+void AddUnknownOwnerCaveat(occtrace::KernelGroup* g) {
+  for (auto& s : *g->mutable_suggestions()) {
+    s.set_text("Owner unknown (no loading library recorded and the name is not one occtrace "
+               "recognizes): only if you launch this kernel yourself — " + s.text());
+  }
+}
+
 }  // namespace
 
 void ApplyOwnerAndEvidence(std::vector<occtrace::KernelGroup>* groups, int64_t run_total_ns) {
   std::vector<KernelOrigin> origins;
   origins.reserve(groups->size());
   for (auto& g : *groups) {
-    KernelOrigin o = ClassifyKernel(g.mangled_name(), g.name(), /*has_triton_metadata=*/g.triton_num_warps() > 0);
+    KernelFacts facts;
+    facts.mangled = g.mangled_name();
+    facts.demangled = g.name();
+    facts.has_triton_metadata = g.triton_num_warps() > 0;
+    facts.loader = g.loader();
+    facts.module_library = g.module_library();
+    KernelOrigin o = ClassifyKernel(facts);
     g.set_origin(std::string(OriginName(o.kind)));
     g.set_owner_library(o.library);
     g.set_tunable(o.tunable);
+    g.set_owner_evidence(o.evidence);
     origins.push_back(std::move(o));
   }
-  // Same function, same device: its configurations' measured speed on the same work.
-  std::map<std::pair<std::string, int>, std::vector<size_t>> by_function;
+  MarkVariantsAndAutotuning(origins, groups);
+  // Same compiled function, same device: its configurations' measured speed on the same work.
+  // Autotuning trials are left out (the autotuner measured them already, and they are not the
+  // running program), and so are owners nobody identified (their measured alternative may be a
+  // library's choice).
+  std::map<FunctionKey, std::vector<size_t>> by_function;
   for (size_t i = 0; i < groups->size(); ++i) {
     const auto& g = (*groups)[i];
-    if (g.launches() > 0 && g.mean_ns() > 0) by_function[{g.mangled_name(), g.device_id()}].push_back(i);
+    if (g.launches() > 0 && g.mean_ns() > 0 && !g.autotuning_trial()) by_function[KeyOf(g)].push_back(i);
   }
   for (const auto& [key, members] : by_function) {
     if (members.size() < 2) continue;
     for (size_t i : members) AddMeasuredPoints(members, i, groups);
     for (size_t i : members) {
       auto& g = (*groups)[i];
-      if (!origins[i].tunable) continue;
+      if (!origins[i].tunable || origins[i].kind == KernelOriginKind::kUnknown || !g.autotuner().empty()) continue;
       const int64_t threads = Threads(g);
       const occtrace::KernelGroup* best = nullptr;
       for (size_t j : members) {
@@ -244,8 +371,8 @@ void ApplyOwnerAndEvidence(std::vector<occtrace::KernelGroup>* groups, int64_t r
       s->set_block_size(static_cast<int32_t>(BlockThreads(*best)));
       s->set_predicted_occupancy_pct(best->occupancy().theoretical_occupancy_pct());
       s->set_text("Launch it as " + ConfigInOwnersWords(origins[i].kind, *best) + ": measured in this trace, block " +
-                  std::to_string(BlockThreads(*best)) + " takes " + Micros(best->mean_ns()) + " for the same " +
-                  Count(static_cast<double>(threads)) + " threads where block " + std::to_string(BlockThreads(g)) +
+                  BlockText(*best) + " takes " + Micros(best->mean_ns()) + " for the same " +
+                  Count(static_cast<double>(threads)) + " threads where block " + BlockText(g) +
                   " takes " + Micros(g.mean_ns()) + " (" + std::to_string(best->launches()) + " and " +
                   std::to_string(g.launches()) + " launches) — " + Micros(static_cast<double>(gain)) +
                   " less GPU time over this configuration's launches. Confidence: high (measured)");
@@ -254,15 +381,23 @@ void ApplyOwnerAndEvidence(std::vector<occtrace::KernelGroup>* groups, int64_t r
   }
   for (size_t i = 0; i < groups->size(); ++i) {
     auto& g = (*groups)[i];
+    if (g.autotuning_trial()) {
+      MarkAutotuningTrial(&g);
+      continue;
+    }
     if (!origins[i].tunable) {
       MarkNotTunable(origins[i], &g);
       continue;
     }
+    if (!g.autotuner().empty()) {
+      MarkAutotunerChoice(&g);
+      continue;
+    }
+    if (NearCeiling(g)) DropOccupancySuggestions(&g);
     bool larger_not_faster = false;
     for (size_t j = 0; j < groups->size(); ++j) {
       const auto& h = (*groups)[j];
-      if (j != i && h.mangled_name() == g.mangled_name() && h.device_id() == g.device_id() &&
-          SameWork(g, h) &&
+      if (j != i && KeyOf(h) == KeyOf(g) && SameWork(g, h) &&
           BlockThreads(h) > BlockThreads(g) && !(h.mean_ns() < kFasterRatio * g.mean_ns())) {
         larger_not_faster = true;
       }
@@ -271,6 +406,7 @@ void ApplyOwnerAndEvidence(std::vector<occtrace::KernelGroup>* groups, int64_t r
       if (s.kind() != "measured_config") PhraseForOwner(origins[i].kind, g, &s);
     }
     if (g.judged()) AddShortBlockAdvice(origins[i].kind, larger_not_faster, &g);
+    if (origins[i].kind == KernelOriginKind::kUnknown) AddUnknownOwnerCaveat(&g);
     if (run_total_ns > 0 && g.measured_gain_ns() > 0) {
       g.set_priority(std::max(g.priority(), 100.0 * static_cast<double>(g.measured_gain_ns()) /
                                                 static_cast<double>(run_total_ns)));
@@ -288,7 +424,7 @@ void BuildActions(occtrace::Report* report, int64_t run_total_ns, int max_action
   };
   std::vector<occtrace::Action> actions;
   for (const auto& g : report->groups()) {
-    if (!g.tunable() || g.suggestions_size() == 0) continue;
+    if (!g.tunable() || g.autotuning_trial() || g.suggestions_size() == 0) continue;
     const occtrace::Suggestion* chosen = &g.suggestions(0);
     for (const auto& s : g.suggestions()) {
       if (evidence_rank(s) < evidence_rank(*chosen)) chosen = &s;

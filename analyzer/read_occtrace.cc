@@ -7,7 +7,9 @@
 #include <cerrno>
 #include <cstdlib>
 #include <limits>
+#include <map>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <utility>
 
@@ -251,6 +253,7 @@ StatusOr<std::vector<ConfigStats>> TraceReader::ReadOccConfigs(const std::string
     configs.push_back(std::move(c));
   }
   OCC_RETURN_IF_ERROR(AddFunctionFacts(&configs));
+  OCC_RETURN_IF_ERROR(AddModuleOwners(&configs));
   OCC_RETURN_IF_ERROR(AddTritonMetadata(&configs));
   return configs;
 }
@@ -310,6 +313,56 @@ Status TraceReader::AddFunctionFacts(std::vector<ConfigStats>* configs) {
     if (it == facts.end()) continue;
     c.barrier_count = it->second.first;
     c.func_max_threads = it->second.second;
+  }
+  return OkStatus();
+}
+
+// OCC_MODULE (traces from occtrace versions that record it): which object loaded the module that
+// holds each configuration's function, and which file its image was mapped from. Kernel records
+// do not name their module, so the function is found by name in OCC_FUNCTION; where several
+// modules hold that name (XLA's autotuning variants, one module each), the one compiled with the
+// configuration's registers and local memory. Several candidates that disagree leave it unknown.
+Status TraceReader::AddModuleOwners(std::vector<ConfigStats>* configs) {
+  OCC_ASSIGN_OR_RETURN(bool has_functions, db_->HasTable("OCC_FUNCTION"));
+  OCC_ASSIGN_OR_RETURN(bool has_modules, db_->HasTable("OCC_MODULE"));
+  if (!has_functions || !has_modules) return OkStatus();
+  OCC_ASSIGN_OR_RETURN(bool has_loader, db_->HasColumn("OCC_MODULE", "loader"));
+  OCC_ASSIGN_OR_RETURN(bool has_library, db_->HasColumn("OCC_MODULE", "library"));
+  if (!has_loader && !has_library) return OkStatus();
+  const std::string sql = std::string("SELECT s.value, f.registersPerThread, f.localMemoryPerThread, ") +
+                          (has_loader ? "m.loader" : "NULL") + ", " + (has_library ? "m.library" : "NULL") +
+                          " FROM OCC_FUNCTION f JOIN StringIds s ON s.id = f.mangledName "
+                          "JOIN OCC_MODULE m ON m.moduleId = f.moduleId";
+  OCC_ASSIGN_OR_RETURN(sql::Stmt stmt, db_->Prepare(sql));
+  struct Holder {
+    int64_t registers, local_memory;  // -1: not recorded
+    std::string loader, library;
+  };
+  std::unordered_map<std::string, std::vector<Holder>> holders;
+  while (true) {
+    OCC_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) break;
+    Holder h{stmt.IsNull(1) ? -1 : stmt.Int64(1), stmt.IsNull(2) ? -1 : stmt.Int64(2),
+             stmt.IsNull(3) ? "" : stmt.Text(3), stmt.IsNull(4) ? "" : stmt.Text(4)};
+    holders[stmt.Text(0)].push_back(std::move(h));
+  }
+  for (ConfigStats& c : *configs) {
+    auto it = holders.find(c.mangled_name);
+    if (it == holders.end()) continue;
+    std::vector<const Holder*> match;
+    for (const Holder& h : it->second) {
+      if (h.registers >= 0 && c.registers_known && h.registers != c.registers_per_thread) continue;
+      if (h.local_memory >= 0 && c.local_mem_per_thread > 0 && h.local_memory != c.local_mem_per_thread) continue;
+      match.push_back(&h);
+    }
+    if (match.empty()) continue;
+    bool same_loader = true, same_library = true;
+    for (const Holder* h : match) {
+      same_loader = same_loader && h->loader == match.front()->loader;
+      same_library = same_library && h->library == match.front()->library;
+    }
+    if (same_loader) c.loader = match.front()->loader;
+    if (same_library) c.module_library = match.front()->library;
   }
   return OkStatus();
 }
@@ -409,6 +462,8 @@ Status TraceReader::ScanOcctraceRange(const RangePass& pass, const std::string& 
     }
     AddLaunch(&c, duration);
     if (start > 0) {
+      if (c.first_start_ns == 0 || start < c.first_start_ns) c.first_start_ns = start;
+      c.last_end_ns = std::max(c.last_end_ns, SaturatingAdd(start, duration));
       out->first_start = std::min(out->first_start, start);
       out->last_end = std::max(out->last_end, SaturatingAdd(start, duration));
     }
@@ -487,6 +542,7 @@ StatusOr<TraceScan> TraceReader::ScanOcctrace(const std::string& kernel_regex, i
     OCC_RETURN_IF_ERROR(AddLaunchCalls(ids, &configs, &scan));
   } else {
     OCC_RETURN_IF_ERROR(AddReattachGapLaunches(ids, &configs, &scan));
+    OCC_RETURN_IF_ERROR(AddTailLaunches(ids, &configs));
   }
   OCC_RETURN_IF_ERROR(AttributePm(index, &configs));
   for (auto& c : configs) {
@@ -521,6 +577,56 @@ Status TraceReader::AttributePm(const ConfigIndex& index, std::vector<ConfigStat
   if (n.unknown_device > 0) {
     AddWarning(std::to_string(n.unknown_device) + " clean PM samples on devices without a known "
                "max warps per SM: not used");
+  }
+  return OkStatus();
+}
+
+// Autotuners (XLA's, Triton's @autotune, Inductor's max-autotune) launch a kernel name's
+// candidates in a burst, then only the one they chose. What tells the burst from a program that
+// simply runs a kernel two ways is what came after: how many launches of the name's last
+// configuration started once every other one had stopped. Counted for names with several
+// configurations only, in one pass over OCC_LAUNCH restricted to those configurations.
+Status TraceReader::AddTailLaunches(const std::vector<int64_t>& ids, std::vector<ConfigStats>* configs) {
+  std::map<std::pair<int64_t, std::string>, std::vector<size_t>> by_name;
+  for (size_t i = 0; i < configs->size(); ++i) {
+    const ConfigStats& c = (*configs)[i];
+    if (c.launches > 0 && c.last_end_ns > 0) by_name[{c.device_id, c.mangled_name}].push_back(i);
+  }
+  std::vector<std::pair<size_t, int64_t>> last;  // (config, when the others stopped)
+  for (const auto& [key, members] : by_name) {
+    if (members.size() < 2) continue;
+    size_t latest = members.front();
+    for (size_t i : members) {
+      if ((*configs)[i].last_end_ns > (*configs)[latest].last_end_ns) latest = i;
+    }
+    int64_t others_stopped = 0;
+    for (size_t i : members) {
+      if (i != latest) others_stopped = std::max(others_stopped, (*configs)[i].last_end_ns);
+      (*configs)[i].tail_launches = 0;
+    }
+    last.emplace_back(latest, others_stopped);
+  }
+  // SQLite's bound-parameter limit (32,766) is far above what a report needs.
+  constexpr size_t kMaxNames = 2000;
+  if (last.empty()) return OkStatus();
+  if (last.size() > kMaxNames) last.resize(kMaxNames);
+  std::string sql = "WITH t(configId, after) AS (VALUES ";
+  for (size_t k = 0; k < last.size(); ++k) sql += k == 0 ? "(?, ?)" : ", (?, ?)";
+  sql += ") SELECT l.configId, count(*) FROM OCC_LAUNCH l JOIN t ON t.configId = l.configId "
+         "WHERE l.start > t.after GROUP BY l.configId";
+  OCC_ASSIGN_OR_RETURN(sql::Stmt stmt, db_->Prepare(sql));
+  std::unordered_map<int64_t, size_t> config_of_id;
+  for (size_t k = 0; k < last.size(); ++k) {
+    const int64_t id = ids[last[k].first];
+    config_of_id[id] = last[k].first;
+    OCC_RETURN_IF_ERROR(stmt.BindInt64(static_cast<int>(2 * k + 1), id));
+    OCC_RETURN_IF_ERROR(stmt.BindInt64(static_cast<int>(2 * k + 2), last[k].second));
+  }
+  while (true) {
+    OCC_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) break;
+    auto it = config_of_id.find(stmt.Int64(0));
+    if (it != config_of_id.end()) (*configs)[it->second].tail_launches = stmt.Int64(1);
   }
   return OkStatus();
 }

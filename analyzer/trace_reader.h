@@ -80,6 +80,8 @@ class TraceReader {
                                                      std::vector<int64_t>* ids);
   Status AddFunctionFacts(std::vector<ConfigStats>* configs);
   Status AttributePm(const ConfigIndex& index, std::vector<ConfigStats>* configs);
+  Status AddModuleOwners(std::vector<ConfigStats>* configs);
+  Status AddTailLaunches(const std::vector<int64_t>& ids, std::vector<ConfigStats>* configs);
   Status AddTritonMetadata(std::vector<ConfigStats>* configs);
   StatusOr<TraceScan> ScanOcctrace(const std::string& kernel_regex, int jobs);
   Status ScanOcctraceRange(const RangePass& pass, const std::string& select,

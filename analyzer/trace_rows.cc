@@ -16,6 +16,11 @@ void MergeInto(ConfigStats* into, const ConfigStats& from) {
       into->max_ns = std::max(into->max_ns, from.max_ns);
     }
   }
+  if (from.first_start_ns > 0 && (into->first_start_ns == 0 || from.first_start_ns < into->first_start_ns)) {
+    into->first_start_ns = from.first_start_ns;
+  }
+  into->last_end_ns = std::max(into->last_end_ns, from.last_end_ns);
+  if (from.tail_launches >= 0) into->tail_launches = std::max<int64_t>(0, into->tail_launches) + from.tail_launches;
   into->launches += from.launches;
   into->untimed_launches += from.untimed_launches;
   into->time_estimated = into->time_estimated || from.time_estimated;

@@ -74,6 +74,11 @@ struct ConfigStats {
   // From OCC_TRITON_KERNEL (Triton's compile metadata), when recorded; -1 = unknown.
   int64_t triton_num_warps = -1;
   int64_t triton_num_stages = -1;
+  // From OCC_MODULE, when the function's module is known (one module holds a function of this
+  // name, registers and local memory): the object that loaded it and the one its image was
+  // mapped from (full paths as recorded; reports show file names only). Empty: unknown.
+  std::string loader;
+  std::string module_library;
   bool matched = true;               // passes --kernel
 
   int64_t launches = 0;
@@ -84,6 +89,13 @@ struct ConfigStats {
   int64_t total_ns = 0;
   int64_t min_ns = 0;
   int64_t max_ns = 0;
+  // First launch start and last launch end (the trace's clock); 0 = unknown. Autotuning trials
+  // are told apart by them (measured_evidence.h).
+  int64_t first_start_ns = 0;
+  int64_t last_end_ns = 0;
+  // Launches that started after every other configuration of this kernel name on this device
+  // had stopped; -1 = not counted (read_occtrace.cc, AddTailLaunches).
+  int64_t tail_launches = -1;
 
   // Achieved occupancy (OCC_ACHIEVED rows joined by correlationId/contextId).
   int64_t achieved_samples = 0;

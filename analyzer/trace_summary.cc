@@ -133,6 +133,11 @@ void PutConfig(const std::string& format, const ConfigStats& c, occtrace::Summar
     pm->set_dram_ns(c.pm.dram_ns);
     pm->set_dram_samples(c.pm.dram_samples);
   }
+  out->set_loader(c.loader);
+  out->set_module_library(c.module_library);
+  out->set_first_start_ns(c.first_start_ns);
+  out->set_last_end_ns(c.last_end_ns);
+  if (c.tail_launches >= 0) out->set_tail_launches(c.tail_launches);
 }
 
 // A check of one summary field; the first failure is the file's error.
@@ -304,6 +309,11 @@ ConfigStats GetConfig(const occtrace::SummaryConfig& c, int file_index) {
   s.pm.dram_pct_ns = pm.dram_pct_ns();
   s.pm.dram_ns = pm.dram_ns();
   s.pm.dram_samples = pm.dram_samples();
+  s.loader = c.loader();
+  s.module_library = c.module_library();
+  s.first_start_ns = std::max<int64_t>(0, c.first_start_ns());
+  s.last_end_ns = std::max<int64_t>(0, c.last_end_ns());
+  s.tail_launches = c.has_tail_launches() ? std::max<int64_t>(0, c.tail_launches()) : -1;
   return s;
 }
 

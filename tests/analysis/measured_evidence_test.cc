@@ -28,6 +28,8 @@ occtrace::KernelGroup Group(const std::string& mangled, int grid, int block, int
   g.set_total_ns(static_cast<int64_t>(mean_ns * static_cast<double>(launches)));
   g.set_judged(true);
   g.mutable_occupancy()->set_theoretical_occupancy_pct(100);
+  // C++ names here stand for the program's own kernels: loaded by the program (OCC_MODULE.loader).
+  if (mangled.rfind("_Z", 0) == 0) g.set_loader("my_app");
   return g;
 }
 
@@ -164,6 +166,128 @@ TEST(MeasuredEvidence, TritonAdviceNamesTheRecordedConfig) {
   EXPECT_EQ(groups[0].origin(), "inductor");
   EXPECT_EQ(groups[0].suggestions(0).text().rfind("cap registers: triton.Config({...}, num_warps=4, num_stages=3, maxnreg=64)", 0), 0u)
       << groups[0].suggestions(0).text();
+}
+
+// One name compiled several ways (XLA's autotuner: registers 30-218) is several functions: their
+// configurations are never compared, even on the same work.
+TEST(MeasuredEvidence, CompiledVariantsOfOneNameAreNotCompared) {
+  const std::string k = "_Z5scalePfif";
+  std::vector<occtrace::KernelGroup> groups = {Group(k, 65536, 64, 20, 40'000), Group(k, 16384, 256, 20, 12'000)};
+  groups[0].set_registers_per_thread(30);
+  groups[1].set_registers_per_thread(64);
+  ApplyOwnerAndEvidence(&groups, 1'040'000);
+  EXPECT_EQ(Measured(groups[0]), nullptr);
+  EXPECT_EQ(groups[0].measured_points_size(), 0);
+  EXPECT_EQ(groups[0].name_variants(), 2);
+  groups[1].set_registers_per_thread(30);
+  groups[1].clear_suggestions();
+  ApplyOwnerAndEvidence(&groups, 1'040'000);
+  EXPECT_NE(Measured(groups[0]), nullptr) << "the same code at two block sizes is compared";
+  EXPECT_EQ(groups[0].name_variants(), 1);
+}
+
+// Triton's @autotune: four configurations benchmarked in a burst, then the chosen one ran 200
+// more times after the others stopped (tail_launches, from the reader). The trials are named
+// as such and never become actions; the choice gets no launch-configuration advice either.
+TEST(MeasuredEvidence, AutotuningTrialsNeverBecomeActions) {
+  std::vector<occtrace::KernelGroup> groups;
+  const int warps[] = {1, 2, 4, 8};
+  for (int w : warps) {
+    occtrace::KernelGroup g = Group("add_kernel", 4096 / w, 32 * w, 500, 10'000 + 1'000 * w);
+    g.set_loader("triton-cache/cuda_utils.so");
+    g.set_registers_per_thread(20 + w);
+    g.set_tail_launches(w == 8 ? 200 : 0);
+    auto* s = g.add_suggestions();
+    s->set_kind("block_size");
+    s->set_block_size(256);
+    s->set_text("model suggestion");
+    g.set_recoverable_ns_upper_bound(1000);
+    groups.push_back(g);
+  }
+  ApplyOwnerAndEvidence(&groups, 100'000'000);
+  occtrace::Report report;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    EXPECT_EQ(groups[i].origin(), "triton");
+    EXPECT_EQ(groups[i].autotuning_trial(), i != 3) << i;
+    EXPECT_NE(groups[i].autotuner().find("@triton.autotune"), std::string::npos);
+    EXPECT_EQ(groups[i].suggestions_size(), 0) << i;
+    groups[i].set_rank(static_cast<int32_t>(i + 1));
+    *report.add_groups() = groups[i];
+  }
+  BuildActions(&report, 100'000'000);
+  EXPECT_EQ(report.actions_size(), 0);
+  // Without a configuration that ran on after the others, nothing is called autotuning.
+  for (auto& g : groups) {
+    g.set_tail_launches(0);
+    g.set_autotuner("");
+    g.set_autotuning_trial(false);
+  }
+  ApplyOwnerAndEvidence(&groups, 100'000'000);
+  for (const auto& g : groups) EXPECT_FALSE(g.autotuning_trial());
+}
+
+// XLA's autotuner: one name in several compiled variants, owned by XLA through the loader.
+TEST(MeasuredEvidence, XlaVariantsAreXlasAndTrials) {
+  std::vector<occtrace::KernelGroup> groups;
+  for (int r : {30, 90, 218}) {
+    occtrace::KernelGroup g = Group("gemm_fusion_dot_4", 256, 128, 2, 100'000.0 - r);
+    g.set_loader("jaxlib/xla_extension.so");
+    g.set_registers_per_thread(r);
+    g.set_tail_launches(r == 90 ? 300 : 0);
+    groups.push_back(g);
+  }
+  ApplyOwnerAndEvidence(&groups, 10'000'000);
+  for (const auto& g : groups) {
+    EXPECT_EQ(g.origin(), "vendor");
+    EXPECT_EQ(g.owner_library(), "XLA (jaxlib)");
+    EXPECT_EQ(g.owner_evidence(), "loader");
+    EXPECT_EQ(g.name_variants(), 3);
+    EXPECT_EQ(g.autotuning_trial(), g.registers_per_thread() != 90);
+    EXPECT_EQ(Measured(g), nullptr);
+  }
+}
+
+// A kernel near a throughput ceiling gets no occupancy suggestion: its own evidence says more
+// resident warps will not help, and the verdict says what would.
+TEST(MeasuredEvidence, NoOccupancyActionNearAThroughputCeiling) {
+  std::vector<occtrace::KernelGroup> groups = {Group("_Z4copyPfPKf", 65536, 256, 200, 50'000)};
+  auto* s = groups[0].add_suggestions();
+  s->set_kind("register_cap");
+  s->set_registers_per_thread(32);
+  s->set_text("Cap registers at 32/thread: __launch_bounds__(256, 8)");
+  groups[0].set_recoverable_ns_upper_bound(1'000'000);
+  groups[0].set_priority(3);
+  auto* t = groups[0].mutable_achieved()->mutable_throughput();
+  t->set_verdict("near_ceiling");
+  t->set_summary("near the DRAM ceiling (DRAM at 86.8 % of peak): fewer bytes will help");
+  ApplyOwnerAndEvidence(&groups, 10'000'000);
+  EXPECT_EQ(groups[0].suggestions_size(), 0);
+  EXPECT_EQ(groups[0].recoverable_ns_upper_bound(), 0);
+  bool said = false;
+  for (const auto& issue : groups[0].issues()) said |= issue.find("DRAM ceiling") != std::string::npos;
+  EXPECT_TRUE(said);
+  occtrace::Report report;
+  groups[0].set_rank(1);
+  *report.add_groups() = groups[0];
+  BuildActions(&report, 10'000'000);
+  EXPECT_EQ(report.actions_size(), 0);
+}
+
+// Nobody identified the owner: model advice stays, said to be conditional, and never as
+// measured advice (the alternative configuration may be a library's own choice).
+TEST(MeasuredEvidence, UnknownOwnersGetOnlyCaveatedModelAdvice) {
+  std::vector<occtrace::KernelGroup> groups = {Group("_Z5scalePfif", 65536, 64, 20, 40'000),
+                                               Group("_Z5scalePfif", 16384, 256, 20, 12'000)};
+  for (auto& g : groups) g.clear_loader();
+  auto* s = groups[0].add_suggestions();
+  s->set_kind("block_size");
+  s->set_block_size(256);
+  s->set_text("Use 256 threads per block");
+  ApplyOwnerAndEvidence(&groups, 1'040'000);
+  EXPECT_EQ(groups[0].origin(), "unknown");
+  EXPECT_EQ(Measured(groups[0]), nullptr);
+  ASSERT_EQ(groups[0].suggestions_size(), 1);
+  EXPECT_EQ(groups[0].suggestions(0).text().rfind("Owner unknown", 0), 0u) << groups[0].suggestions(0).text();
 }
 
 TEST(MeasuredEvidence, ActionsPutMeasuredGainsFirst) {
