@@ -316,8 +316,8 @@ void DropOccupancySuggestions(occtrace::KernelGroup* g) {
 // Nobody identified the owner: the model's suggestions stay, said to be conditional.
 void AddUnknownOwnerCaveat(occtrace::KernelGroup* g) {
   for (auto& s : *g->mutable_suggestions()) {
-    s.set_text("Owner unknown (no loading library recorded and the name is not one occtrace "
-               "recognizes): only if you launch this kernel yourself — " + s.text());
+    s.set_text("Owner unknown (no loading library recorded, name not recognized); if you launch it "
+               "yourself: " + s.text());
   }
 }
 

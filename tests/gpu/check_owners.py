@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Checks occ-report's kernel owners against the code itself, independently of how occtrace
+decides them (issue #29): for every function in a trace whose module was loaded by a shared
+object, the loaded object that *holds the function's code* must be the owner occ-report names.
+
+    check_owners.py OCC_REPORT TRACE.db [--jit-dir DIR ...]
+
+- The owner occ-report gives each kernel comes from `occ-report report --format json`.
+- The independent side: `cuobjdump -symbols OBJECT` lists the device functions compiled into each
+  loader object the trace recorded (OCC_MODULE.loader, full paths on the machine that traced),
+  compressed fatbins included. A function found in an object is owned by what that object is
+  (libcudnn* -> cuDNN, libcublas* -> cuBLAS, libtorch* -> PyTorch (ATen), the program -> yours).
+- Kernels compiled at run time (Triton, CuPy, Numba, XLA) are in no object file: their names are
+  looked for in the compilers' own output folders given with --jit-dir (Triton's cache, CuPy's
+  kernel cache, an XLA dump), as bytes, and must be owned by that compiler's kind.
+
+Prints one line per function and a summary; exits 1 on any mismatch, 2 on bad input.
+Run on the GPU machine (cuobjdump from the CUDA toolkit on PATH) right after the workload.
+"""
+import argparse
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+
+# What a holding object's file name says its owner is: (prefix, origin, owner_library).
+OBJECT_OWNERS = [
+    ("libcudnn", "vendor", "cuDNN"), ("libcublasLt", "vendor", "cuBLASLt"), ("libcublas", "vendor", "cuBLAS"),
+    ("libnccl", "vendor", "NCCL"), ("libcufft", "vendor", "cuFFT"), ("libcusparse", "vendor", "cuSPARSE"),
+    ("libcurand", "vendor", "cuRAND"), ("libcusolver", "vendor", "cuSOLVER"),
+    ("libtorch", "aten", "PyTorch (ATen)"), ("libc10_cuda", "aten", "PyTorch (ATen)"),
+]
+# JIT folders: which origins may own a name found there.
+JIT_KINDS = {"triton": {"triton", "inductor"}, "cupy": {"cupy", "vendor"}, "xla": {"vendor"},
+             "numba": {"numba"}}
+
+
+def expected_owner(path):
+    base = os.path.basename(path)
+    for prefix, origin, library in OBJECT_OWNERS:
+        if base.startswith(prefix):
+            return origin, library
+    if "site-packages" in path or "dist-packages" in path:
+        return None  # a package occtrace does not name: unknown is right, nothing to compare
+    return "cuda_cpp", ""
+
+
+def device_symbols(path, cache={}):
+    if path not in cache:
+        try:
+            out = subprocess.run(["cuobjdump", "-symbols", path], capture_output=True, text=True,
+                                 timeout=900).stdout
+        except (OSError, subprocess.TimeoutExpired) as e:
+            print(f"  cuobjdump {path}: {e}", file=sys.stderr)
+            out = ""
+        cache[path] = set(re.findall(r"STT_FUNC\s+STB_\w+\s+(?:STO_\w+\s+)?(\S+)", out))
+    return cache[path]
+
+
+def jit_holder(name, jit_dirs):
+    needle = name.encode()
+    for d in jit_dirs:
+        kind = next((k for k in JIT_KINDS if k in d.lower()), None)
+        for root, _, files in os.walk(d):
+            for f in files:
+                p = os.path.join(root, f)
+                try:
+                    if os.path.getsize(p) < 64 << 20 and needle in open(p, "rb").read():
+                        return kind, p
+                except OSError:
+                    pass
+    return None, None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("occ_report")
+    ap.add_argument("trace")
+    ap.add_argument("--jit-dir", action="append", default=[],
+                    help="a JIT compiler's output folder; its kind from its path (triton, cupy, xla, numba)")
+    args = ap.parse_args()
+    if not os.path.isfile(args.trace):
+        print(f"check_owners: no such trace: {args.trace}", file=sys.stderr)
+        return 2
+    report = json.loads(subprocess.run([args.occ_report, "report", args.trace, "--format", "json", "--top", "0"],
+                                       capture_output=True, text=True, check=True).stdout)
+    db = sqlite3.connect(f"file:{args.trace}?mode=ro", uri=True)
+    loaders = {}
+    for name, loader in db.execute(
+            "SELECT DISTINCT s.value, m.loader FROM OCC_FUNCTION f JOIN StringIds s ON s.id = f.mangledName "
+            "JOIN OCC_MODULE m ON m.moduleId = f.moduleId WHERE m.loader IS NOT NULL"):
+        loaders.setdefault(name, set()).add(loader)
+    checked = mismatched = unverified = 0
+    seen = set()
+    for g in report.get("groups", []):
+        name = g.get("mangledName") or g.get("mangled_name")
+        if name in seen:
+            continue
+        seen.add(name)
+        origin, library = g.get("origin", ""), g.get("ownerLibrary", g.get("owner_library", ""))
+        verdict = None
+        for loader in sorted(loaders.get(name, ())):
+            if name in device_symbols(loader):
+                want = expected_owner(loader)
+                if want is None:
+                    verdict = ("ok" if origin == "unknown" else "MISMATCH", f"code in {loader} (unnamed package)")
+                else:
+                    ok = origin == want[0] and (not want[1] or library.startswith(want[1][:6]))
+                    verdict = ("ok" if ok else "MISMATCH", f"code in {loader}: expected {want[0]} {want[1]}")
+                break
+        if verdict is None and args.jit_dir:
+            kind, holder = jit_holder(name, args.jit_dir)
+            if kind is not None:
+                verdict = ("ok" if origin in JIT_KINDS[kind] else "MISMATCH", f"compiled by {kind}: {holder}")
+        if verdict is None:
+            unverified += 1
+            print(f"unverified  {origin:9} {library:18} {name[:100]}")
+            continue
+        checked += 1
+        mismatched += verdict[0] != "ok"
+        print(f"{verdict[0]:11} {origin:9} {library:18} {name[:100]}  ({verdict[1]})")
+    print(f"check_owners: {checked} functions checked against the code's holder, {mismatched} mismatched, "
+          f"{unverified} not verifiable (code in no listed object)")
+    return 1 if mismatched else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
