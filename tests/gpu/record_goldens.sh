@@ -14,7 +14,8 @@
 #   occtrace too, both traces of the same launches), compiled_model.py (torch.compile, both
 #   handlers) and a 2-rank DDP train_ddp.py (gloo, both ranks on GPU 0 unless there are 2 GPUs:
 #   then NCCL, one GPU a rank), one trace per rank through tensorboard_trace_handler.
-# PARTS=advice,torchprof picks parts (default both); ONLY=name1,name2 picks advice workloads.
+# PARTS=advice,torchprof picks parts (default both); ONLY=name1,name2 picks advice workloads;
+# a run that would start after DEADLINE_S seconds (default 330) is skipped, said in the log.
 #
 # $OUT gets (at most 8 files, each under 16 MiB): progress.log (env, versions, one line per run,
 # as it goes), advice.tar (NAME.db.xz, NAME.report.txt, NAME.out/.err), torchprof.tar (*.json.gz,
@@ -55,6 +56,7 @@ PYEOF
 run() {
   local label="$1" dir="$2" limit="$3"; shift 3
   local t0=$SECONDS rc
+  if (( SECONDS > ${DEADLINE_S:-330} )); then log "$label skipped: past DEADLINE_S"; return 1; fi
   timeout -k 10 "$limit" "$@" >"$dir/$label.out" 2>"$dir/$label.err"
   rc=$?
   log "$label rc=$rc $((SECONDS - t0))s: $(tail -n 1 "$dir/$label.out" | cut -c1-160)"
@@ -68,7 +70,7 @@ mkdir -p "$advice"
 # report (text) beside it.
 trace() {
   local label="$1" script="$2"; shift 2
-  run "$label" "$advice" 240 env "$@" "$occtrace" -o "$advice/$label.db" --force -- \
+  run "$label" "$advice" 120 env "$@" "$occtrace" -o "$advice/$label.db" --force -- \
     python3 "$wl/$script"
   if [[ -f "$advice/$label.db" ]]; then
     "$report" "$advice/$label.db" --top 20 >"$advice/$label.report.txt" 2>&1 ||
@@ -98,47 +100,55 @@ if [[ ",$parts," == *,advice,* ]]; then
     fi
   done
   [[ "${ACHIEVED:-}" == pm ]] && trace train_small.pm train_small.py OCCTRACE_ACHIEVED=pm STEPS=200
-  if [[ -f "$root/tests/gpu/check_owners.py" ]]; then
-    log "== owner checks (tests/gpu/check_owners.py)"
-    for db in "$advice"/*.db; do
-      python3 "$root/tests/gpu/check_owners.py" "$report" "$db" --jit-dir ~/.triton/cache \
-        --jit-dir ~/.cupy/kernel_cache >"${db%.db}.owners.txt" 2>&1
-      log "check_owners $(basename "$db") rc=$?: $(tail -n 1 "${db%.db}.owners.txt" | cut -c1-160)"
-      cat "${db%.db}.owners.txt" >>"$out/checks.log"
-    done
-  fi
-  for db in "$advice"/*.db; do xz -T0 -6 "$db"; done
-  tar -C "$work" -cf "$out/advice.tar" advice
-  log "advice.tar $(du -h "$out/advice.tar" | cut -f1)"
+  # The owner checks (cuobjdump over the loaders) run on the CPU beside the torchprof part.
+  (
+    if [[ -f "$root/tests/gpu/check_owners.py" ]]; then
+      for db in "$advice"/*.db; do
+        (( SECONDS < ${DEADLINE_S:-330} + 60 )) || { log "check_owners $(basename "$db") skipped"; continue; }
+        timeout -k 5 150 python3 "$root/tests/gpu/check_owners.py" "$report" "$db" \
+          --jit-dir ~/.triton/cache --jit-dir ~/.cupy/kernel_cache >"${db%.db}.owners.txt" 2>&1
+        log "check_owners $(basename "$db") rc=$?: $(tail -n 1 "${db%.db}.owners.txt" | cut -c1-160)"
+        cat "${db%.db}.owners.txt" >>"$out/checks.log"
+      done
+    fi
+    for db in "$advice"/*.db; do xz -T4 -6 "$db"; done
+  ) &
+  owners_pid=$!
 fi
 
 if [[ ",$parts," == *,torchprof,* ]]; then
   log "== torchprof (#30)"
   tp="$work/torchprof"
   mkdir -p "$tp"
-  run train_small_eager "$tp" 180 env TORCHPROF=1 STEPS=30 \
+  # Issue #30's three first (eager, torch.compile, 2-rank DDP), then the extras.
+  run train_small_eager "$tp" 90 env TORCHPROF=1 STEPS=30 \
     TORCHPROF_TRACE="$tp/train_small_eager.json.gz" python3 "$wl/train_small.py"
-  run train_small_cudaonly "$tp" 180 env TORCHPROF=1 CUDAONLY=1 STEPS=30 \
-    TORCHPROF_TRACE="$tp/train_small_cudaonly.json.gz" python3 "$wl/train_small.py"
-  run train_small_tb "$tp" 180 env TORCHPROF=1 STEPS=30 TORCHPROF_TB_DIR="$tp/train_small_tb" \
-    TORCHPROF_WORKER=train_small python3 "$wl/train_small.py"
-  # The same launches seen by both tools: occtrace's trace beside torch.profiler's.
-  run train_small_both "$tp" 180 env TORCHPROF=1 STEPS=30 \
-    TORCHPROF_TRACE="$tp/train_small_both.json.gz" \
-    "$occtrace" -o "$tp/train_small_both.db" --force --achieved off -- python3 "$wl/train_small.py"
-  [[ -f "$tp/train_small_both.db" ]] && xz -T0 -6 "$tp/train_small_both.db"
-  run compiled "$tp" 240 env TORCHPROF=1 STEPS=13 TORCHPROF_TB_DIR="$tp/compiled_tb" \
+  run compiled "$tp" 150 env TORCHPROF=1 STEPS=13 TORCHPROF_TB_DIR="$tp/compiled_tb" \
     TORCHPROF_WORKER=compiled TORCHPROF_TRACE="$tp/compiled.json.gz" python3 "$wl/compiled_model.py"
   gpus="$(nvidia-smi -L | grep -c '^GPU')"
   if [[ "$gpus" -ge 2 ]]; then backend=nccl; else backend=gloo; fi
-  run "ddp_$backend" "$tp" 240 env BACKEND="$backend" TORCHPROF=1 STEPS=20 \
+  run "ddp_$backend" "$tp" 150 env BACKEND="$backend" TORCHPROF=1 STEPS=20 \
     TORCHPROF_TB_DIR="$tp/ddp_$backend" NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 \
     NVSHMEM_DISABLE_NVLS=1 torchrun --standalone --nproc_per_node=2 "$wl/train_ddp.py"
+  run train_small_tb "$tp" 90 env TORCHPROF=1 STEPS=30 TORCHPROF_TB_DIR="$tp/train_small_tb" \
+    TORCHPROF_WORKER=train_small python3 "$wl/train_small.py"
+  # The same launches seen by both tools: occtrace's trace beside torch.profiler's.
+  run train_small_both "$tp" 90 env TORCHPROF=1 STEPS=30 \
+    TORCHPROF_TRACE="$tp/train_small_both.json.gz" \
+    "$occtrace" -o "$tp/train_small_both.db" --force --achieved off -- python3 "$wl/train_small.py"
+  [[ -f "$tp/train_small_both.db" ]] && xz -T4 -6 "$tp/train_small_both.db"
+  run train_small_cudaonly "$tp" 90 env TORCHPROF=1 CUDAONLY=1 STEPS=30 \
+    TORCHPROF_TRACE="$tp/train_small_cudaonly.json.gz" python3 "$wl/train_small.py"
   ls -laR "$tp" >>"$progress"
   tar -C "$work" -cf "$out/torchprof.tar" torchprof
   log "torchprof.tar $(du -h "$out/torchprof.tar" | cut -f1)"
 fi
 
+if [[ -n "${owners_pid:-}" ]]; then
+  wait "$owners_pid"
+  tar -C "$work" -cf "$out/advice.tar" advice
+  log "advice.tar $(du -h "$out/advice.tar" | cut -f1)"
+fi
 for f in "$out"/*.tar; do  # the device tool brings back files of 16 MiB at most
   [[ -f "$f" ]] || continue
   [[ $(stat -c %s "$f") -lt 16000000 ]] || { split -b 15M -d "$f" "$f.part"; rm "$f"; log "split $f"; }
