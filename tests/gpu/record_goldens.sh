@@ -78,8 +78,8 @@ trace() {
     python3 - "$advice/$label.db" <<'PYEOF' 2>&1 | sed "s/^/    $label meta: /" | tee -a "$progress"
 import sqlite3, sys
 con = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
-rows = con.execute("SELECT key, value FROM OCC_META WHERE key LIKE 'module_loader%' OR key LIKE "
-                   "'pm_%' OR key IN ('achieved_status', 'dropped_records')").fetchall()
+rows = con.execute("SELECT name, value FROM OCC_META WHERE name LIKE 'module_loader%' OR name LIKE "
+                   "'pm_%' OR name IN ('achieved_status', 'dropped_records')").fetchall()
 launches = con.execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchone()[0]
 print(f"launches={launches}", " ".join(f"{k}={v}" for k, v in rows))
 PYEOF

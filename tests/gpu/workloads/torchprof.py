@@ -23,7 +23,9 @@ def from_environment():
 
 
 def export(prof):
-    """After the profile has ended: its Chrome trace to $TORCHPROF_TRACE, if set."""
+    """After the profile has ended: its Chrome trace to $TORCHPROF_TRACE, if set and no
+    TORCHPROF_TB_DIR's handler has saved it already (Kineto saves a trace once: 'Trace is
+    already saved', seen on torch 2.11)."""
     path = os.environ.get("TORCHPROF_TRACE")
-    if prof is not None and path:
+    if prof is not None and path and not os.environ.get("TORCHPROF_TB_DIR"):
         prof.export_chrome_trace(path)
