@@ -26,6 +26,7 @@ std::string_view AchievedModeName(AchievedMode mode) {
     case AchievedMode::kOff: return "off";
     case AchievedMode::kSample: return "sample";
     case AchievedMode::kAll: return "all";
+    case AchievedMode::kPm: return "pm";
   }
   return "unknown";
 }
@@ -54,9 +55,11 @@ AchievedConfig ParseAchievedConfig(const EnvLookup& env, std::vector<std::string
       config.mode = AchievedMode::kSample;
     } else if (text == "all") {
       config.mode = AchievedMode::kAll;
+    } else if (text == "pm") {
+      config.mode = AchievedMode::kPm;
     } else {
       warnings->push_back("OCCTRACE_ACHIEVED='" + *mode +
-                          "' is not off|sample|all; using 'sample'");
+                          "' is not off|sample|all|pm; using 'sample'");
     }
   }
   if (std::optional<std::string> samples = env("OCCTRACE_SAMPLES")) {

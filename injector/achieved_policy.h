@@ -30,7 +30,9 @@
 
 namespace occ::inj {
 
-enum class AchievedMode { kOff, kSample, kAll };
+// kPm: CUPTI's PM sampling (pm_collector.h) instead of the range profiler; the policy is not
+// used then (nothing is chosen per launch).
+enum class AchievedMode { kOff, kSample, kAll, kPm };
 
 std::string_view AchievedModeName(AchievedMode mode);
 

@@ -148,7 +148,8 @@ std::unique_ptr<AchievedProfiler> CreateAchievedProfiler(AchievedSink sink, bool
   AchievedConfig config = ParseAchievedConfig(ProcessEnvironment(), &warnings);
   for (const std::string& warning : warnings) LogLine("%s", warning.c_str());
   if (launch_callbacks_shared || shared_switch != nullptr) config.light_tracing = true;
-  if (config.mode == AchievedMode::kOff) return nullptr;
+  // `pm` is PM sampling, never the range profiler (CreatePmCollector, pm_collector.h).
+  if (config.mode == AchievedMode::kOff || config.mode == AchievedMode::kPm) return nullptr;
   // With a switch the profiler switches the callbacks as in a full trace, through the switch.
   const bool owns = !launch_callbacks_shared || shared_switch != nullptr;
   return CreateRangeAchievedProfiler(std::move(sink), config, CreateCuptiProfilerDevice(owns, shared_switch, config.user_replay ? ProfilerReplay::kUser : ProfilerReplay::kKernel),

@@ -25,6 +25,7 @@
 #include "injector/light_tracer.h"
 #include "injector/module_loader.h"
 #include "injector/output_path.h"
+#include "injector/pm_collector.h"
 #include "injector/subscriber_guard.h"
 #include "injector/trace_session.h"
 #include "injector/triton_cache.h"
@@ -453,8 +454,12 @@ int InitializeTracing() {
   std::vector<std::string> ignored_warnings;  // CreateAchievedProfiler prints them
   const char* reattach_setting = getenv("OCCTRACE_ACHIEVED_REATTACH");
   const bool force_reattach = reattach_setting != nullptr && TrimBlanks(reattach_setting) == "force";
-  const bool full_reattach = !options.light &&
-                             ParseAchievedConfig(ProcessEnvironment(), &ignored_warnings).mode != AchievedMode::kOff &&
+  const AchievedMode achieved_mode = ParseAchievedConfig(ProcessEnvironment(), &ignored_warnings).mode;
+  // PM sampling (`pm`) replays nothing, so there is nothing to re-attach after; and CUPTI must
+  // stay attached while it samples.
+  const bool pm_sampling = achieved_mode == AchievedMode::kPm;
+  options.pm_samples = pm_sampling;
+  const bool full_reattach = !options.light && achieved_mode != AchievedMode::kOff && !pm_sampling &&
                              (force_reattach || EnvSwitch("OCCTRACE_ACHIEVED_REATTACH", /*fallback=*/true));
   options.gap_calls = full_reattach;
   if (full_reattach) hooks.gap_tick = [tracer](int64_t now_ns) { ReattachTick(tracer, now_ns); };
@@ -534,11 +539,17 @@ int InitializeTracing() {
   // With CUPTI detached between windows (OCCTRACE_LIGHT_DETACH), sampling runs while CUPTI is
   // attached and detaching waits until it rests (PrepareDetach).
   try {
-    tracer->achieved = CreateAchievedProfiler(
-        [tracer](AchievedSample&& sample) {
-          if (tracer->session) tracer->session->SubmitAchieved(std::move(sample));
-        },
-        /*launch_callbacks_shared=*/tracer->light != nullptr, tracer->launch_callbacks.get());
+    if (pm_sampling) {
+      tracer->achieved = CreatePmCollector([tracer](PmImage&& image) {
+        if (tracer->session) tracer->session->SubmitPmImage(std::move(image));
+      });
+    } else {
+      tracer->achieved = CreateAchievedProfiler(
+          [tracer](AchievedSample&& sample) {
+            if (tracer->session) tracer->session->SubmitAchieved(std::move(sample));
+          },
+          /*launch_callbacks_shared=*/tracer->light != nullptr, tracer->launch_callbacks.get());
+    }
     tracer->achieved_for_writer.store(tracer->achieved.get(), std::memory_order_release);
   } catch (const std::exception& e) {
     LogLine("achieved-occupancy profiler unavailable: %s", e.what());

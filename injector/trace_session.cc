@@ -313,6 +313,13 @@ void TraceSession::CloseWriter(const std::string& status) {
     rows.emplace_back("kernel_count", std::to_string(stats.kernels));
     rows.emplace_back("config_count", std::to_string(stats.configs));
     rows.emplace_back("achieved_count", std::to_string(stats.achieved));
+    if (options_.pm_samples) {
+      rows.emplace_back("pm_samples", std::to_string(stats.pm_samples));
+      rows.emplace_back("pm_samples_idle", std::to_string(stats.pm_samples_idle));
+      rows.emplace_back("pm_evaluate_errors", std::to_string(stats.pm_evaluate_errors));
+      rows.emplace_back("pm_samples_lost_write_error", std::to_string(stats.pm_samples_lost));
+      rows.emplace_back("pm_writer_ms", std::to_string(stats.pm_writer_ns / 1'000'000));
+    }
     rows.emplace_back("dropped_records", std::to_string(dropped_records_.load() + stats.records_lost));
     rows.emplace_back("records_lost_write_error", std::to_string(stats.records_lost));
     rows.emplace_back("incomplete_kernel_records", std::to_string(stats.incomplete_kernels));

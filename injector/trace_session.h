@@ -74,6 +74,7 @@
 #include "injector/kernel_windows.h"
 #include "injector/launch_calls.h"
 #include "injector/module_loader.h"
+#include "injector/pm_samples.h"
 #include "injector/trace_writer.h"
 
 namespace occ::inj {
@@ -125,6 +126,9 @@ struct SessionOptions {
   int max_record_age_ms = 500;
   // Where Triton's compile metadata is looked for (triton_cache.h); empty = none.
   std::vector<std::string> triton_cache_roots;
+  // OCCTRACE_ACHIEVED=pm: PM-sample images come (SubmitPmImage), and the writer's counts of
+  // their samples go into OCC_META at every commit (pm_samples, pm_samples_idle).
+  bool pm_samples = false;
   // OCCTRACE_DEBUG_FLUSH: one stderr line per writer tick (flush kinds, durations, buffers).
   bool debug_flush = false;
   // OCCTRACE_MODE=light: launches from launch callbacks (launch_calls.h), kernel records only
@@ -182,6 +186,8 @@ class TraceSession {
 
   void SubmitDeviceExtras(DeviceExtras extras);
   void SubmitAchieved(AchievedSample sample);
+  // A PM-sampling image (pm_collector.h), evaluated and written on the writer thread.
+  void SubmitPmImage(PmImage image);
   // CUPTI_CBID_RESOURCE_MODULE_LOADED: copies the image (the app thread only copies; the
   // writer parses it). Images beyond max_queued_module_bytes waiting at once are skipped and
   // counted (OCC_META cubin_modules_dropped), so a burst of large modules cannot grow memory.
@@ -258,7 +264,7 @@ class TraceSession {
     std::string library;
     LoaderFrames loader;
   };
-  using Item = std::variant<BufferItem, DeviceExtras, AchievedSample, MetaItem, ModuleItem>;
+  using Item = std::variant<BufferItem, DeviceExtras, AchievedSample, MetaItem, ModuleItem, PmImage>;
   enum class Phase { kRunning, kFinalFlush, kDrain, kDone };
 
   TraceSession(const SessionOptions& options, SessionHooks hooks);

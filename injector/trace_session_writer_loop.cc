@@ -44,6 +44,7 @@ void TraceSession::Push(Item item) {
 
 void TraceSession::SubmitDeviceExtras(DeviceExtras extras) { Push(std::move(extras)); }
 void TraceSession::SubmitAchieved(AchievedSample sample) { Push(std::move(sample)); }
+void TraceSession::SubmitPmImage(PmImage image) { Push(std::move(image)); }
 void TraceSession::SubmitModule(uint32_t module_id, const void* image, size_t size, std::string library,
                                 const LoaderFrames* loader) {
   if (InForkedChild() || image == nullptr || size == 0 || !active()) return;
@@ -94,6 +95,8 @@ void TraceSession::ProcessItems(std::deque<Item>* items) {
       writer_->AddAchieved(*sample);
     } else if (auto* meta = std::get_if<MetaItem>(&item)) {
       writer_->SetMeta(meta->name, meta->value);
+    } else if (auto* image = std::get_if<PmImage>(&item)) {
+      writer_->AddPmImage(*image);
     } else if (auto* module = std::get_if<ModuleItem>(&item)) {
       writer_->AddModule(module->module_id, module->image, module->library, ResolveLoader(module->loader),
                          module->loader.count > 0 ? module->loader.capture_ns : -1);
@@ -216,6 +219,7 @@ void TraceSession::WriterLoop() {
       if (phase == Phase::kRunning && hooks_.flush_activity) FlushOnWriter();
       writer_->SetMeta("launch_count", std::to_string(launch_calls_ ? writer_->stats().launch_calls
                                                                       : writer_->stats().launches + writer_->stats().gap_launches));
+      if (options_.pm_samples) writer_->WritePmMeta();
       writer_->Commit();
       if (writer_->failed()) active_.store(false);
       next_commit = Clock::now() + period;

@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -69,8 +70,10 @@ bool TraceWriter::Fail() {
     stats_.achieved_lost += uncommitted_achieved_;
     stats_.launches -= uncommitted_launches_;
     stats_.achieved -= uncommitted_achieved_;
+    stats_.pm_samples -= uncommitted_pm_samples_;
+    stats_.pm_samples_lost += uncommitted_pm_samples_;
   }
-  uncommitted_records_ = uncommitted_launches_ = uncommitted_achieved_ = 0;
+  uncommitted_records_ = uncommitted_launches_ = uncommitted_achieved_ = uncommitted_pm_samples_ = 0;
   failed_ = true;
   return false;
 }
@@ -124,6 +127,9 @@ bool TraceWriter::PrepareStatements() {
              "warpsActivePerCycle,smCyclesActive,gpuTimeNs,policy,sampleIndex,"
              "dramThroughputPct,l2ThroughputPct,l1ThroughputPct,issueSlotsPct,tensorPipePct)"
              " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)") &&
+         Prepare(&insert_pm_sample_,
+             "INSERT INTO OCC_PM_SAMPLE(deviceId,start,\"end\",smCyclesActive,warpsActive,dramThroughputPct)"
+             " VALUES(?,?,?,?,?,?)") &&
          Prepare(&upsert_gpu_,
              "INSERT OR REPLACE INTO TARGET_INFO_GPU(vmId,id,name,busLocation,isDiscrete,"
              "l2CacheSize,totalMemory,memoryBandwidth,clockRate,smCount,uuid,chipName,cuDevice,"
@@ -458,6 +464,58 @@ void TraceWriter::AddAchieved(const AchievedSample& sample) {
   if (!OCC_SQL_OK(s.Run())) Fail();
 }
 
+void TraceWriter::AddPmImage(const PmImage& image) {
+  if (failed_) {
+    stats_.pm_samples_lost += image.spans.size();
+    return;
+  }
+  if (!image.evaluator) return;
+  const auto began = std::chrono::steady_clock::now();
+  struct Timer {  // the writer thread's time on PM samples: evaluation and inserts
+    std::chrono::steady_clock::time_point began;
+    uint64_t* total;
+    ~Timer() {
+      *total += static_cast<uint64_t>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - began).count());
+    }
+  } timer{began, &stats_.pm_writer_ns};
+  sql::Stmt& s = insert_pm_sample_;
+  for (size_t i = 0; i < image.spans.size(); ++i) {
+    PmValues values;
+    std::string error;
+    if (!image.evaluator->Evaluate(image.counter_data, i, &values, &error)) {
+      if (stats_.pm_evaluate_errors++ == 0) LogLine("PM sample not evaluated: %s (further ones are only counted)", error.c_str());
+      continue;
+    }
+    // No SM was active during the sample: nothing ran, nothing to attribute.
+    if (!(values.sm_cycles_active > 0)) {
+      ++stats_.pm_samples_idle;
+      continue;
+    }
+    Bind(s, 1, image.device_id);
+    Bind(s, 2, static_cast<int64_t>(image.spans[i].start_ns));
+    Bind(s, 3, static_cast<int64_t>(image.spans[i].end_ns));
+    BindDouble(s, 4, values.sm_cycles_active);
+    BindDouble(s, 5, values.warps_active);
+    if (values.dram_throughput_pct < 0) BindNull(s, 6); else BindDouble(s, 6, values.dram_throughput_pct);
+    ++stats_.pm_samples;
+    ++uncommitted_pm_samples_;
+    if (!OCC_SQL_OK(s.Run())) {
+      Fail();
+      stats_.pm_samples_lost += image.spans.size() - i - 1;
+      return;
+    }
+  }
+}
+
+void TraceWriter::WritePmMeta() {
+  SetMeta("pm_samples", std::to_string(stats_.pm_samples));
+  SetMeta("pm_samples_idle", std::to_string(stats_.pm_samples_idle));
+  SetMeta("pm_evaluate_errors", std::to_string(stats_.pm_evaluate_errors));
+  SetMeta("pm_samples_lost_write_error", std::to_string(stats_.pm_samples_lost));
+  SetMeta("pm_writer_ms", std::to_string(stats_.pm_writer_ns / 1'000'000));
+}
+
 void TraceWriter::SetTritonCacheRoots(std::vector<std::string> roots) {
   if (roots.empty()) {
     triton_cache_.reset();
@@ -561,7 +619,7 @@ bool TraceWriter::Commit() {
   if (failed_) return false;
   if (in_transaction_ && !OCC_SQL_OK(db_.Exec("COMMIT"))) return Fail();
   in_transaction_ = false;
-  uncommitted_records_ = uncommitted_launches_ = uncommitted_achieved_ = 0;
+  uncommitted_records_ = uncommitted_launches_ = uncommitted_achieved_ = uncommitted_pm_samples_ = 0;
   if (!OCC_SQL_OK(db_.Exec("BEGIN"))) return Fail();
   in_transaction_ = true;
   return true;

@@ -24,6 +24,7 @@
 #include "injector/activity_records.h"
 #include "injector/cubin_parser.h"
 #include "injector/launch_calls.h"
+#include "injector/pm_samples.h"
 #include "injector/triton_cache.h"
 #include "sqlite_db.h"
 
@@ -87,6 +88,14 @@ struct WriterStats {
   uint64_t gap_launches = 0;
   uint64_t gap_duplicates = 0;
   uint64_t gap_configs_from_calls = 0;
+  // PM sampling (AddPmImage): OCC_PM_SAMPLE rows (after a write error: the committed ones),
+  // samples dropped because no SM was active, samples whose evaluation failed, samples lost to
+  // a write error.
+  uint64_t pm_samples = 0;
+  uint64_t pm_samples_idle = 0;
+  uint64_t pm_evaluate_errors = 0;
+  uint64_t pm_samples_lost = 0;
+  uint64_t pm_writer_ns = 0;  // writer-thread time in AddPmImage (evaluation + inserts)
 };
 
 class TraceWriter {
@@ -108,6 +117,12 @@ class TraceWriter {
   void AddContext(const ActivityContext& context);
   void AddDeviceExtras(const DeviceExtras& extras);
   void AddAchieved(const AchievedSample& sample);
+  // PM sampling: evaluates every sample of the image (PmEvaluator) and stores one OCC_PM_SAMPLE
+  // row per sample in which an SM was active; idle ones are only counted.
+  void AddPmImage(const PmImage& image);
+  // OCC_META pm_samples, pm_samples_idle, pm_evaluate_errors, pm_samples_lost_write_error,
+  // pm_writer_ms.
+  void WritePmMeta();
   // A module's image (CUPTI_CBID_RESOURCE_MODULE_LOADED): one OCC_FUNCTION row per function.
   // Non-cubin or malformed images are skipped with a warning (the first few) and counted.
   // `library` (may be empty): the shared object it was mapped from, for OCC_MODULE; `loader`
@@ -277,11 +292,12 @@ class TraceWriter {
   uint64_t uncommitted_records_ = 0;
   uint64_t uncommitted_launches_ = 0;
   uint64_t uncommitted_achieved_ = 0;
+  uint64_t uncommitted_pm_samples_ = 0;
 
   sql::Stmt insert_string_, insert_config_, insert_launch_, insert_launch_batch_,
       upsert_meta_, insert_achieved_, upsert_gpu_, delete_cuda_device_, insert_cuda_device_,
       upsert_occ_device_, upsert_context_, upsert_function_, upsert_module_, upsert_triton_,
-      insert_call_, insert_call_batch_, update_config_from_record_;
+      insert_call_, insert_call_batch_, update_config_from_record_, insert_pm_sample_;
 
   std::unordered_map<std::string, int64_t> string_ids_;
   std::unordered_map<const char*, NameEntry> names_by_pointer_;

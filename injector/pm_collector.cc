@@ -1,0 +1,298 @@
+#include "injector/pm_collector.h"
+
+#include <pthread.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <utility>
+
+#include "injector/env_settings.h"
+#include "injector/errors.h"
+
+namespace occ::inj {
+namespace {
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+PmCollectorSettings ParsePmSettings(const EnvLookup& env, std::vector<std::string>* warnings) {
+  PmCollectorSettings settings;
+  const long interval_us = IntegerSetting(env, "OCCTRACE_PM_INTERVAL_US", 20, 1, 1'000'000, warnings);
+  settings.device.interval_ns = static_cast<uint64_t>(interval_us) * 1000;
+  // Room for four decode periods of samples per image: a decode that falls late still fits one
+  // image, and an image full of samples (COUNTER_DATA_FULL) is followed by another decode.
+  const uint64_t per_period = static_cast<uint64_t>(settings.decode_period_ns) / settings.device.interval_ns;
+  settings.device.max_samples_per_image = static_cast<uint32_t>(std::clamp<uint64_t>(4 * per_period, 256, 4000));
+  return settings;
+}
+
+PmCollector::PmCollector(Sink sink, std::unique_ptr<PmBackend> backend, PmCollectorSettings settings)
+    : sink_(std::move(sink)), backend_(std::move(backend)), settings_(settings) {
+  thread_ = std::thread([this] { DecodeLoop(); });
+}
+
+PmCollector::~PmCollector() { Shutdown(); }
+
+void PmCollector::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* cbdata) {
+  if (domain != CUPTI_CB_DOMAIN_RESOURCE || cbid != CUPTI_CBID_RESOURCE_CONTEXT_CREATED || cbdata == nullptr) return;
+  NoteContext(static_cast<const CUpti_ResourceData*>(cbdata)->context);
+}
+
+void PmCollector::NoteContext(void* context) {
+  uint32_t device_id = 0;
+  if (!backend_->DeviceOf(context, &device_id)) return;
+  {
+    std::lock_guard lock(mutex_);
+    if (stop_requested_ || !phases_.emplace(device_id, Phase::kPending).second) return;
+    pending_.push_back(device_id);
+  }
+  wake_.notify_all();
+}
+
+void PmCollector::Shutdown() {
+  if (shut_down_.exchange(true)) return;
+  {
+    std::lock_guard lock(mutex_);
+    stop_requested_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
+}
+
+std::string PmCollector::status() const {
+  std::lock_guard lock(mutex_);
+  return failure_.empty() ? "on" : failure_;
+}
+
+void PmCollector::DecodeLoop() {
+  pthread_setname_np(pthread_self(), "occtrace-pm");
+  const auto period = std::chrono::nanoseconds(settings_.decode_period_ns);
+  while (true) {
+    std::vector<uint32_t> pending;
+    bool stop = false;
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait_for(lock, period, [this] { return stop_requested_ || !pending_.empty(); });
+      pending.swap(pending_);
+      stop = stop_requested_;
+    }
+    if (!stop) {
+      for (uint32_t id : pending) SetUp(id, &devices_[id]);
+    }
+    for (auto& [id, device] : devices_) {
+      if (device.phase == Phase::kSampling) DrainDevice(id, &device);
+    }
+    if (stop) break;
+  }
+  for (auto& [id, device] : devices_) {
+    if (device.phase == Phase::kSampling) StopDevice(id, &device);
+  }
+  if (backend_initialized_) backend_->Deinitialize();
+  backend_initialized_ = false;
+}
+
+void PmCollector::SetUp(uint32_t device_id, DeviceState* device) {
+  ProfilerError error;
+  if (!backend_initialized_) {
+    if (!backend_->Initialize(&error)) return FailDevice(device_id, device, error);
+    backend_initialized_ = true;
+  }
+  device->sampler = backend_->Open(device_id, settings_.device, &error);
+  if (!device->sampler) return FailDevice(device_id, device, error);
+  if (!device->sampler->Start(&error)) return FailDevice(device_id, device, error);
+  device->phase = Phase::kSampling;
+  std::string metrics;
+  for (const char* metric : device->sampler->metrics()) metrics += (metrics.empty() ? "" : ",") + std::string(metric);
+  std::lock_guard lock(mutex_);
+  phases_[device_id] = Phase::kSampling;
+  metrics_ = metrics;
+  chip_ = device->sampler->chip_name();
+}
+
+bool PmCollector::TakeImage(PmDeviceSampler* sampler, std::vector<uint8_t>* image, ProfilerError* error) {
+  {
+    std::lock_guard lock(pool_->pool_mutex);
+    if (!pool_->free.empty()) {
+      *image = std::move(pool_->free.back());
+      pool_->free.pop_back();
+    } else if (pool_->allocated < settings_.max_images) {
+      ++pool_->allocated;
+    } else {
+      return false;
+    }
+  }
+  if (sampler->NewImage(image, error)) {
+    image_bytes_.store(image->size(), std::memory_order_relaxed);
+    return true;
+  }
+  GiveBack(std::move(*image));
+  return false;
+}
+
+void PmCollector::GiveBack(std::vector<uint8_t>&& image) {
+  std::lock_guard lock(pool_->pool_mutex);
+  if (image.empty()) {
+    --pool_->allocated;  // never filled: the slot is free again
+  } else {
+    pool_->free.push_back(std::move(image));
+  }
+}
+
+bool PmCollector::DrainDevice(uint32_t device_id, DeviceState* device) {
+  PmDeviceSampler* sampler = device->sampler.get();
+  // Bounded: a hardware buffer holds far fewer images' worth than this between two periods.
+  for (int round = 0; round < 64; ++round) {
+    ProfilerError error;
+    std::vector<uint8_t> image;
+    const bool pooled = TakeImage(sampler, &image, &error);
+    if (!error.ok()) {
+      FailDevice(device_id, device, error);
+      return false;
+    }
+    std::vector<uint8_t>* target = &image;
+    if (!pooled) {  // the writer is behind: drain into the spare, drop its samples
+      if (!sampler->NewImage(&spare_image_, &error)) {
+        FailDevice(device_id, device, error);
+        return false;
+      }
+      target = &spare_image_;
+    }
+    std::vector<PmImage::Span> spans;
+    PmDecodeResult result;
+    const int64_t began = NowNs();
+    const bool decoded = sampler->Decode(target, &spans, &result, &error);
+    const int64_t took = NowNs() - began;
+    decode_ns_.fetch_add(static_cast<uint64_t>(took), std::memory_order_relaxed);
+    if (took > max_decode_ns_.load(std::memory_order_relaxed)) max_decode_ns_.store(took, std::memory_order_relaxed);
+    decodes_.fetch_add(1, std::memory_order_relaxed);
+    if (!decoded) {
+      decode_errors_.fetch_add(1);
+      if (pooled) GiveBack(std::move(image));
+      FailDevice(device_id, device, error);
+      return false;
+    }
+    samples_decoded_.fetch_add(spans.size(), std::memory_order_relaxed);
+    if (!pooled) {
+      samples_lost_.fetch_add(spans.size(), std::memory_order_relaxed);
+    } else if (spans.empty()) {
+      GiveBack(std::move(image));
+    } else {
+      PmImage out;
+      out.device_id = device_id;
+      out.counter_data = std::move(image);
+      out.spans = std::move(spans);
+      out.evaluator = sampler->evaluator();
+      out.recycle = [pool = pool_](std::vector<uint8_t>&& done) {
+        std::lock_guard lock(pool->pool_mutex);
+        pool->free.push_back(std::move(done));
+      };
+      sink_(std::move(out));
+    }
+    if (result.overflow) {
+      // Samples were lost. CUPTI fails every later decode after an overflow, so sampling starts
+      // afresh with an empty hardware buffer.
+      overflows_.fetch_add(1);
+      if (!sampler->Stop(&error) || !sampler->Start(&error)) {
+        FailDevice(device_id, device, error);
+        return false;
+      }
+      return true;
+    }
+    if (!result.image_full) return true;
+  }
+  return true;
+}
+
+void PmCollector::StopDevice(uint32_t device_id, DeviceState* device) {
+  ProfilerError error;
+  const bool stopped = device->sampler->Stop(&error);
+  // Stopped or not, what the hardware buffer holds is decoded (the last decode period).
+  if (!DrainDevice(device_id, device)) return;  // failed: already disabled
+  device->sampler->Disable();
+  if (!stopped) return FailDevice(device_id, device, error);
+  device->phase = Phase::kStopped;
+  std::lock_guard lock(mutex_);
+  phases_[device_id] = Phase::kStopped;
+}
+
+void PmCollector::FailDevice(uint32_t device_id, DeviceState* device, const ProfilerError& error) {
+  if (device->sampler) device->sampler->Disable();
+  device->phase = Phase::kFailed;
+  {
+    std::lock_guard lock(mutex_);
+    phases_[device_id] = Phase::kFailed;
+  }
+  if (error.insufficient_privileges()) {
+    SetFailure("no-permission",
+               "PM sampling (OCCTRACE_ACHIEVED=pm) off: no permission to read GPU performance counters "
+               "(CUPTI_ERROR_INSUFFICIENT_PRIVILEGES); tracing continues. To enable: run as root or with "
+               "CAP_PERFMON / CAP_SYS_ADMIN, or load the nvidia module with NVreg_RestrictProfilingToAdminUsers=0 "
+               "(see https://developer.nvidia.com/ERR_NVGPUCTRPERM)");
+  } else if (error.result == CUPTI_ERROR_NOT_SUPPORTED || error.result == CUPTI_ERROR_NOT_COMPATIBLE) {
+    SetFailure("unsupported",
+               "PM sampling (OCCTRACE_ACHIEVED=pm) off on device " + std::to_string(device_id) + ": " +
+                   error.Message() + "; tracing continues");
+  } else {
+    SetFailure("error: " + error.Message(), "PM sampling (OCCTRACE_ACHIEVED=pm) stopped on device " +
+                                                std::to_string(device_id) + ": " + error.Message() +
+                                                "; tracing continues");
+  }
+}
+
+void PmCollector::SetFailure(const std::string& status, const std::string& line) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!failure_.empty()) return;  // one line per run
+    failure_ = status;
+  }
+  LogLine("%s", line.c_str());
+}
+
+std::vector<std::pair<std::string, std::string>> PmCollector::SessionMeta() const {
+  std::vector<std::pair<std::string, std::string>> meta;
+  std::string status, metrics, chip;
+  size_t sampling = 0, devices = 0;
+  {
+    std::lock_guard lock(mutex_);
+    status = failure_.empty() ? "on" : failure_;
+    metrics = metrics_;
+    chip = chip_;
+    devices = phases_.size();
+    for (const auto& [id, phase] : phases_) sampling += phase == Phase::kSampling || phase == Phase::kStopped ? 1 : 0;
+  }
+  char decode_ms[32];
+  std::snprintf(decode_ms, sizeof(decode_ms), "%.1f", static_cast<double>(decode_ns_.load()) / 1e6);
+  meta.emplace_back("achieved_mode", "pm");
+  meta.emplace_back("achieved_status", status == "on" ? "ok" : status);
+  meta.emplace_back("pm_status", status);
+  meta.emplace_back("pm_interval_ns", std::to_string(settings_.device.interval_ns));
+  meta.emplace_back("pm_metrics", metrics);
+  meta.emplace_back("pm_chip", chip);
+  meta.emplace_back("pm_devices", std::to_string(devices));
+  meta.emplace_back("pm_devices_sampled", std::to_string(sampling));
+  meta.emplace_back("pm_overflows", std::to_string(overflows_.load()));
+  meta.emplace_back("pm_decode_errors", std::to_string(decode_errors_.load()));
+  meta.emplace_back("pm_decodes", std::to_string(decodes_.load()));
+  meta.emplace_back("pm_decode_ms", decode_ms);
+  meta.emplace_back("pm_decode_max_us", std::to_string(max_decode_ns_.load() / 1000));
+  meta.emplace_back("pm_samples_decoded", std::to_string(samples_decoded_.load()));
+  meta.emplace_back("pm_samples_lost", std::to_string(samples_lost_.load()));
+  meta.emplace_back("pm_hardware_buffer_bytes", std::to_string(settings_.device.hardware_buffer_bytes));
+  meta.emplace_back("pm_image_bytes", std::to_string(image_bytes_.load()));
+  meta.emplace_back("pm_image_samples", std::to_string(settings_.device.max_samples_per_image));
+  return meta;
+}
+
+std::unique_ptr<AchievedProfiler> CreatePmCollector(PmCollector::Sink sink) {
+  std::vector<std::string> warnings;
+  PmCollectorSettings settings = ParsePmSettings(ProcessEnvironment(), &warnings);
+  for (const std::string& warning : warnings) LogLine("%s", warning.c_str());
+  return std::make_unique<PmCollector>(std::move(sink), CreateCuptiPmBackend(), settings);
+}
+
+}  // namespace occ::inj

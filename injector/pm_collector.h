@@ -1,0 +1,157 @@
+// PmCollector: achieved occupancy from CUPTI's PM sampling (OCCTRACE_ACHIEVED=pm), the
+// AchievedProfiler (achieved.h) that replaces kernel replay. It reads sm__warps_active.sum and
+// sm__cycles_active.sum (and dram__throughput.avg.pct_of_peak_sustained_elapsed where it fits
+// the same pass) device-wide at a fixed GPU-time interval; occ-report attributes the samples
+// to the kernels running in them. No launch callback, no replay, no serialization: the
+// program's threads do nothing for it beyond CONTEXT_CREATED noting the device.
+//
+// It never runs with the range profiler (both program the PM hardware): `pm` is its own mode,
+// and this class is the only achieved profiler of such a run.
+//
+// Threads:
+//  - Application threads: OnCallback(CONTEXT_CREATED) notes the context's device (pending) and
+//    wakes the decode thread. Nothing else (callbacks stay dumb).
+//  - The decode thread ("occtrace-pm"), the only thread that calls the PM backend after
+//    construction: sets pending devices up and starts them, and every decode_period decodes
+//    each sampling device's hardware buffer into a counter-data image, reads the sample spans
+//    and hands the image to the sink (TraceSession::SubmitPmImage: a queue push). It never
+//    evaluates: cuptiProfilerHostEvaluateToGpuValues and SQLite run on the writer thread
+//    (TraceWriter::AddPmImage), so decoding keeps up with the hardware.
+//  - Shutdown (atexit via the session's before_final_flush, or the writer thread on SIGTERM):
+//    asks the decode thread to stop, which stops every device, decodes what is left, disables
+//    them and exits; Shutdown joins it. The images reach the writer before its final drain.
+//  - fork: the child has no decode thread and the core ignores its callbacks (TraceSession::
+//    InForkedChild); no collector is inherited, and the child's exit touches nothing.
+//
+// Images: at most max_images exist (in the pool or in flight to the writer). When the writer
+// falls behind and none is free, a decode goes into a spare image whose samples are dropped
+// (pm_samples_lost): the hardware buffer is drained whatever the writer does.
+//
+// Per-device state table (DeviceState::phase):
+//   | phase     | meaning                                         | next                 |
+//   | kPending  | a context was created on it; not yet set up     | kSampling, kFailed   |
+//   | kSampling | started; decoded every decode_period            | kStopped, kFailed    |
+//   | kStopped  | stopped at shutdown, last samples decoded       | (end)                |
+//   | kFailed   | set-up, decode or restart failed; disabled      | (end)                |
+// A hardware-buffer overflow keeps kSampling: counted (pm_overflows), and sampling is stopped
+// and started again so that later decodes work (CUPTI keeps failing them after an overflow).
+//
+// Lock order: mutex_ is a leaf. It is never held while calling the backend (CUPTI) or the sink
+// (the session's queue lock); the pool's pool_mutex_ is a leaf too (taken by the writer when it
+// gives an image back).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "injector/achieved.h"
+#include "injector/env_settings.h"
+#include "injector/pm_device.h"
+#include "injector/pm_samples.h"
+
+namespace occ::inj {
+
+struct PmCollectorSettings {
+  PmSettings device;
+  int64_t decode_period_ns = 5'000'000;
+  size_t max_images = 16;
+};
+
+// OCCTRACE_PM_INTERVAL_US (default 20 us): the sampling interval. Warnings name a bad value.
+PmCollectorSettings ParsePmSettings(const EnvLookup& env, std::vector<std::string>* warnings);
+
+class PmCollector final : public AchievedProfiler {
+ public:
+  using Sink = std::function<void(PmImage&&)>;
+  // Starts the decode thread.
+  PmCollector(Sink sink, std::unique_ptr<PmBackend> backend, PmCollectorSettings settings);
+  ~PmCollector() override;
+  PmCollector(const PmCollector&) = delete;
+  PmCollector& operator=(const PmCollector&) = delete;
+
+  // The core enables CONTEXT_CREATED itself (cupti_tracer.cc): nothing to add.
+  void EnableCallbacks(CUpti_SubscriberHandle /*subscriber*/) override {}
+  void OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* cbdata) override;
+  // CUPTI must stay attached while sampling (light tracing's detach would tear it down).
+  bool PrepareDetach() override { return false; }
+  void Shutdown() override;
+  std::vector<std::pair<std::string, std::string>> SessionMeta() const override;
+
+  // What OnCallback does for CONTEXT_CREATED (tests call it directly).
+  void NoteContext(void* context);
+
+  // Counters (any thread).
+  uint64_t overflows() const { return overflows_.load(); }
+  uint64_t decodes() const { return decodes_.load(); }
+  std::string status() const;
+
+ private:
+  enum class Phase { kPending, kSampling, kStopped, kFailed };
+  struct DeviceState {
+    Phase phase = Phase::kPending;
+    std::unique_ptr<PmDeviceSampler> sampler;  // decode thread only
+  };
+
+  void DecodeLoop();
+  // Decode thread. Set up and start a pending device.
+  void SetUp(uint32_t device_id, DeviceState* device);
+  // Decode thread. Drains one device's hardware buffer into images for the sink; false when
+  // the device failed (then disabled).
+  bool DrainDevice(uint32_t device_id, DeviceState* device);
+  void StopDevice(uint32_t device_id, DeviceState* device);
+  void FailDevice(uint32_t device_id, DeviceState* device, const ProfilerError& error);
+  // A pooled image, initialized for `sampler`; false when none is free (writer behind).
+  bool TakeImage(PmDeviceSampler* sampler, std::vector<uint8_t>* image, ProfilerError* error);
+  void GiveBack(std::vector<uint8_t>&& image);
+  // The first failure's status, and its one "occtrace:" line.
+  void SetFailure(const std::string& status, const std::string& line);
+
+  Sink sink_;
+  std::unique_ptr<PmBackend> backend_;
+  const PmCollectorSettings settings_;
+  bool backend_initialized_ = false;  // decode thread only
+
+  mutable std::mutex mutex_;  // guards the four below
+  std::condition_variable wake_;
+  bool stop_requested_ = false;
+  std::map<uint32_t, Phase> phases_;  // published copy of each device's phase, for Meta/tests
+  std::string failure_;               // empty while fine
+  std::string metrics_, chip_;
+
+  std::map<uint32_t, DeviceState> devices_;  // decode thread only (after the pending hand-off)
+  std::vector<uint32_t> pending_;            // guarded by mutex_
+
+  // The image pool; shared with the images in flight (the writer returns them).
+  struct Pool {
+    std::mutex pool_mutex;
+    std::vector<std::vector<uint8_t>> free;
+    size_t allocated = 0;
+  };
+  std::shared_ptr<Pool> pool_ = std::make_shared<Pool>();
+  std::vector<uint8_t> spare_image_;  // decode thread: for decodes while the pool is empty
+
+  std::atomic<uint64_t> decodes_{0};
+  std::atomic<uint64_t> overflows_{0};
+  std::atomic<uint64_t> decode_errors_{0};
+  std::atomic<uint64_t> samples_decoded_{0};
+  std::atomic<uint64_t> samples_lost_{0};  // decoded into the spare image: writer behind
+  std::atomic<uint64_t> decode_ns_{0};
+  std::atomic<int64_t> max_decode_ns_{0};
+  std::atomic<uint64_t> image_bytes_{0};
+  std::atomic<bool> shut_down_{false};
+  std::thread thread_;
+};
+
+// The CUPTI collector, settings from the environment (warnings printed).
+std::unique_ptr<AchievedProfiler> CreatePmCollector(PmCollector::Sink sink);
+
+}  // namespace occ::inj

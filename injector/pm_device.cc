@@ -1,0 +1,322 @@
+// The CUPTI PM-sampling backend of pm_device.h. Every CUPTI result goes through CheckCupti
+// (range_profiler.h), which names the failing call in a ProfilerError.
+#include "injector/pm_device.h"
+
+#include <cupti_pmsampling.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_target.h>
+
+#include <string_view>
+#include <utility>
+
+#include "injector/errors.h"
+
+namespace occ::inj {
+namespace {
+
+// The host object (chip + counter availability + metrics): what evaluation needs. Owned by the
+// evaluator, which the writer may still use after the device's sampler is disabled.
+class CuptiPmEvaluator final : public PmEvaluator {
+ public:
+  CuptiPmEvaluator(CUpti_Profiler_Host_Object* host, std::vector<const char*> metrics)
+      : host_(host), metrics_(std::move(metrics)) {
+    for (size_t i = 0; i < metrics_.size(); ++i) {
+      const std::string_view name = metrics_[i];
+      if (name == kPmCyclesActiveMetric) cycles_ = i;
+      if (name == kPmWarpsActiveMetric) warps_ = i;
+      if (name == kPmDramMetric) dram_ = i;
+    }
+  }
+  ~CuptiPmEvaluator() override {
+    CUpti_Profiler_Host_Deinitialize_Params deinit{CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE, nullptr,
+                                                   host_};
+    cuptiProfilerHostDeinitialize(&deinit);
+  }
+  CuptiPmEvaluator(const CuptiPmEvaluator&) = delete;
+  CuptiPmEvaluator& operator=(const CuptiPmEvaluator&) = delete;
+
+  bool Evaluate(const std::vector<uint8_t>& image, size_t sample_index, PmValues* out,
+                std::string* error) override {
+    double values[3] = {-1, -1, -1};
+    CUpti_Profiler_Host_EvaluateToGpuValues_Params evaluate{};
+    evaluate.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE;
+    evaluate.pHostObject = host_;
+    evaluate.pCounterDataImage = image.data();
+    evaluate.counterDataImageSize = image.size();
+    evaluate.rangeIndex = sample_index;
+    evaluate.ppMetricNames = metrics_.data();
+    evaluate.numMetrics = metrics_.size();
+    evaluate.pMetricValues = values;
+    ProfilerError failure;
+    if (!CheckCupti(cuptiProfilerHostEvaluateToGpuValues(&evaluate), "cuptiProfilerHostEvaluateToGpuValues",
+                    &failure)) {
+      *error = failure.Message();
+      return false;
+    }
+    out->sm_cycles_active = values[cycles_];
+    out->warps_active = values[warps_];
+    out->dram_throughput_pct = dram_ < metrics_.size() ? values[dram_] : -1;
+    return true;
+  }
+
+ private:
+  CUpti_Profiler_Host_Object* host_;
+  std::vector<const char*> metrics_;  // at most 3
+  size_t cycles_ = 0, warps_ = 0, dram_ = 99;
+};
+
+class CuptiPmDeviceSampler final : public PmDeviceSampler {
+ public:
+  ~CuptiPmDeviceSampler() override { Disable(); }
+
+  bool Setup(uint32_t device_index, const PmSettings& settings, ProfilerError* error) {
+    CUdevice device = 0;
+    if (Driver().cuDeviceGet == nullptr || Driver().cuDeviceGet(&device, static_cast<int>(device_index)) != CUDA_SUCCESS) {
+      error->call = "cuDeviceGet";
+      error->result = CUPTI_ERROR_UNKNOWN;
+      return false;
+    }
+    CUpti_Profiler_DeviceSupported_Params supported{};
+    supported.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE;
+    supported.cuDevice = device;
+    supported.api = CUPTI_PROFILER_PM_SAMPLING;
+    if (!CheckCupti(cuptiProfilerDeviceSupported(&supported), "cuptiProfilerDeviceSupported", error)) return false;
+    if (supported.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
+      error->call = "cuptiProfilerDeviceSupported";
+      error->result = CUPTI_ERROR_NOT_SUPPORTED;
+      error->detail = "PM sampling on device " + std::to_string(device_index);
+      return false;
+    }
+    CUpti_Device_GetChipName_Params chip{};
+    chip.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
+    chip.deviceIndex = device_index;
+    if (!CheckCupti(cuptiDeviceGetChipName(&chip), "cuptiDeviceGetChipName", error)) return false;
+    chip_name_ = chip.pChipName != nullptr ? chip.pChipName : "";
+
+    CUpti_PmSampling_GetCounterAvailability_Params availability{};
+    availability.structSize = CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE;
+    availability.deviceIndex = device_index;
+    if (!CheckCupti(cuptiPmSamplingGetCounterAvailability(&availability), "cuptiPmSamplingGetCounterAvailability",
+                    error)) {
+      return false;
+    }
+    std::vector<uint8_t> availability_image(availability.counterAvailabilityImageSize);
+    availability.pCounterAvailabilityImage = availability_image.data();
+    if (!CheckCupti(cuptiPmSamplingGetCounterAvailability(&availability), "cuptiPmSamplingGetCounterAvailability",
+                    error)) {
+      return false;
+    }
+    CUpti_Profiler_Host_Object* host = nullptr;
+    if (!BuildConfig(availability_image, &host, error)) return false;
+    evaluator_ = std::make_shared<CuptiPmEvaluator>(host, metrics_);
+
+    CUpti_PmSampling_Enable_Params enable{};
+    enable.structSize = CUpti_PmSampling_Enable_Params_STRUCT_SIZE;
+    enable.deviceIndex = device_index;
+    if (!CheckCupti(cuptiPmSamplingEnable(&enable), "cuptiPmSamplingEnable", error)) return false;
+    object_ = enable.pPmSamplingObject;
+
+    CUpti_PmSampling_SetConfig_Params config{};
+    config.structSize = CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE;
+    config.pPmSamplingObject = object_;
+    config.configSize = config_image_.size();
+    config.pConfig = config_image_.data();
+    config.hardwareBufferSize = settings.hardware_buffer_bytes;
+    config.samplingInterval = settings.interval_ns;
+    config.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
+    // KEEP_OLDEST: a full hardware buffer is reported as an overflow (counted, pm_overflows)
+    // instead of old samples vanishing unnoticed.
+    config.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
+    if (!CheckCupti(cuptiPmSamplingSetConfig(&config), "cuptiPmSamplingSetConfig", error)) return false;
+
+    CUpti_PmSampling_GetCounterDataSize_Params size{};
+    size.structSize = CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE;
+    size.pPmSamplingObject = object_;
+    size.pMetricNames = metrics_.data();
+    size.numMetrics = metrics_.size();
+    size.maxSamples = settings.max_samples_per_image;
+    if (!CheckCupti(cuptiPmSamplingGetCounterDataSize(&size), "cuptiPmSamplingGetCounterDataSize", error)) {
+      return false;
+    }
+    image_bytes_ = size.counterDataSize;
+    return true;
+  }
+
+  bool Start(ProfilerError* error) override {
+    CUpti_PmSampling_Start_Params start{CUpti_PmSampling_Start_Params_STRUCT_SIZE, nullptr, object_};
+    return CheckCupti(cuptiPmSamplingStart(&start), "cuptiPmSamplingStart", error);
+  }
+
+  bool Stop(ProfilerError* error) override {
+    CUpti_PmSampling_Stop_Params stop{CUpti_PmSampling_Stop_Params_STRUCT_SIZE, nullptr, object_};
+    return CheckCupti(cuptiPmSamplingStop(&stop), "cuptiPmSamplingStop", error);
+  }
+
+  bool NewImage(std::vector<uint8_t>* image, ProfilerError* error) override {
+    // A pooled image is initialized again in place (no allocation, no clearing).
+    if (image->size() != image_bytes_) image->assign(image_bytes_, 0);
+    CUpti_PmSampling_CounterDataImage_Initialize_Params init{};
+    init.structSize = CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE;
+    init.pPmSamplingObject = object_;
+    init.counterDataSize = image->size();
+    init.pCounterData = image->data();
+    return CheckCupti(cuptiPmSamplingCounterDataImageInitialize(&init), "cuptiPmSamplingCounterDataImageInitialize",
+                      error);
+  }
+
+  bool Decode(std::vector<uint8_t>* image, std::vector<PmImage::Span>* spans, PmDecodeResult* result,
+              ProfilerError* error) override {
+    spans->clear();
+    *result = PmDecodeResult{};
+    CUpti_PmSampling_DecodeData_Params decode{};
+    decode.structSize = CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE;
+    decode.pPmSamplingObject = object_;
+    decode.pCounterDataImage = image->data();
+    decode.counterDataImageSize = image->size();
+    const CUptiResult decoded = cuptiPmSamplingDecodeData(&decode);
+    // CUPTI documents OUT_OF_MEMORY for "record overflow in the hardware buffer": an overflow,
+    // not a failure; what was decoded before it is still read below.
+    if (decoded == CUPTI_ERROR_OUT_OF_MEMORY) {
+      result->overflow = true;
+    } else if (!CheckCupti(decoded, "cuptiPmSamplingDecodeData", error)) {
+      return false;
+    }
+    result->overflow = result->overflow || decode.overflow != 0;
+    result->image_full = decode.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL;
+
+    CUpti_PmSampling_GetCounterDataInfo_Params info{};
+    info.structSize = CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE;
+    info.pCounterDataImage = image->data();
+    info.counterDataImageSize = image->size();
+    if (!CheckCupti(cuptiPmSamplingGetCounterDataInfo(&info), "cuptiPmSamplingGetCounterDataInfo", error)) return false;
+    spans->reserve(info.numCompletedSamples);
+    for (size_t i = 0; i < info.numCompletedSamples; ++i) {
+      CUpti_PmSampling_CounterData_GetSampleInfo_Params sample{};
+      sample.structSize = CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE;
+      sample.pPmSamplingObject = object_;
+      sample.pCounterDataImage = image->data();
+      sample.counterDataImageSize = image->size();
+      sample.sampleIndex = i;
+      if (!CheckCupti(cuptiPmSamplingCounterDataGetSampleInfo(&sample), "cuptiPmSamplingCounterDataGetSampleInfo",
+                      error)) {
+        return false;
+      }
+      spans->push_back({sample.startTimestamp, sample.endTimestamp});
+    }
+    result->completed_samples = spans->size();
+    return true;
+  }
+
+  void Disable() override {
+    if (object_ == nullptr) return;
+    CUpti_PmSampling_Disable_Params disable{CUpti_PmSampling_Disable_Params_STRUCT_SIZE, nullptr, object_};
+    OCC_CUPTI_LOG(cuptiPmSamplingDisable(&disable));
+    object_ = nullptr;
+  }
+
+  std::shared_ptr<PmEvaluator> evaluator() const override { return evaluator_; }
+  const std::vector<const char*>& metrics() const override { return metrics_; }
+  const std::string& chip_name() const override { return chip_name_; }
+
+ private:
+  // The three metrics if they fit one pass (PM sampling cannot replay: SetConfig refuses more),
+  // else the two that occupancy needs.
+  bool BuildConfig(const std::vector<uint8_t>& availability, CUpti_Profiler_Host_Object** host_out,
+                   ProfilerError* error) {
+    const std::vector<std::vector<const char*>> candidates = {
+        {kPmCyclesActiveMetric, kPmWarpsActiveMetric, kPmDramMetric}, {kPmCyclesActiveMetric, kPmWarpsActiveMetric}};
+    size_t passes_needed = 0;
+    for (const std::vector<const char*>& metrics : candidates) {
+      CUpti_Profiler_Host_Initialize_Params init{};
+      init.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
+      init.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
+      init.pChipName = chip_name_.c_str();
+      init.pCounterAvailabilityImage = availability.data();
+      if (!CheckCupti(cuptiProfilerHostInitialize(&init), "cuptiProfilerHostInitialize", error)) return false;
+      CUpti_Profiler_Host_Object* host = init.pHostObject;
+      auto release = [&] {
+        CUpti_Profiler_Host_Deinitialize_Params deinit{CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE, nullptr,
+                                                       host};
+        cuptiProfilerHostDeinitialize(&deinit);
+      };
+      std::vector<const char*> names = metrics;
+      CUpti_Profiler_Host_ConfigAddMetrics_Params add{};
+      add.structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE;
+      add.pHostObject = host;
+      add.ppMetricNames = names.data();
+      add.numMetrics = names.size();
+      CUpti_Profiler_Host_GetConfigImageSize_Params image_size{};
+      image_size.structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE;
+      image_size.pHostObject = host;
+      if (!CheckCupti(cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics", error) ||
+          !CheckCupti(cuptiProfilerHostGetConfigImageSize(&image_size), "cuptiProfilerHostGetConfigImageSize",
+                      error)) {
+        release();
+        if (metrics.size() == 3) {  // the DRAM metric may be what the chip lacks: try without
+          *error = ProfilerError{};
+          continue;
+        }
+        return false;
+      }
+      config_image_.assign(image_size.configImageSize, 0);
+      CUpti_Profiler_Host_GetConfigImage_Params image{};
+      image.structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE;
+      image.pHostObject = host;
+      image.configImageSize = config_image_.size();
+      image.pConfigImage = config_image_.data();
+      CUpti_Profiler_Host_GetNumOfPasses_Params passes{};
+      passes.structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE;
+      if (!CheckCupti(cuptiProfilerHostGetConfigImage(&image), "cuptiProfilerHostGetConfigImage", error)) {
+        release();
+        return false;
+      }
+      passes.configImageSize = config_image_.size();
+      passes.pConfigImage = config_image_.data();
+      if (!CheckCupti(cuptiProfilerHostGetNumOfPasses(&passes), "cuptiProfilerHostGetNumOfPasses", error)) {
+        release();
+        return false;
+      }
+      passes_needed = passes.numOfPasses;
+      if (passes_needed == 1) {
+        metrics_ = metrics;
+        *host_out = host;
+        return true;
+      }
+      release();
+    }
+    error->call = "cuptiProfilerHostGetNumOfPasses";
+    error->result = CUPTI_ERROR_NOT_SUPPORTED;
+    error->detail = std::string(kPmWarpsActiveMetric) + " and " + kPmCyclesActiveMetric + " need " +
+                    std::to_string(passes_needed) + " passes on " + chip_name_;
+    return false;
+  }
+
+  CUpti_PmSampling_Object* object_ = nullptr;
+  std::string chip_name_;
+  std::vector<const char*> metrics_;
+  std::vector<uint8_t> config_image_;
+  size_t image_bytes_ = 0;
+  std::shared_ptr<CuptiPmEvaluator> evaluator_;
+};
+
+class CuptiPmBackend final : public PmBackend {
+ public:
+  bool DeviceOf(void* context, uint32_t* device_index) override {
+    return cuptiGetDeviceId(static_cast<CUcontext>(context), device_index) == CUPTI_SUCCESS;
+  }
+  std::unique_ptr<PmDeviceSampler> Open(uint32_t device_index, const PmSettings& settings,
+                                        ProfilerError* error) override {
+    auto sampler = std::make_unique<CuptiPmDeviceSampler>();
+    if (!sampler->Setup(device_index, settings, error)) return nullptr;  // its destructor disables
+    return sampler;
+  }
+  bool Initialize(ProfilerError* error) override { return InitializeCuptiProfiler(error); }
+  void Deinitialize() override { DeinitializeCuptiProfiler(); }
+};
+
+}  // namespace
+
+std::unique_ptr<PmBackend> CreateCuptiPmBackend() { return std::make_unique<CuptiPmBackend>(); }
+
+}  // namespace occ::inj
