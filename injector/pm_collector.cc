@@ -22,12 +22,20 @@ int64_t NowNs() {
 
 PmCollectorSettings ParsePmSettings(const EnvLookup& env, std::vector<std::string>* warnings) {
   PmCollectorSettings settings;
-  const long interval_us = IntegerSetting(env, "OCCTRACE_PM_INTERVAL_US", 20, 1, 1'000'000, warnings);
+  const long interval_us = IntegerSetting(env, "OCCTRACE_PM_INTERVAL_US", 50, 1, 1'000'000, warnings);
   settings.device.interval_ns = static_cast<uint64_t>(interval_us) * 1000;
   // Room for four decode periods of samples per image: a decode that falls late still fits one
   // image, and an image full of samples (COUNTER_DATA_FULL) is followed by another decode.
   const uint64_t per_period = static_cast<uint64_t>(settings.decode_period_ns) / settings.device.interval_ns;
   settings.device.max_samples_per_image = static_cast<uint32_t>(std::clamp<uint64_t>(4 * per_period, 256, 4000));
+  // Diagnostics for measuring the collector (docs/achieved.md), not user settings.
+  settings.device.max_samples_per_image = static_cast<uint32_t>(IntegerSetting(
+      env, "OCCTRACE_PM_IMAGE_SAMPLES", settings.device.max_samples_per_image, 16, 100'000, warnings));
+  settings.decode_period_ns = IntegerSetting(env, "OCCTRACE_PM_DECODE_MS", settings.decode_period_ns / 1'000'000, 1, 1000,
+                                             warnings) * 1'000'000;
+  settings.device.hardware_buffer_bytes = static_cast<size_t>(IntegerSetting(
+      env, "OCCTRACE_PM_BUFFER_MB", static_cast<long>(settings.device.hardware_buffer_bytes >> 20), 1, 4096, warnings)) << 20;
+  settings.device.occupancy_only = SwitchSetting(env, "OCCTRACE_PM_NO_DRAM", false, warnings);
   return settings;
 }
 
@@ -61,7 +69,21 @@ void PmCollector::Shutdown() {
     stop_requested_ = true;
   }
   wake_.notify_all();
-  if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
+  if (!thread_.joinable() || thread_.get_id() == std::this_thread::get_id()) return;
+  // Bounded: the traced program must never hang at exit because of us. A decode thread still
+  // inside CUPTI after this long is left behind (its last samples are lost, and said so).
+  std::unique_lock lock(mutex_);
+  if (wake_.wait_for(lock, std::chrono::milliseconds(settings_.shutdown_wait_ms), [this] { return thread_done_; })) {
+    lock.unlock();
+    thread_.join();
+  } else {
+    lock.unlock();
+    thread_.detach();
+    const char* call = in_call_.load();
+    SetFailure("error: the decode thread did not stop within " + std::to_string(settings_.shutdown_wait_ms) +
+                   " ms (inside " + (call != nullptr ? call : "no CUPTI call") + ")",
+               "PM sampling: the decode thread did not stop in time at exit; its last samples are not in the trace");
+  }
 }
 
 std::string PmCollector::status() const {
@@ -89,11 +111,28 @@ void PmCollector::DecodeLoop() {
     }
     if (stop) break;
   }
+  // At exit the samples of the last period were decoded just above; sampling is neither
+  // stopped nor disabled. On an H100 (CUDA 13.0, driver 580.159.04, 2026-11-27) the decode
+  // thread did not get through Stop, the last decode and Disable at exit in any of 9 runs
+  // (Python and plain CUDA programs alike): it was still inside CUPTI 10 s later, and the
+  // process then hung or aborted with a corrupted heap, while the same calls mid-run (after an
+  // overflow) returned at once. The driver releases the PM hardware with the process.
+  // Untested on a GPU at the time of writing: see docs/achieved.md, "PM sampling".
   for (auto& [id, device] : devices_) {
-    if (device.phase == Phase::kSampling) StopDevice(id, &device);
+    if (device.phase != Phase::kSampling) continue;
+    device.phase = Phase::kStopped;
+    std::lock_guard lock(mutex_);
+    phases_[id] = Phase::kStopped;
   }
-  if (backend_initialized_) backend_->Deinitialize();
-  backend_initialized_ = false;
+  {
+    std::lock_guard lock(mutex_);
+    thread_done_ = true;
+  }
+  wake_.notify_all();
+  // cuptiProfilerInitialize is not undone: the writer evaluates the last images after this
+  // thread ends (TraceSession drains its queue after the final flush), and CUPTI's host objects
+  // must outlive them; evaluating after cuptiProfilerDeInitialize crashed or hung the exit of
+  // every run on an H100 (2026-11-27). The process is ending anyway.
 }
 
 void PmCollector::SetUp(uint32_t device_id, DeviceState* device) {
@@ -102,7 +141,9 @@ void PmCollector::SetUp(uint32_t device_id, DeviceState* device) {
     if (!backend_->Initialize(&error)) return FailDevice(device_id, device, error);
     backend_initialized_ = true;
   }
+  in_call_.store("PM sampling set-up");
   device->sampler = backend_->Open(device_id, settings_.device, &error);
+  in_call_.store(nullptr);
   if (!device->sampler) return FailDevice(device_id, device, error);
   if (!device->sampler->Start(&error)) return FailDevice(device_id, device, error);
   device->phase = Phase::kSampling;
@@ -165,7 +206,10 @@ bool PmCollector::DrainDevice(uint32_t device_id, DeviceState* device) {
     std::vector<PmImage::Span> spans;
     PmDecodeResult result;
     const int64_t began = NowNs();
+    in_call_.store("cuptiPmSamplingDecodeData");
     const bool decoded = sampler->Decode(target, &spans, &result, &error);
+    in_call_.store(nullptr);
+    spans_ns_.fetch_add(static_cast<uint64_t>(result.sample_info_ns), std::memory_order_relaxed);
     const int64_t took = NowNs() - began;
     decode_ns_.fetch_add(static_cast<uint64_t>(took), std::memory_order_relaxed);
     if (took > max_decode_ns_.load(std::memory_order_relaxed)) max_decode_ns_.store(took, std::memory_order_relaxed);
@@ -197,27 +241,27 @@ bool PmCollector::DrainDevice(uint32_t device_id, DeviceState* device) {
       // Samples were lost. CUPTI fails every later decode after an overflow, so sampling starts
       // afresh with an empty hardware buffer.
       overflows_.fetch_add(1);
-      if (!sampler->Stop(&error) || !sampler->Start(&error)) {
-        FailDevice(device_id, device, error);
-        return false;
-      }
-      return true;
+      return Reopen(device_id, device);
     }
     if (!result.image_full) return true;
   }
   return true;
 }
 
-void PmCollector::StopDevice(uint32_t device_id, DeviceState* device) {
+bool PmCollector::Reopen(uint32_t device_id, DeviceState* device) {
+  // Stop and Start alone did not recover: after an overflow cuptiPmSamplingStart failed with
+  // CUPTI_ERROR_UNKNOWN (H100, CUDA 13.0, 2026-11-27). Disabling and enabling again does.
   ProfilerError error;
-  const bool stopped = device->sampler->Stop(&error);
-  // Stopped or not, what the hardware buffer holds is decoded (the last decode period).
-  if (!DrainDevice(device_id, device)) return;  // failed: already disabled
+  device->sampler->Stop(&error);
   device->sampler->Disable();
-  if (!stopped) return FailDevice(device_id, device, error);
-  device->phase = Phase::kStopped;
-  std::lock_guard lock(mutex_);
-  phases_[device_id] = Phase::kStopped;
+  error = ProfilerError{};
+  device->sampler = backend_->Open(device_id, settings_.device, &error);
+  if (!device->sampler || !device->sampler->Start(&error)) {
+    FailDevice(device_id, device, error);
+    return false;
+  }
+  reopens_.fetch_add(1);
+  return true;
 }
 
 void PmCollector::FailDevice(uint32_t device_id, DeviceState* device, const ProfilerError& error) {
@@ -276,9 +320,13 @@ std::vector<std::pair<std::string, std::string>> PmCollector::SessionMeta() cons
   meta.emplace_back("pm_devices", std::to_string(devices));
   meta.emplace_back("pm_devices_sampled", std::to_string(sampling));
   meta.emplace_back("pm_overflows", std::to_string(overflows_.load()));
+  meta.emplace_back("pm_reopens", std::to_string(reopens_.load()));
   meta.emplace_back("pm_decode_errors", std::to_string(decode_errors_.load()));
   meta.emplace_back("pm_decodes", std::to_string(decodes_.load()));
   meta.emplace_back("pm_decode_ms", decode_ms);
+  std::snprintf(decode_ms, sizeof(decode_ms), "%.1f", static_cast<double>(spans_ns_.load()) / 1e6);
+  meta.emplace_back("pm_sample_info_ms", decode_ms);
+  meta.emplace_back("pm_decode_period_ms", std::to_string(settings_.decode_period_ns / 1'000'000));
   meta.emplace_back("pm_decode_max_us", std::to_string(max_decode_ns_.load() / 1000));
   meta.emplace_back("pm_samples_decoded", std::to_string(samples_decoded_.load()));
   meta.emplace_back("pm_samples_lost", std::to_string(samples_lost_.load()));

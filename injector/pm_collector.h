@@ -18,8 +18,9 @@
 //    evaluates: cuptiProfilerHostEvaluateToGpuValues and SQLite run on the writer thread
 //    (TraceWriter::AddPmImage), so decoding keeps up with the hardware.
 //  - Shutdown (atexit via the session's before_final_flush, or the writer thread on SIGTERM):
-//    asks the decode thread to stop, which stops every device, decodes what is left, disables
-//    them and exits; Shutdown joins it. The images reach the writer before its final drain.
+//    asks the decode thread to stop, which decodes what each device holds and exits, leaving
+//    sampling enabled for the process's end (pm_collector.cc says why); Shutdown waits for it
+//    at most shutdown_wait_ms. The images reach the writer before its final drain.
 //  - fork: the child has no decode thread and the core ignores its callbacks (TraceSession::
 //    InForkedChild); no collector is inherited, and the child's exit touches nothing.
 //
@@ -31,7 +32,7 @@
 //   | phase     | meaning                                         | next                 |
 //   | kPending  | a context was created on it; not yet set up     | kSampling, kFailed   |
 //   | kSampling | started; decoded every decode_period            | kStopped, kFailed    |
-//   | kStopped  | stopped at shutdown, last samples decoded       | (end)                |
+//   | kStopped  | shutdown: last samples decoded, no more decodes | (end)                |
 //   | kFailed   | set-up, decode or restart failed; disabled      | (end)                |
 // A hardware-buffer overflow keeps kSampling: counted (pm_overflows), and sampling is stopped
 // and started again so that later decodes work (CUPTI keeps failing them after an overflow).
@@ -64,9 +65,10 @@ struct PmCollectorSettings {
   PmSettings device;
   int64_t decode_period_ns = 5'000'000;
   size_t max_images = 16;
+  int shutdown_wait_ms = 3'000;  // longest Shutdown waits for the decode thread
 };
 
-// OCCTRACE_PM_INTERVAL_US (default 20 us): the sampling interval. Warnings name a bad value.
+// OCCTRACE_PM_INTERVAL_US (default 50 us): the sampling interval. Warnings name a bad value.
 PmCollectorSettings ParsePmSettings(const EnvLookup& env, std::vector<std::string>* warnings);
 
 class PmCollector final : public AchievedProfiler {
@@ -107,7 +109,8 @@ class PmCollector final : public AchievedProfiler {
   // Decode thread. Drains one device's hardware buffer into images for the sink; false when
   // the device failed (then disabled).
   bool DrainDevice(uint32_t device_id, DeviceState* device);
-  void StopDevice(uint32_t device_id, DeviceState* device);
+  // After an overflow: disabled and set up again (decode thread); false when that failed.
+  bool Reopen(uint32_t device_id, DeviceState* device);
   void FailDevice(uint32_t device_id, DeviceState* device, const ProfilerError& error);
   // A pooled image, initialized for `sampler`; false when none is free (writer behind).
   bool TakeImage(PmDeviceSampler* sampler, std::vector<uint8_t>* image, ProfilerError* error);
@@ -120,9 +123,10 @@ class PmCollector final : public AchievedProfiler {
   const PmCollectorSettings settings_;
   bool backend_initialized_ = false;  // decode thread only
 
-  mutable std::mutex mutex_;  // guards the four below
+  mutable std::mutex mutex_;  // guards the six below
   std::condition_variable wake_;
   bool stop_requested_ = false;
+  bool thread_done_ = false;
   std::map<uint32_t, Phase> phases_;  // published copy of each device's phase, for Meta/tests
   std::string failure_;               // empty while fine
   std::string metrics_, chip_;
@@ -141,6 +145,8 @@ class PmCollector final : public AchievedProfiler {
 
   std::atomic<uint64_t> decodes_{0};
   std::atomic<uint64_t> overflows_{0};
+  std::atomic<uint64_t> reopens_{0};
+  std::atomic<uint64_t> spans_ns_{0};
   std::atomic<uint64_t> decode_errors_{0};
   std::atomic<uint64_t> samples_decoded_{0};
   std::atomic<uint64_t> samples_lost_{0};  // decoded into the spare image: writer behind
@@ -148,6 +154,9 @@ class PmCollector final : public AchievedProfiler {
   std::atomic<int64_t> max_decode_ns_{0};
   std::atomic<uint64_t> image_bytes_{0};
   std::atomic<bool> shut_down_{false};
+  // The CUPTI call the decode thread is in (a string literal), for the status line when it
+  // does not stop in time at exit.
+  std::atomic<const char*> in_call_{nullptr};
   std::thread thread_;
 };
 

@@ -7,6 +7,8 @@
 #include <cupti_profiler_target.h>
 #include <cupti_target.h>
 
+#include <chrono>
+#include <mutex>
 #include <string_view>
 #include <utility>
 
@@ -14,6 +16,16 @@
 
 namespace occ::inj {
 namespace {
+
+// Every PM-sampling and host-object call of this file takes this lock: the decode thread's
+// (decode, sample spans, stop, disable, set-up) and the writer thread's evaluation. Run
+// concurrently on an H100 (CUDA 13.0, 2026-11-27), the exit's stop and disable beside the
+// writer's evaluation corrupted the heap ("double free or corruption") or hung; the CUPTI
+// samples and Kineto never call these from two threads at once either. A leaf lock.
+std::timed_mutex& PmCuptiMutex() {
+  static std::timed_mutex mutex;
+  return mutex;
+}
 
 // The host object (chip + counter availability + metrics): what evaluation needs. Owned by the
 // evaluator, which the writer may still use after the device's sampler is disabled.
@@ -29,6 +41,9 @@ class CuptiPmEvaluator final : public PmEvaluator {
     }
   }
   ~CuptiPmEvaluator() override {
+    // As in Evaluate: a host object left behind beats a traced program that hangs at exit.
+    std::unique_lock lock(PmCuptiMutex(), std::defer_lock);
+    if (!lock.try_lock_for(std::chrono::seconds(1))) return;
     CUpti_Profiler_Host_Deinitialize_Params deinit{CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE, nullptr,
                                                    host_};
     cuptiProfilerHostDeinitialize(&deinit);
@@ -49,6 +64,13 @@ class CuptiPmEvaluator final : public PmEvaluator {
     evaluate.numMetrics = metrics_.size();
     evaluate.pMetricValues = values;
     ProfilerError failure;
+    // Timed: should the decode thread be stuck inside CUPTI with the lock held (see
+    // PmCollector::Shutdown), the writer must still close the trace.
+    std::unique_lock lock(PmCuptiMutex(), std::defer_lock);
+    if (!lock.try_lock_for(std::chrono::seconds(1))) {
+      *error = "PM sampling's CUPTI lock not free within 1 s (the decode thread is stuck in CUPTI)";
+      return false;
+    }
     if (!CheckCupti(cuptiProfilerHostEvaluateToGpuValues(&evaluate), "cuptiProfilerHostEvaluateToGpuValues",
                     &failure)) {
       *error = failure.Message();
@@ -71,6 +93,7 @@ class CuptiPmDeviceSampler final : public PmDeviceSampler {
   ~CuptiPmDeviceSampler() override { Disable(); }
 
   bool Setup(uint32_t device_index, const PmSettings& settings, ProfilerError* error) {
+    std::lock_guard lock(PmCuptiMutex());
     CUdevice device = 0;
     if (Driver().cuDeviceGet == nullptr || Driver().cuDeviceGet(&device, static_cast<int>(device_index)) != CUDA_SUCCESS) {
       error->call = "cuDeviceGet";
@@ -108,7 +131,7 @@ class CuptiPmDeviceSampler final : public PmDeviceSampler {
       return false;
     }
     CUpti_Profiler_Host_Object* host = nullptr;
-    if (!BuildConfig(availability_image, &host, error)) return false;
+    if (!BuildConfig(availability_image, settings.occupancy_only, &host, error)) return false;
     evaluator_ = std::make_shared<CuptiPmEvaluator>(host, metrics_);
 
     CUpti_PmSampling_Enable_Params enable{};
@@ -144,11 +167,13 @@ class CuptiPmDeviceSampler final : public PmDeviceSampler {
   }
 
   bool Start(ProfilerError* error) override {
+    std::lock_guard lock(PmCuptiMutex());
     CUpti_PmSampling_Start_Params start{CUpti_PmSampling_Start_Params_STRUCT_SIZE, nullptr, object_};
     return CheckCupti(cuptiPmSamplingStart(&start), "cuptiPmSamplingStart", error);
   }
 
   bool Stop(ProfilerError* error) override {
+    std::lock_guard lock(PmCuptiMutex());
     CUpti_PmSampling_Stop_Params stop{CUpti_PmSampling_Stop_Params_STRUCT_SIZE, nullptr, object_};
     return CheckCupti(cuptiPmSamplingStop(&stop), "cuptiPmSamplingStop", error);
   }
@@ -156,6 +181,7 @@ class CuptiPmDeviceSampler final : public PmDeviceSampler {
   bool NewImage(std::vector<uint8_t>* image, ProfilerError* error) override {
     // A pooled image is initialized again in place (no allocation, no clearing).
     if (image->size() != image_bytes_) image->assign(image_bytes_, 0);
+    std::lock_guard lock(PmCuptiMutex());
     CUpti_PmSampling_CounterDataImage_Initialize_Params init{};
     init.structSize = CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE;
     init.pPmSamplingObject = object_;
@@ -169,6 +195,7 @@ class CuptiPmDeviceSampler final : public PmDeviceSampler {
               ProfilerError* error) override {
     spans->clear();
     *result = PmDecodeResult{};
+    std::lock_guard lock(PmCuptiMutex());
     CUpti_PmSampling_DecodeData_Params decode{};
     decode.structSize = CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE;
     decode.pPmSamplingObject = object_;
@@ -190,6 +217,7 @@ class CuptiPmDeviceSampler final : public PmDeviceSampler {
     info.pCounterDataImage = image->data();
     info.counterDataImageSize = image->size();
     if (!CheckCupti(cuptiPmSamplingGetCounterDataInfo(&info), "cuptiPmSamplingGetCounterDataInfo", error)) return false;
+    const auto spans_began = std::chrono::steady_clock::now();
     spans->reserve(info.numCompletedSamples);
     for (size_t i = 0; i < info.numCompletedSamples; ++i) {
       CUpti_PmSampling_CounterData_GetSampleInfo_Params sample{};
@@ -205,11 +233,14 @@ class CuptiPmDeviceSampler final : public PmDeviceSampler {
       spans->push_back({sample.startTimestamp, sample.endTimestamp});
     }
     result->completed_samples = spans->size();
+    result->sample_info_ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - spans_began).count();
     return true;
   }
 
   void Disable() override {
     if (object_ == nullptr) return;
+    std::lock_guard lock(PmCuptiMutex());
     CUpti_PmSampling_Disable_Params disable{CUpti_PmSampling_Disable_Params_STRUCT_SIZE, nullptr, object_};
     OCC_CUPTI_LOG(cuptiPmSamplingDisable(&disable));
     object_ = nullptr;
@@ -222,12 +253,13 @@ class CuptiPmDeviceSampler final : public PmDeviceSampler {
  private:
   // The three metrics if they fit one pass (PM sampling cannot replay: SetConfig refuses more),
   // else the two that occupancy needs.
-  bool BuildConfig(const std::vector<uint8_t>& availability, CUpti_Profiler_Host_Object** host_out,
-                   ProfilerError* error) {
+  bool BuildConfig(const std::vector<uint8_t>& availability, bool occupancy_only,
+                   CUpti_Profiler_Host_Object** host_out, ProfilerError* error) {
     const std::vector<std::vector<const char*>> candidates = {
         {kPmCyclesActiveMetric, kPmWarpsActiveMetric, kPmDramMetric}, {kPmCyclesActiveMetric, kPmWarpsActiveMetric}};
     size_t passes_needed = 0;
-    for (const std::vector<const char*>& metrics : candidates) {
+    for (size_t c = occupancy_only ? 1 : 0; c < candidates.size(); ++c) {
+      const std::vector<const char*>& metrics = candidates[c];
       CUpti_Profiler_Host_Initialize_Params init{};
       init.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
       init.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;

@@ -28,9 +28,10 @@ inline constexpr const char* kPmCyclesActiveMetric = "sm__cycles_active.sum";
 inline constexpr const char* kPmDramMetric = kDramThroughputMetric;
 
 struct PmSettings {
-  uint64_t interval_ns = 20'000;          // OCCTRACE_PM_INTERVAL_US
+  uint64_t interval_ns = 50'000;          // OCCTRACE_PM_INTERVAL_US
   size_t hardware_buffer_bytes = 64 << 20;
   uint32_t max_samples_per_image = 2000;
+  bool occupancy_only = false;  // the two occupancy metrics only (no DRAM throughput)
 };
 
 // What one decode found.
@@ -38,6 +39,7 @@ struct PmDecodeResult {
   size_t completed_samples = 0;  // filled into the image (its spans read)
   bool image_full = false;       // CUPTI stopped because the image was full: decode again
   bool overflow = false;         // the hardware buffer overflowed (samples were lost)
+  int64_t sample_info_ns = 0;    // of the decode's time: reading the sample spans
 };
 
 // One device's PM sampler, set up and enabled. Not thread-safe (the decode thread owns it).

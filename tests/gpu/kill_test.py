@@ -4,7 +4,7 @@ trace must hold every launch that completed more than LOSS_S (1 s) before the ki
 integrity_check, and a reader polling it during the run must see the count grow.
 
   kill_test.py --lib libocctrace.so --cuda-bin continuous_cuda --workloads DIR --out DIR
-               [--modes off,sample,all] [--kill-after 2,5,9] [--json results.json]
+               [--modes off,sample,all,pm] [--kill-after 2,5,9] [--json results.json]
 
 The program prints 'completed N T' after each synchronization (N kernels issued and finished);
 this script timestamps each line when it arrives, so "completed before the kill - 1 s" uses
@@ -102,6 +102,8 @@ def run_one(args, workload, mode, kill_after, extra_env, label):
     try:
         db = sqlite3.connect(trace)
         result["achieved_rows"] = db.execute("SELECT count(*) FROM OCC_ACHIEVED").fetchone()[0]
+        # PM sampling (mode pm): samples the writer had committed before the kill.
+        result["pm_rows"] = db.execute("SELECT count(*) FROM OCC_PM_SAMPLE").fetchone()[0]
         db.close()
     except sqlite3.Error:
         pass
@@ -143,7 +145,7 @@ def main():
         print(f"{'PASS' if r['ok'] else 'FAIL'} {label}: completed@kill {r.get('completed_at_kill')} "
               f"required {r.get('required')} stored {r.get('stored')} integrity {r.get('integrity')} "
               f"poll {[n for _, n in r.get('polls', [])]} forced {r.get('stale_forced_flushes')} "
-              f"achieved {r.get('achieved_rows')} {r.get('why', '')} {expected}", flush=True)
+              f"achieved {r.get('achieved_rows')} pm {r.get('pm_rows')} {r.get('why', '')} {expected}", flush=True)
         r["legacy"] = bool(extra)
         results.append(r)
     if args.json:

@@ -60,7 +60,7 @@ def summary(args):
     }
     for key in ("pm_status", "pm_interval_ns", "pm_samples", "pm_samples_idle", "pm_samples_decoded",
                 "pm_samples_lost", "pm_overflows", "pm_decode_errors", "pm_decodes", "pm_decode_ms",
-                "pm_decode_max_us", "pm_metrics", "pm_image_bytes", "pm_image_samples", "pm_evaluate_errors",
+                "pm_decode_max_us", "pm_sample_info_ms", "pm_writer_ms", "pm_reopens", "pm_metrics", "pm_image_bytes", "pm_image_samples", "pm_evaluate_errors",
                 "achieved_mode", "dropped_records", "status"):
         out[key] = m.get(key)
     if args.wall_s:

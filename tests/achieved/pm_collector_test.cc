@@ -1,0 +1,316 @@
+// The PM-sampling collector (injector/pm_collector.h) on CPU: its real decode thread, state
+// table, image pool, overflow handling, status lines and OCC_META rows, over a stand-in for
+// CUPTI's PM sampling (the PmBackend seam of pm_device.h). The stand-in produces samples at a
+// fixed count per decode, can report an overflow, refuse permission or fail a call, and records
+// the order of what the collector asked of it.
+#include "injector/pm_collector.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace occ::inj {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct FakePmState {
+  std::mutex mutex;
+  std::vector<std::string> calls;  // "open 0", "start 0", "decode 0", "stop 0", "disable 0"
+  ProfilerError open_error;        // Open fails with this when set
+  size_t samples_per_decode = 3;
+  int overflow_at_decode = -1;     // this decode (0-based, over all samplers) reports an overflow
+  int decodes = 0;
+  int opens = 0;
+  uint64_t next_time = 1000;
+
+  void Log(const std::string& call) {
+    std::lock_guard lock(mutex);
+    calls.push_back(call);
+  }
+  int Count(const std::string& call) {
+    std::lock_guard lock(mutex);
+    return static_cast<int>(std::count(calls.begin(), calls.end(), call));
+  }
+  std::vector<std::string> Calls() {
+    std::lock_guard lock(mutex);
+    return calls;
+  }
+};
+
+class FakeEvaluator final : public PmEvaluator {
+ public:
+  bool Evaluate(const std::vector<uint8_t>&, size_t, PmValues*, std::string*) override { return true; }
+};
+
+class FakeSampler final : public PmDeviceSampler {
+ public:
+  FakeSampler(std::shared_ptr<FakePmState> state, uint32_t device) : state_(std::move(state)), device_(device) {}
+  bool Start(ProfilerError*) override {
+    state_->Log("start " + std::to_string(device_));
+    return true;
+  }
+  bool Stop(ProfilerError*) override {
+    state_->Log("stop " + std::to_string(device_));
+    return true;
+  }
+  bool NewImage(std::vector<uint8_t>* image, ProfilerError*) override {
+    image->assign(64, 0);
+    return true;
+  }
+  bool Decode(std::vector<uint8_t>* image, std::vector<PmImage::Span>* spans, PmDecodeResult* result,
+              ProfilerError*) override {
+    state_->Log("decode " + std::to_string(device_));
+    spans->clear();
+    *result = PmDecodeResult{};
+    std::lock_guard lock(state_->mutex);
+    (*image)[0] = 1;  // "decoded into"
+    for (size_t i = 0; i < state_->samples_per_decode; ++i) {
+      spans->push_back({state_->next_time, state_->next_time + 50});
+      state_->next_time += 50;
+    }
+    result->completed_samples = spans->size();
+    result->overflow = state_->decodes++ == state_->overflow_at_decode;
+    return true;
+  }
+  void Disable() override {
+    if (!disabled_) state_->Log("disable " + std::to_string(device_));
+    disabled_ = true;
+  }
+  std::shared_ptr<PmEvaluator> evaluator() const override { return evaluator_; }
+  const std::vector<const char*>& metrics() const override { return metrics_; }
+  const std::string& chip_name() const override { return chip_; }
+
+ private:
+  std::shared_ptr<FakePmState> state_;
+  uint32_t device_;
+  bool disabled_ = false;
+  std::shared_ptr<PmEvaluator> evaluator_ = std::make_shared<FakeEvaluator>();
+  std::vector<const char*> metrics_ = {kPmCyclesActiveMetric, kPmWarpsActiveMetric};
+  std::string chip_ = "GH100";
+};
+
+class FakeBackend final : public PmBackend {
+ public:
+  explicit FakeBackend(std::shared_ptr<FakePmState> state) : state_(std::move(state)) {}
+  bool DeviceOf(void* context, uint32_t* device_index) override {
+    *device_index = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(context) / 0x1000);
+    return true;
+  }
+  std::unique_ptr<PmDeviceSampler> Open(uint32_t device_index, const PmSettings&, ProfilerError* error) override {
+    state_->Log("open " + std::to_string(device_index));
+    {
+      std::lock_guard lock(state_->mutex);
+      ++state_->opens;
+      if (!state_->open_error.ok()) {
+        *error = state_->open_error;
+        return nullptr;
+      }
+    }
+    return std::make_unique<FakeSampler>(state_, device_index);
+  }
+  bool Initialize(ProfilerError*) override { return true; }
+  void Deinitialize() override {}
+
+ private:
+  std::shared_ptr<FakePmState> state_;
+};
+
+void* Ctx(uintptr_t device) { return reinterpret_cast<void*>(0x1000 * device + 0x10); }
+
+// What the sink received, with a way to wait for it.
+struct Received {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<PmImage> images;
+  bool hold = true;  // keep the images (as a writer that has not got to them yet)
+  size_t samples = 0;
+
+  PmCollector::Sink sink() {
+    return [this](PmImage&& image) {
+      std::lock_guard lock(mutex);
+      samples += image.spans.size();
+      if (hold) images.push_back(std::move(image));
+      changed.notify_all();
+    };
+  }
+  bool WaitForSamples(size_t n) {
+    std::unique_lock lock(mutex);
+    return changed.wait_for(lock, 10s, [&] { return samples >= n; });
+  }
+};
+
+PmCollectorSettings FastSettings() {
+  PmCollectorSettings settings;
+  settings.decode_period_ns = 1'000'000;  // 1 ms
+  settings.max_images = 4;
+  return settings;
+}
+
+std::string MetaValue(const std::vector<std::pair<std::string, std::string>>& meta, const std::string& name) {
+  for (const auto& [key, value] : meta) {
+    if (key == name) return value;
+  }
+  return "<absent>";
+}
+
+TEST(PmCollectorTest, SamplesFlowFromTheFirstContextUntilShutdownWhichDecodesTheLastPeriod) {
+  auto state = std::make_shared<FakePmState>();
+  Received received;
+  received.hold = false;
+  PmCollector collector(received.sink(), std::make_unique<FakeBackend>(state), FastSettings());
+  EXPECT_EQ(state->Count("open 0"), 0) << "nothing is set up before a context exists";
+  collector.NoteContext(Ctx(0));
+  collector.NoteContext(Ctx(0));  // a second context on the same device: still one collector
+  ASSERT_TRUE(received.WaitForSamples(30));
+  const size_t decodes_before = static_cast<size_t>(state->Count("decode 0"));
+  // A long decode period: what Shutdown decodes is the last period's, not a periodic decode's.
+  collector.Shutdown();
+  EXPECT_EQ(state->Count("open 0"), 1);
+  EXPECT_EQ(state->Count("start 0"), 1);
+  EXPECT_GT(static_cast<size_t>(state->Count("decode 0")), decodes_before) << "the last period is decoded";
+  // Sampling is left enabled for the process's end (pm_collector.cc: Stop and Disable at exit
+  // never returned on an H100).
+  EXPECT_EQ(state->Count("stop 0"), 0);
+  EXPECT_EQ(state->Calls().back(), "decode 0");
+  const auto meta = collector.SessionMeta();
+  EXPECT_EQ(MetaValue(meta, "pm_status"), "on");
+  EXPECT_EQ(MetaValue(meta, "achieved_mode"), "pm");
+  EXPECT_EQ(MetaValue(meta, "pm_interval_ns"), "50000");
+  EXPECT_EQ(MetaValue(meta, "pm_overflows"), "0");
+  EXPECT_EQ(MetaValue(meta, "pm_metrics"), "sm__cycles_active.sum,sm__warps_active.sum");
+  EXPECT_EQ(MetaValue(meta, "pm_samples_decoded"), std::to_string(received.samples));
+  // After shutdown nothing new is set up.
+  collector.NoteContext(Ctx(1));
+  EXPECT_EQ(state->Count("open 1"), 0);
+}
+
+TEST(PmCollectorTest, EachDeviceGetsItsOwnSampler) {
+  auto state = std::make_shared<FakePmState>();
+  Received received;
+  received.hold = false;
+  PmCollector collector(received.sink(), std::make_unique<FakeBackend>(state), FastSettings());
+  collector.NoteContext(Ctx(0));
+  collector.NoteContext(Ctx(1));
+  ASSERT_TRUE(received.WaitForSamples(30));
+  collector.Shutdown();
+  EXPECT_EQ(state->Count("open 0"), 1);
+  EXPECT_EQ(state->Count("open 1"), 1);
+  EXPECT_EQ(state->Count("start 1"), 1);
+  EXPECT_EQ(MetaValue(collector.SessionMeta(), "pm_devices_sampled"), "2");
+}
+
+TEST(PmCollectorTest, AnOverflowIsCountedAndSamplingStartsAfresh) {
+  auto state = std::make_shared<FakePmState>();
+  state->overflow_at_decode = 2;
+  Received received;
+  received.hold = false;
+  PmCollector collector(received.sink(), std::make_unique<FakeBackend>(state), FastSettings());
+  collector.NoteContext(Ctx(0));
+  ASSERT_TRUE(received.WaitForSamples(60));
+  collector.Shutdown();
+  EXPECT_EQ(collector.overflows(), 1u);
+  EXPECT_EQ(state->Count("open 0"), 2) << "disabled and set up again after the overflow";
+  EXPECT_EQ(state->Count("disable 0"), 1) << "the first sampler, at the overflow";
+  const auto meta = collector.SessionMeta();
+  EXPECT_EQ(MetaValue(meta, "pm_overflows"), "1");
+  EXPECT_EQ(MetaValue(meta, "pm_reopens"), "1");
+  EXPECT_EQ(MetaValue(meta, "pm_status"), "on") << "an overflow loses samples, not the collector";
+}
+
+TEST(PmCollectorTest, WithoutCounterPermissionItSaysSoOnceAndTheTraceGoesOn) {
+  auto state = std::make_shared<FakePmState>();
+  state->open_error = ProfilerError{"cuptiPmSamplingEnable", CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, ""};
+  Received received;
+  PmCollector collector(received.sink(), std::make_unique<FakeBackend>(state), FastSettings());
+  ::testing::internal::CaptureStderr();
+  collector.NoteContext(Ctx(0));
+  collector.NoteContext(Ctx(1));
+  for (int i = 0; i < 1000 && state->Count("open 1") == 0; ++i) std::this_thread::sleep_for(1ms);
+  std::this_thread::sleep_for(5ms);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  collector.Shutdown();
+  EXPECT_EQ(collector.status(), "no-permission");
+  EXPECT_EQ(MetaValue(collector.SessionMeta(), "pm_status"), "no-permission");
+  // One line for the run, however many devices refused.
+  size_t lines = 0;
+  for (size_t at = err.find("occtrace: "); at != std::string::npos; at = err.find("occtrace: ", at + 1)) ++lines;
+  EXPECT_EQ(lines, 1u) << err;
+  EXPECT_NE(err.find("CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"), std::string::npos) << err;
+  EXPECT_EQ(received.samples, 0u);
+  EXPECT_EQ(state->Count("start 0"), 0);
+}
+
+TEST(PmCollectorTest, AWriterThatFallsBehindCostsSamplesNotMemory) {
+  auto state = std::make_shared<FakePmState>();
+  Received received;  // holds every image: none goes back to the pool
+  PmCollectorSettings settings = FastSettings();
+  PmCollector collector(received.sink(), std::make_unique<FakeBackend>(state), settings);
+  collector.NoteContext(Ctx(0));
+  for (int i = 0; i < 5000 && state->Count("decode 0") < 20; ++i) std::this_thread::sleep_for(1ms);
+  collector.Shutdown();
+  std::lock_guard lock(received.mutex);
+  EXPECT_EQ(received.images.size(), settings.max_images) << "at most max_images in flight";
+  const auto meta = collector.SessionMeta();
+  EXPECT_GT(std::stoull(MetaValue(meta, "pm_samples_lost")), 0u);
+  EXPECT_EQ(std::stoull(MetaValue(meta, "pm_samples_decoded")),
+            received.samples + std::stoull(MetaValue(meta, "pm_samples_lost")));
+}
+
+TEST(PmCollectorTest, ImagesGoBackToThePoolWhenTheWriterIsDoneWithThem) {
+  auto state = std::make_shared<FakePmState>();
+  Received received;
+  PmCollector collector(received.sink(), std::make_unique<FakeBackend>(state), FastSettings());
+  collector.NoteContext(Ctx(0));
+  ASSERT_TRUE(received.WaitForSamples(12));
+  {
+    std::lock_guard lock(received.mutex);
+    received.images.clear();  // the writer evaluated them
+    received.hold = false;
+  }
+  const size_t before = received.samples;
+  ASSERT_TRUE(received.WaitForSamples(before + 30));
+  collector.Shutdown();
+  EXPECT_EQ(MetaValue(collector.SessionMeta(), "pm_samples_lost"), "0");
+}
+
+TEST(PmCollectorTest, ShutdownIsIdempotentAndWorksWithoutAnyContext) {
+  auto state = std::make_shared<FakePmState>();
+  Received received;
+  PmCollector collector(received.sink(), std::make_unique<FakeBackend>(state), FastSettings());
+  collector.Shutdown();
+  collector.Shutdown();
+  EXPECT_EQ(state->Calls().size(), 0u);
+  EXPECT_EQ(MetaValue(collector.SessionMeta(), "pm_devices"), "0");
+}
+
+TEST(PmSettingsTest, IntervalFromTheEnvironmentWithAWarningForBadValues) {
+  std::vector<std::string> warnings;
+  auto env = [](std::map<std::string, std::string> values) {
+    return [values](const char* name) -> std::optional<std::string> {
+      auto it = values.find(name);
+      if (it == values.end()) return std::nullopt;
+      return it->second;
+    };
+  };
+  EXPECT_EQ(ParsePmSettings(env({}), &warnings).device.interval_ns, 50'000u);
+  EXPECT_EQ(ParsePmSettings(env({{"OCCTRACE_PM_INTERVAL_US", "20"}}), &warnings).device.interval_ns, 20'000u);
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_EQ(ParsePmSettings(env({{"OCCTRACE_PM_INTERVAL_US", "fast"}}), &warnings).device.interval_ns, 50'000u);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("OCCTRACE_PM_INTERVAL_US='fast'"), std::string::npos);
+  // An image holds four decode periods of samples.
+  const PmCollectorSettings s = ParsePmSettings(env({{"OCCTRACE_PM_INTERVAL_US", "20"}}), &warnings);
+  EXPECT_EQ(s.device.max_samples_per_image, 4 * s.decode_period_ns / 20'000);
+}
+
+}  // namespace
+}  // namespace occ::inj
