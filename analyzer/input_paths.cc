@@ -22,7 +22,7 @@ bool EndsWith(const std::string& name, const char* ext) {
 }
 
 bool HasTraceExtension(const std::string& name) {
-  for (const char* ext : {".db", ".sqlite", ".sql"}) {
+  for (const char* ext : {".db", ".sqlite", ".sql", ".json", ".json.gz"}) {
     if (EndsWith(name, ext)) return true;
   }
   return false;
@@ -55,8 +55,8 @@ StatusOr<std::vector<std::string>> TraceFilesIn(const std::string& dir) {
     if (!summaries.count(DefaultSummaryPath(trace))) names.push_back(trace);
   }
   if (names.empty()) {
-    return BadInput(dir + ": directory without trace files (*.db, *.sqlite, *.sql) or trace "
-                          "summaries (*.summary.json)");
+    return BadInput(dir + ": directory without trace files (*.db, *.sqlite, *.sql, torch.profiler "
+                          "*.json, *.json.gz) or trace summaries (*.summary.json)");
   }
   std::sort(names.begin(), names.end(), NaturalLess);
   return names;

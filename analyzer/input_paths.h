@@ -11,7 +11,7 @@
 namespace occ {
 
 // Files stay as given (the reader reports what is wrong with them). A directory becomes its
-// *.db, *.sqlite, *.sql and *.summary.json files (not subdirectories), in name order with digit
+// *.db, *.sqlite, *.sql, *.json, *.json.gz (torch.profiler, one per rank) and *.summary.json files (not subdirectories), in name order with digit
 // runs compared as numbers (rank2 before rank10); BadInput when it holds none or cannot be read.
 // A trace whose summary lies next to it (rank3.db and rank3.summary.json, the name
 // `occ-report summarize` gives) is read through the summary only: the same launches, counted

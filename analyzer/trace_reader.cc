@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -20,6 +21,7 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 struct FileCheck {
   bool sqlite = false;
   bool sql_text = false;
+  bool torch_json = false;
 };
 
 StatusOr<FileCheck> CheckFile(const std::string& path) {
@@ -48,7 +50,18 @@ StatusOr<FileCheck> CheckFile(const std::string& path) {
     check.sql_text = true;
     return check;
   }
-  return BadInput(path + ": not an SQLite database (no SQLite header) and not a .sql text dump");
+  // torch.profiler JSON: by name, or by its first byte ('{', or gzip's magic 1f 8b).
+  const auto first = static_cast<unsigned char>(header[0]);
+  const bool gzip = in.gcount() >= 2 && first == 0x1f && static_cast<unsigned char>(header[1]) == 0x8b;
+  size_t skip = 0;
+  while (skip < static_cast<size_t>(in.gcount()) && std::isspace(static_cast<unsigned char>(header[skip]))) ++skip;
+  if (LooksLikeTorchProfilerPath(path) || gzip ||
+      (skip < static_cast<size_t>(in.gcount()) && header[skip] == '{')) {
+    check.torch_json = true;
+    return check;
+  }
+  return BadInput(path + ": not an SQLite database (no SQLite header), not a .sql text dump and "
+                         "not torch.profiler JSON");
 }
 
 }  // namespace
@@ -62,13 +75,22 @@ StatusOr<std::unique_ptr<TraceReader>> TraceReader::Open(const std::string& path
   std::unique_ptr<TraceReader> reader(new TraceReader());
   reader->file_index_ = file_index;
   reader->info_.set_path(path);
+  int64_t torch_kernels = 0;
   OCC_ASSIGN_OR_RETURN(sql::Db db,
-                       check.sqlite ? sql::Db::OpenReadOnly(path) : LoadSqlDump(path));
+                       check.sqlite       ? sql::Db::OpenReadOnly(path)
+                       : check.torch_json ? LoadTorchProfiler(path, &reader->kineto_estimates_, &torch_kernels)
+                                          : LoadSqlDump(path));
   reader->db_ = std::make_unique<sql::Db>(std::move(db));
+  reader->torch_profiler_ = check.torch_json;
   if (check.sqlite) reader->reopen_path_ = path;
   OCC_RETURN_IF_ERROR(sql::RegisterRegexp(*reader->db_));
   OCC_RETURN_IF_ERROR(reader->Validate());
+  if (reader->torch_profiler_) {
+    reader->info_.set_format("torch.profiler");
+    reader->info_.set_schema_version("");
+  }
   OCC_RETURN_IF_ERROR(reader->ReadDevices());
+  if (reader->torch_profiler_) reader->AddTorchProfilerNotes();
   if (reader->occtrace_) OCC_RETURN_IF_ERROR(reader->LoadAchieved());
   return reader;
 }
@@ -119,6 +141,7 @@ StatusOr<TraceScan> TraceReader::Scan(const std::string& kernel_regex, int jobs)
   if (scan.launches == 0) {
     AddWarning("no kernel launches in this file");
   }
+  if (torch_profiler_) CompareKinetoEstimates(scan);
   // Kernels on devices the trace does not describe.
   std::set<int64_t> missing;
   for (const auto& c : scan.configs) {

@@ -4,6 +4,8 @@
 //   read_occtrace.cc     occtrace's own trace (schema/trace_schema.sql)
 //   read_nsys_export.cc  an Nsight Systems SQLite export
 //   read_sql_dump.cc     a `.sql` text dump of either, loaded into an in-memory database
+//   read_torch_profiler.cc  torch.profiler's Chrome-trace JSON (.json, .json.gz), loaded into an
+//                        in-memory database in occtrace's schema
 //   read_devices.cc      the device tables both formats share (TARGET_INFO_GPU ...)
 //   parallel_scan.h      the launch-table passes of both, over rowid ranges on several threads
 // Inputs are opened read-only and never modified.
@@ -26,6 +28,19 @@ namespace occ {
 
 class ConfigIndex;  // read_occtrace.cc
 struct RangePass;   // parallel_scan.h
+
+// Kineto's own occupancy estimate for one configuration (torch.profiler traces), kept to set
+// beside the model's.
+struct KinetoEstimate {
+  double est_pct = -1;           // args."est. achieved occupancy %"; < 0: absent
+  int active_blocks = -1;        // args.occupancy.activeBlocksPerMultiprocessor; < 0: absent
+  std::string limiting_factors;  // args.occupancy.limitingFactors ("REGS|SMEM"); "" absent
+};
+// The key a configuration's Kineto estimate is filed under (read_torch_profiler.cc).
+std::string KinetoKey(int64_t device, const std::string& name, const int64_t* grid,
+                      const int64_t* block, int64_t registers, int64_t smem);
+// A torch.profiler trace by its name: *.json or *.json.gz.
+bool LooksLikeTorchProfilerPath(const std::string& path);
 
 // The newest occtrace trace schema this reader understands (OCC_META.schema_version).
 inline constexpr int kSupportedTraceSchemaVersion = 1;
@@ -70,6 +85,16 @@ class TraceReader {
 
   // read_sql_dump.cc
   static StatusOr<sql::Db> LoadSqlDump(const std::string& path);
+
+  // read_torch_profiler.cc: the trace as an occtrace-schema database, Kineto's estimates per
+  // configuration, and the number of kernel events read.
+  static StatusOr<sql::Db> LoadTorchProfiler(const std::string& path,
+                                             std::map<std::string, KinetoEstimate>* estimates,
+                                             int64_t* kernels);
+  // What a torch.profiler trace lacks, said once per file; and where Kineto's estimate and the
+  // model's occupancy differ, both with the reason (torch_profiler_notes.cc).
+  void AddTorchProfilerNotes();
+  void CompareKinetoEstimates(const TraceScan& scan);
 
   // read_occtrace.cc
   Status ValidateOcctrace();
@@ -120,6 +145,8 @@ class TraceReader {
   occtrace::InputFile info_;
   std::vector<TraceDevice> devices_;
   bool occtrace_ = false;
+  bool torch_profiler_ = false;
+  std::map<std::string, KinetoEstimate> kineto_estimates_;
   std::map<std::string, std::string> meta_;
   std::unordered_multimap<int64_t, AchievedRow> achieved_;  // by correlationId
   // One bit per correlationId modulo its size: nearly every launch has no OCC_ACHIEVED row, and

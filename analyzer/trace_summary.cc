@@ -380,13 +380,15 @@ std::string OneLine(std::string text) {
 }  // namespace
 
 bool LooksLikeSummary(const std::string& path) {
-  if (EndsWith(path, ".json")) return true;
+  if (EndsWith(path, kSummaryExtension)) return true;
+  // Other JSON (torch.profiler traces) starts with '{' too: a summary names its format first.
   std::ifstream in(path, std::ios::binary);
-  char first = 0;
-  while (in.get(first)) {
-    if (first != ' ' && first != '\n' && first != '\t' && first != '\r') return first == '{';
-  }
-  return false;
+  std::string head(512, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  const size_t first = head.find_first_not_of(" \n\t\r");
+  return first != std::string::npos && head[first] == '{' &&
+         head.find(std::string("\"") + kSummaryFormatMarker + "\"") != std::string::npos;
 }
 
 std::string DefaultSummaryPath(const std::string& trace) {

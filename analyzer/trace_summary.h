@@ -22,7 +22,8 @@ inline constexpr char kSummaryFormatMarker[] = "occtrace-summary";
 inline constexpr int kSummaryVersion = 1;
 inline constexpr char kSummaryExtension[] = ".summary.json";
 
-// A summary by its name (ends in .json) or its first byte ('{': no trace format starts so).
+// A summary by its name (ends in .summary.json) or its start: '{' and, within the first 512
+// bytes, the format marker (a torch.profiler trace is JSON too).
 bool LooksLikeSummary(const std::string& path);
 
 // `trace` with its extension replaced by .summary.json: runs/rank3.db -> runs/rank3.summary.json.

@@ -4,7 +4,7 @@
 #   scripts/setup.sh --test   also test-only tools (clang for libFuzzer, chromium for the HTML test)
 set -euo pipefail
 pkgs=(cmake make g++ pkg-config sqlite3 libsqlite3-dev libprotobuf-dev protobuf-compiler
-      libcli11-dev libgtest-dev libgmock-dev)
+      libcli11-dev libgtest-dev libgmock-dev rapidjson-dev zlib1g-dev)
 if [[ "${1:-}" == "--test" ]]; then
   pkgs+=(clang libclang-rt-14-dev chromium)
 fi
