@@ -83,6 +83,8 @@ run pm membound pm 30 "$mb"
 pack
 
 echo "== 3. cost in turns [$(elapsed)s]"
+# Note: a time-out here once left turns_bench's pm process running, holding the PM hardware for
+# every later step (CUPTI_ERROR_HARDWARE_BUSY); keep TURNS_TIMEOUT above the turns' run time.
 cp "$root/bench/injector/gpu_bench.py" "$root/bench/injector/turns_bench.py" "$work/" 2>/dev/null
 timeout -k 10 "${TURNS_TIMEOUT:-170}" python3 "$root/bench/injector/turns_bench.py" --lib "$lib" \
   --workload "train_small=$wl/train_small.py:100" --workload "resnet50=$wl/resnet50_step.py:8" --no-torchprof \
@@ -139,6 +141,8 @@ pack
 echo "== traces back (xz) [$(elapsed)s]"
 bring() {  # DIR ARCHIVE
   local dir=$1 archive=$2
+  # A trace cut off at exit keeps its last commits in the -wal file: fold it in first.
+  for f in "$dir"/*.db; do python3 -c "import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute('PRAGMA wal_checkpoint(TRUNCATE)')" "$f" 2>/dev/null; done
   local keep=("$dir"/*.db)
   while (( ${#keep[@]} > 0 )); do
     tar -C "$dir" -cf - $(for f in "${keep[@]}"; do basename "$f"; done) | xz -T0 -6 >"$archive"
