@@ -232,6 +232,70 @@ INSERT INTO OCC_LAUNCH VALUES (3000000, 10, 10, 1, 100), (3000100, 20, 11, 1, 10
   EXPECT_EQ(report->summary().total_gpu_ns(), 1'522'100);
 }
 
+// Owners and autotuning from what the injector records (#29): OCC_MODULE.loader joined to each
+// configuration through OCC_FUNCTION by name and registers. XLA's autotuner compiled
+// gemm_fusion_dot_4 three ways (one module each), launched each twice, then ran its choice (90
+// registers) 12 more times; the program's own scale kernel ran at two block sizes on the same
+// work.
+TEST(Analysis, OwnersFromTheLoaderAndAutotuningTrials) {
+  ScratchDir dir;
+  std::string path = dir.Path("t.db");
+  MakeOccTrace(path, H100TraceInserts() + R"sql(
+INSERT INTO StringIds VALUES (200, 'gemm_fusion_dot_4'), (201, 'scale(float*)'), (202, 'scale'), (203, '_Z5scalePf');
+INSERT INTO OCC_MODULE(moduleId, library, loader) VALUES
+  (7, NULL, '/home/u/venv/lib/python3.12/site-packages/jaxlib/xla_extension.so'),
+  (8, NULL, '/home/u/venv/lib/python3.12/site-packages/jaxlib/xla_extension.so'),
+  (9, NULL, '/home/u/venv/lib/python3.12/site-packages/jaxlib/xla_extension.so'),
+  (10, NULL, '/home/u/project/build/my_app');
+INSERT INTO OCC_FUNCTION(moduleId, mangledName, localMemoryPerThread, barrierCount, registersPerThread) VALUES
+  (7, 200, 0, 1, 30), (8, 200, 0, 1, 90), (9, 200, 0, 1, 218), (10, 203, 0, 1, 16);
+INSERT INTO OCC_KERNEL_CONFIG VALUES
+  (20, 0, 1, NULL, 200, 200, 200, 0, 0, 30, 256, 1, 1, 128, 1, 1, 0, 0, 0, 0, 32768, 0, NULL, 0, 0, 1, 1, 1, 0, 0, 0, 0),
+  (21, 0, 1, NULL, 200, 200, 200, 0, 0, 90, 256, 1, 1, 128, 1, 1, 0, 0, 0, 0, 32768, 0, NULL, 0, 0, 1, 1, 1, 0, 0, 0, 0),
+  (22, 0, 1, NULL, 200, 200, 200, 0, 0, 218, 256, 1, 1, 128, 1, 1, 0, 0, 0, 0, 32768, 0, NULL, 0, 0, 1, 1, 1, 0, 0, 0, 0),
+  (23, 0, 1, NULL, 201, 202, 203, 0, 0, 16, 65536, 1, 1, 64, 1, 1, 0, 0, 0, 0, 32768, 0, NULL, 0, 0, 1, 1, 1, 0, 0, 0, 0),
+  (24, 0, 1, NULL, 201, 202, 203, 0, 0, 16, 16384, 1, 1, 256, 1, 1, 0, 0, 0, 0, 32768, 0, NULL, 0, 0, 1, 1, 1, 0, 0, 0, 0);
+INSERT INTO OCC_LAUNCH VALUES (3000000, 50000, 20, 1, 200), (3100000, 50000, 20, 1, 201),
+  (3200000, 40000, 21, 1, 202), (3300000, 40000, 21, 1, 203), (3400000, 60000, 22, 1, 204), (3500000, 60000, 22, 1, 205),
+  (4000000, 40000, 21, 1, 206), (4100000, 40000, 21, 1, 207), (4200000, 40000, 21, 1, 208), (4300000, 40000, 21, 1, 209),
+  (4400000, 40000, 21, 1, 210), (4500000, 40000, 21, 1, 211), (4600000, 40000, 21, 1, 212), (4700000, 40000, 21, 1, 213),
+  (4800000, 40000, 21, 1, 214), (4900000, 40000, 21, 1, 215), (5000000, 40000, 21, 1, 216), (5100000, 40000, 21, 1, 217),
+  (5200000, 40000, 23, 1, 218), (5300000, 40000, 23, 1, 219), (5400000, 12000, 24, 1, 220), (5500000, 12000, 24, 1, 221);
+)sql");
+  ReportOptions options;
+  options.inputs = {path};
+  options.top = 0;
+  auto report = BuildReport(options);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  int xla = 0, trials = 0;
+  for (const auto& g : report->groups()) {
+    if (g.mangled_name() == "gemm_fusion_dot_4") {
+      ++xla;
+      EXPECT_EQ(g.owner_library(), "XLA (jaxlib)");
+      EXPECT_EQ(g.owner_evidence(), "loader");
+      EXPECT_EQ(g.loader(), "jaxlib/xla_extension.so") << "no machine folders";
+      EXPECT_EQ(g.name_variants(), 3);
+      EXPECT_EQ(g.autotuning_trial(), g.registers_per_thread() != 90);
+      if (g.registers_per_thread() == 90) {
+        EXPECT_EQ(g.tail_launches(), 12);
+      }
+      trials += g.autotuning_trial();
+    } else if (g.mangled_name() == "_Z5scalePf") {
+      EXPECT_EQ(g.origin(), "cuda_cpp");
+      EXPECT_EQ(g.loader(), "my_app");
+      EXPECT_FALSE(g.autotuning_trial()) << "the program's own kernel has no autotuner";
+    }
+  }
+  EXPECT_EQ(xla, 3);
+  EXPECT_EQ(trials, 2);
+  bool scale_measured = false;
+  for (const auto& a : report->actions()) {
+    EXPECT_NE(a.kernel(), "gemm_fusion_dot_4") << "XLA's kernels, trials or not, are never actions";
+    if (a.kernel() == "scale") scale_measured = a.gain_kind() == "measured" && a.origin() == "cuda_cpp";
+  }
+  EXPECT_TRUE(scale_measured) << "the program's own kernel gets its measured faster configuration";
+}
+
 // The same trace as an Nsight Systems export: same answers, the reserve derived, the file
 // left untouched.
 TEST(Analysis, NsysExport) {
