@@ -89,9 +89,18 @@ bool IsInductorName(std::string_view name) {
 
 // Numba's names: the demangled name carries the Python module and numba's ABI tags
 // ("__main__::saxpy[abi:v1][abi:cw51...]"), the mangled one "cudapy" or the module path.
+// Numba's version tag in the mangled name: B2v<digit>B ("[abi:v1]", "[abi:v2]" for a second
+// compilation of one function).
+bool HasNumbaVersionTag(std::string_view mangled) {
+  for (size_t at = mangled.find("B2v"); at != std::string_view::npos; at = mangled.find("B2v", at + 1)) {
+    if (at + 4 < mangled.size() && mangled[at + 3] >= '0' && mangled[at + 3] <= '9' && mangled[at + 4] == 'B') return true;
+  }
+  return false;
+}
+
 bool IsNumbaName(std::string_view mangled, std::string_view name) {
   return Contains(name, "[abi:") || Contains(mangled, "cudapy") || Contains(mangled, "numba") ||
-         Contains(mangled, "B2v1B");
+         HasNumbaVersionTag(mangled);
 }
 
 KernelOrigin Make(KernelOriginKind kind, std::string_view library, bool tunable, std::string_view evidence) {
@@ -139,7 +148,10 @@ ObjectVerdict ClassifyObject(std::string_view label, std::string_view mangled, s
   // CuPy compiles its own kernels (cupy_copy, cupy_random_x_mod_1, cub reductions) and the
   // user's RawKernel / ElementwiseKernel alike, through the same driver module: its own carry
   // its prefix.
-  if (StartsWith(label, "cupy/") || StartsWith(label, "cupy_backends/") || StartsWith(file, "cupy")) {
+  // Its precompiled modules (cupy/random, cupy/cuda/cub, ...) are all its own; what comes through
+  // its driver module (cupy_backends/cuda/api/driver) is compiled at run time, its own or the user's.
+  if (StartsWith(label, "cupy/")) return found(KernelOriginKind::kVendor, "CuPy", false);
+  if (StartsWith(label, "cupy_backends/") || StartsWith(file, "cupy")) {
     if (StartsWith(name, "cupy_") || Contains(name, "cub::") || Contains(name, "cupy::")) {
       return found(KernelOriginKind::kVendor, "CuPy", false);
     }

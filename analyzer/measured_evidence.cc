@@ -78,7 +78,11 @@ std::string ConfigInOwnersWords(KernelOriginKind kind, const occtrace::KernelGro
   const std::string block = Dims(g.block_x(), g.block_y(), g.block_z());
   switch (kind) {
     case KernelOriginKind::kNumba: return "kernel[" + grid + ", " + block + "]";
-    case KernelOriginKind::kCuPy: return "kernel((" + grid + ",), (" + block + ",), args)";
+    case KernelOriginKind::kCuPy: {
+      // CuPy takes tuples: (n,) for one dimension, (x, y) as written for more.
+      auto tuple = [](const std::string& d) { return d.front() == '(' ? d : "(" + d + ",)"; };
+      return "kernel(" + tuple(grid) + ", " + tuple(block) + ", args)";
+    }
     case KernelOriginKind::kTriton:
     case KernelOriginKind::kInductor:
       return "num_warps=" + std::to_string(BlockThreads(g) / 32) + " (grid " + grid + ")";
@@ -253,7 +257,10 @@ void MarkVariantsAndAutotuning(const std::vector<KernelOrigin>& origins, std::ve
     }
     for (size_t i : members) (*groups)[i].set_name_variants(static_cast<int32_t>(variants.size()));
     if (members.size() < 2) continue;
-    const std::string autotuner = AutotunerOf(origins[members.front()]);
+    std::string autotuner;
+    for (size_t i : members) {
+      if (autotuner.empty()) autotuner = AutotunerOf(origins[i]);
+    }
     if (autotuner.empty()) continue;
     size_t chosen = members.size();
     for (size_t k = 0; k < members.size(); ++k) {
@@ -326,11 +333,17 @@ void AddUnknownOwnerCaveat(occtrace::KernelGroup* g) {
 void ApplyOwnerAndEvidence(std::vector<occtrace::KernelGroup>* groups, int64_t run_total_ns) {
   std::vector<KernelOrigin> origins;
   origins.reserve(groups->size());
+  // Triton's cache keeps one compilation per name, quoted only on the configuration it matches
+  // (judge.cc); the name is Triton's for all its configurations.
+  std::set<std::string> triton_names;
+  for (const auto& g : *groups) {
+    if (g.triton_num_warps() > 0) triton_names.insert(g.mangled_name());
+  }
   for (auto& g : *groups) {
     KernelFacts facts;
     facts.mangled = g.mangled_name();
     facts.demangled = g.name();
-    facts.has_triton_metadata = g.triton_num_warps() > 0;
+    facts.has_triton_metadata = triton_names.count(g.mangled_name()) > 0;
     facts.loader = g.loader();
     facts.module_library = g.module_library();
     KernelOrigin o = ClassifyKernel(facts);

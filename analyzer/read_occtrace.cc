@@ -349,13 +349,18 @@ Status TraceReader::AddModuleOwners(std::vector<ConfigStats>* configs) {
   for (ConfigStats& c : *configs) {
     auto it = holders.find(c.mangled_name);
     if (it == holders.end()) continue;
+    // The cubin's register count can differ from the one the driver reports for the launch
+    // (CuPy's first RawKernel on an H200: 10 in the cubin, 16 launched), so it only chooses
+    // between modules; with none matching, every module holding the name is a candidate.
     std::vector<const Holder*> match;
     for (const Holder& h : it->second) {
       if (h.registers >= 0 && c.registers_known && h.registers != c.registers_per_thread) continue;
       if (h.local_memory >= 0 && c.local_mem_per_thread > 0 && h.local_memory != c.local_mem_per_thread) continue;
       match.push_back(&h);
     }
-    if (match.empty()) continue;
+    if (match.empty()) {
+      for (const Holder& h : it->second) match.push_back(&h);
+    }
     bool same_loader = true, same_library = true;
     for (const Holder* h : match) {
       same_loader = same_loader && h->loader == match.front()->loader;

@@ -115,6 +115,14 @@ TEST(KernelOrigin, LoaderDecidesOverNames) {
        "cupy_random_x_mod_1", "", KernelOriginKind::kVendor, "CuPy"},
       {"/opt/venv/lib/python3.12/site-packages/cupy_backends/cuda/api/driver.cpython-312-x86_64-linux-gnu.so",
        "scale_rows", "", KernelOriginKind::kCuPy, ""},
+      // CuPy's precompiled modules (recorded on an H200, 2026-11-27: cupy 14.2).
+      {"/opt/venv/lib/python3.12/site-packages/cupy/random/_generator_api.cpython-312-x86_64-linux-gnu.so",
+       "_Z11init_curandI19curand_pseudo_stateI17curandStateXORWOWEEvlml", "", KernelOriginKind::kVendor, "CuPy"},
+      {"/opt/venv/lib/python3.12/site-packages/cupy/cuda/cub.cpython-312-x86_64-linux-gnu.so",
+       "_ZN3cub43CUB_300102_SM_750_800_860_890_900_1000_12006detail6reduce18DeviceReduceKernelEv", "",
+       KernelOriginKind::kVendor, "CuPy"},
+      {"/opt/venv/lib/python3.12/site-packages/nvidia/cu13/lib/libcurand.so.10", "_Z13gen_sequencedv", "",
+       KernelOriginKind::kVendor, "cuRAND"},
       // numba through ctypes (libffi is skipped by the injector, _ctypes is the caller).
       {"/usr/lib/python3.12/lib-dynload/_ctypes.cpython-312-x86_64-linux-gnu.so",
        "_ZN8__main__5saxpyB2v1B96cw51cXTLSUwv1sDUaKthqaNgoKmjgOR3W3Cw6igA9duC0hkwnNGiHEkYkrqQBE5ArrayIfLi1E1C7mutable7alignedE",
@@ -184,6 +192,7 @@ TEST(KernelOrigin, NumbaNamesReadAsInTheSource) {
   EXPECT_EQ(NumbaDisplayName("pkg::sub::k[abi:v1](long long, Array<double, 2, F, readonly, aligned>)", true),
             "pkg.sub.k(int64, readonly array(float64, 2d, F))");
   EXPECT_TRUE(IsNumbaKernel("_ZN8__main__5saxpyB2v1B96cw51c", ""));
+  EXPECT_TRUE(IsNumbaKernel("_ZN8__main__9transposeB2v2B104cw51cXTLSUwv1sDU", "")) << "a second compilation: [abi:v2]";
   EXPECT_FALSE(IsNumbaKernel("_Z5scalePfif", "scale(float*, int, float)"));
 }
 

@@ -1,7 +1,8 @@
 # Builds a real trace's .sql like run_real_trace.cmake and checks occ-report's JSON report of it
-# against every regular expression in REQUIRE (each must match) and FORBID (none may match),
-# both ';'-separated lists: what #29's owner goldens assert (owners, no action aimed at a
-# library's or an autotuner's kernel, variants folded) beside their byte-for-byte outputs.
+# against the case's owners.cmake: every regular expression in REQUIRE must match, none in
+# FORBID may. What #29's owner goldens assert (owners, no action aimed at a library's or an
+# autotuner's kernel, compiled variants kept apart) beside their byte-for-byte outputs.
+include("${CHECKS}")
 file(READ "${SCHEMA}" schema)
 file(READ "${INPUT}" inserts)
 file(WRITE "${OUT}" "BEGIN;\n${schema}\n${inserts}\nCOMMIT;\n")
