@@ -37,10 +37,18 @@ JIT_KINDS = {"triton": {"triton", "inductor"}, "cupy": {"cupy", "vendor"}, "xla"
              "numba": {"numba"}}
 
 
+# Python packages whose compiled objects hold their own kernels: (folder under site-packages, ...).
+PACKAGE_OWNERS = [("cupy/", "vendor", "CuPy"), ("jaxlib/", "vendor", "XLA"), ("jax_plugins/", "vendor", "XLA")]
+
+
 def expected_owner(path):
     base = os.path.basename(path)
     for prefix, origin, library in OBJECT_OWNERS:
         if base.startswith(prefix):
+            return origin, library
+    rel = re.split(r"(?:site|dist)-packages/", path)[-1]
+    for folder, origin, library in PACKAGE_OWNERS:
+        if rel.startswith(folder):
             return origin, library
     if "site-packages" in path or "dist-packages" in path:
         return None  # a package occtrace does not name: unknown is right, nothing to compare
