@@ -72,8 +72,8 @@ class LaunchesSubcommand : public Subcommand {
     if (csv) {
       out << (multi ? "File," : "")
           << "Start (ns),Duration (ns),GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (B),"
-             "DymSMem (B),Theoretical Occupancy (%),Achieved Occupancy (%),Device,Strm,CorrId,"
-             "Name\n";
+             "DymSMem (B),Theoretical Occupancy (%),Achieved Occupancy (%),Achieved Source,"
+             "PM Clean Samples,Device,Strm,CorrId,Name\n";
     } else {
       char header[256];
       std::snprintf(header, sizeof header, "%s%16s %12s %16s %14s %5s %8s %8s %6s %6s %4s %6s  %s\n",
@@ -112,9 +112,15 @@ class LaunchesSubcommand : public Subcommand {
           kernel_regex_, remaining, &configs, [&](const LaunchRow& row) -> Status {
             const ConfigStats& c = configs[row.config];
             std::string theo = theoretical(c, row.config);
+            // Replay's value for this launch, else the launch's own clean PM samples ("p"), else
+            // "n/e" where PM samples touched it but too few were clean.
+            const bool pm = row.achieved_pct < 0 && row.pm_pct >= 0;
             std::string ach = row.achieved_pct >= 0 ? Fixed(row.achieved_pct, 1)
+                              : pm                  ? Fixed(row.pm_pct, 1) + "p"
+                              : row.pm_clean_samples > 0 ? "n/e"
                               : row.achieved_status.empty() ? "-"
                                                             : "n/a";
+            const std::string source = row.achieved_pct >= 0 ? "replay" : pm ? "pm" : "";
             if (csv) {
               if (multi) out << f << ',';
               out << row.start << ',' << row.duration << ',' << c.grid[0] << ',' << c.grid[1]
@@ -122,7 +128,9 @@ class LaunchesSubcommand : public Subcommand {
                   << c.block[2] << ',' << (c.registers_known ? std::to_string(c.registers_per_thread) : "")
                   << ',' << c.static_smem << ',' << c.dynamic_smem << ','
                   << (theo == "-" ? "" : theo) << ','
-                  << (row.achieved_pct >= 0 ? ach : row.achieved_status) << ',' << c.device_id
+                  << (row.achieved_pct >= 0 ? ach : pm ? Fixed(row.pm_pct, 2) : row.achieved_status) << ','
+                  << source << ','
+                  << (row.pm_clean_samples > 0 ? std::to_string(row.pm_clean_samples) : "") << ',' << c.device_id
                   << ',' << row.stream_id << ',' << row.correlation_id << ',' << CsvField(c.name)
                   << '\n';
             } else {

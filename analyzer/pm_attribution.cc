@@ -32,12 +32,12 @@ void PmSweep::BeginDevice(double max_warps_per_sm) {
   last_sample_start_ = INT64_MIN;
 }
 
-void PmSweep::AddLaunch(int64_t start, int64_t end, int32_t config) {
+void PmSweep::AddLaunch(int64_t start, int64_t end, int32_t config, int64_t launch_id) {
   if (config < 0 || static_cast<size_t>(config) >= sums_.size() || end <= start) return;
   // Samples come in start order: a launch that ended before the current sample began overlaps
   // no later one either.
   if (end <= last_sample_start_) return;
-  active_.push_back({start, end, config});
+  active_.push_back({start, end, config, launch_id});
 }
 
 void PmSweep::AddSample(int64_t start, int64_t end, double sm_cycles_active, double warps_active,
@@ -93,28 +93,40 @@ void PmSweep::AddSample(int64_t start, int64_t end, double sm_cycles_active, dou
   }
   ++counts_.clean;
   PmSums& s = sums_[static_cast<size_t>(overlapping_.front().config)];
-  ++s.clean;
-  s.warps += warps_active;
-  s.capacity += capacity;
-  if (overlapping_.size() > 1) {
-    ++s.sequence;
-  } else if (overlapping_.front().start <= start && overlapping_.front().end >= end) {
-    ++s.inside;
-    s.inside_warps += warps_active;
-    s.inside_capacity += capacity;
+  const bool inside = overlapping_.size() == 1 && overlapping_.front().start <= start &&
+                      overlapping_.front().end >= end;
+  AddClean(&s, overlapping_.size() > 1, inside, start, end, capacity, warps_active, dram_pct);
+  if (keep_per_launch_ && overlapping_.size() == 1) {
+    AddClean(&per_launch_[overlapping_.front().id], false, inside, start, end, capacity, warps_active,
+             dram_pct);
+  }
+}
+
+void PmSweep::AddClean(PmSums* s, bool sequence, bool inside, int64_t start, int64_t end,
+                       double capacity, double warps_active, double dram_pct) {
+  ++s->clean;
+  s->warps += warps_active;
+  s->capacity += capacity;
+  if (sequence) {
+    ++s->sequence;
+  } else if (inside) {
+    ++s->inside;
+    s->inside_warps += warps_active;
+    s->inside_capacity += capacity;
   }
   // Counters can overshoot a sustained peak a little; beyond 110 % the value is not a %.
   if (dram_pct >= 0 && dram_pct <= 110) {
     const double ns = static_cast<double>(end - start);
-    s.dram_pct_ns += dram_pct * ns;
-    s.dram_ns += ns;
-    ++s.dram_samples;
+    s->dram_pct_ns += dram_pct * ns;
+    s->dram_ns += ns;
+    ++s->dram_samples;
   }
 }
 
 StatusOr<PmAttribution> AttributePmSamples(const sql::Db& db, size_t config_count,
                                            const std::function<int32_t(int64_t)>& config_index,
-                                           const std::function<double(int64_t)>& max_warps_per_sm) {
+                                           const std::function<double(int64_t)>& max_warps_per_sm,
+                                           bool per_launch) {
   PmAttribution result;
   OCC_ASSIGN_OR_RETURN(bool present, db.HasTable("OCC_PM_SAMPLE"));
   if (!present) return result;
@@ -128,11 +140,12 @@ StatusOr<PmAttribution> AttributePmSamples(const sql::Db& db, size_t config_coun
   // compare; light traces' OCC_LAUNCH_CALL rows have none either.
   OCC_ASSIGN_OR_RETURN(
       sql::Stmt launches,
-      db.Prepare("SELECT c.deviceId, l.start, l.start + l.duration, l.configId FROM OCC_LAUNCH l "
+      db.Prepare("SELECT c.deviceId, l.start, l.start + l.duration, l.configId, l.rowid FROM OCC_LAUNCH l "
                  "JOIN OCC_KERNEL_CONFIG c ON c.id = l.configId "
                  "WHERE l.start > 0 AND l.duration > 0 ORDER BY c.deviceId, l.start"));
   OCC_ASSIGN_OR_RETURN(bool launch_row, launches.Step());
   PmSweep sweep(config_count);
+  if (per_launch) sweep.KeepPerLaunch();
   std::optional<int64_t> device;
   for (bool row = any_sample; row;) {
     const int64_t sample_device = samples.Int64(0);
@@ -147,7 +160,8 @@ StatusOr<PmAttribution> AttributePmSamples(const sql::Db& db, size_t config_coun
     const int64_t start = samples.Int64(1) + kPmClockOffsetNs;
     const int64_t end = samples.Int64(2) + kPmClockOffsetNs;
     while (launch_row && launches.Int64(0) == sample_device && launches.Int64(1) < end) {
-      sweep.AddLaunch(launches.Int64(1), launches.Int64(2), config_index(launches.Int64(3)));
+      sweep.AddLaunch(launches.Int64(1), launches.Int64(2), config_index(launches.Int64(3)),
+                      launches.Int64(4));
       OCC_ASSIGN_OR_RETURN(launch_row, launches.Step());
     }
     const double nan = std::nan("");
@@ -158,6 +172,7 @@ StatusOr<PmAttribution> AttributePmSamples(const sql::Db& db, size_t config_coun
   }
   result.sums = std::move(sweep.sums());
   result.counts = sweep.counts();
+  result.per_launch = std::move(sweep.per_launch());
   return result;
 }
 

@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <unordered_map>
 #include <vector>
 
 #include "sqlite_db.h"
@@ -85,8 +86,9 @@ class PmSweep {
 
   // Starts a device; `max_warps_per_sm` <= 0: unknown (its samples are counted, not used).
   void BeginDevice(double max_warps_per_sm);
-  // A timed launch [start, end) of configuration `config` (an index below config_count).
-  void AddLaunch(int64_t start, int64_t end, int32_t config);
+  // A timed launch [start, end) of configuration `config` (an index below config_count);
+  // `launch_id` (OCC_LAUNCH's rowid) names it in per_launch().
+  void AddLaunch(int64_t start, int64_t end, int32_t config, int64_t launch_id = -1);
   // A sample [start, end); dram_pct < 0: not collected.
   void AddSample(int64_t start, int64_t end, double sm_cycles_active, double warps_active,
                  double dram_pct);
@@ -94,30 +96,42 @@ class PmSweep {
   const std::vector<PmSums>& sums() const { return sums_; }
   std::vector<PmSums>& sums() { return sums_; }
   const PmCounts& counts() const { return counts_; }
+  // Also sums each launch's own clean samples (inside or edge: one launch alone), by launch id,
+  // for `occ-report launches`.
+  void KeepPerLaunch() { keep_per_launch_ = true; }
+  std::unordered_map<int64_t, PmSums>& per_launch() { return per_launch_; }
 
  private:
   struct Launch {
     int64_t start, end;
     int32_t config;
+    int64_t id;
   };
+  static void AddClean(PmSums* s, bool sequence, bool inside, int64_t start, int64_t end,
+                       double capacity, double warps_active, double dram_pct);
   std::vector<PmSums> sums_;
   PmCounts counts_;
   double max_warps_ = 0;
   int64_t last_sample_start_ = INT64_MIN;
   std::vector<Launch> active_;      // launches that may overlap the current or a later sample
   std::vector<Launch> overlapping_;  // scratch
+  bool keep_per_launch_ = false;
+  std::unordered_map<int64_t, PmSums> per_launch_;
 };
 
 // Runs the sweep over `db`'s OCC_PM_SAMPLE and OCC_LAUNCH (a trace without PM samples gives an
 // empty result without reading OCC_LAUNCH). `config_index` maps an OCC_KERNEL_CONFIG id to an
 // index below `config_count` (< 0: unknown, its launches are skipped); `max_warps_per_sm` gives a
 // device's (<= 0: unknown).
+// `per_launch`: also sum each launch's own clean samples, by OCC_LAUNCH rowid.
 struct PmAttribution {
   std::vector<PmSums> sums;     // by config index; empty when the trace has no PM samples
   PmCounts counts;
+  std::unordered_map<int64_t, PmSums> per_launch;
 };
 StatusOr<PmAttribution> AttributePmSamples(const sql::Db& db, size_t config_count,
                                            const std::function<int32_t(int64_t)>& config_index,
-                                           const std::function<double(int64_t)>& max_warps_per_sm);
+                                           const std::function<double(int64_t)>& max_warps_per_sm,
+                                           bool per_launch = false);
 
 }  // namespace occ

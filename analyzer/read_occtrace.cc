@@ -559,15 +559,16 @@ StatusOr<TraceScan> TraceReader::ScanOcctrace(const std::string& kernel_regex, i
 
 // PM samples (OCC_PM_SAMPLE) to the configurations whose launches ran alone beside them
 // (pm_attribution.h), and the file's sample counts into its facts.
+double TraceReader::MaxWarpsPerSm(int64_t device_id) const {
+  const TraceDevice* d = FindDevice(devices_, device_id);
+  if (d == nullptr || !d->known || d->props.warp_size <= 0) return 0;
+  return static_cast<double>(d->props.max_threads_per_sm) / d->props.warp_size;
+}
+
 Status TraceReader::AttributePm(const ConfigIndex& index, std::vector<ConfigStats>* configs) {
-  auto max_warps = [&](int64_t device_id) -> double {
-    const TraceDevice* d = FindDevice(devices_, device_id);
-    if (d == nullptr || !d->known || d->props.warp_size <= 0) return 0;
-    return static_cast<double>(d->props.max_threads_per_sm) / d->props.warp_size;
-  };
   OCC_ASSIGN_OR_RETURN(PmAttribution pm,
-                       AttributePmSamples(*db_, configs->size(),
-                                          [&](int64_t id) { return index.Find(id); }, max_warps));
+                       AttributePmSamples(*db_, configs->size(), [&](int64_t id) { return index.Find(id); },
+                                          [&](int64_t device_id) { return MaxWarpsPerSm(device_id); }));
   for (size_t i = 0; i < pm.sums.size(); ++i) (*configs)[i].pm = pm.sums[i];
   const PmCounts& n = pm.counts;
   if (n.samples > 0) info_.set_pm_samples(n.samples);
@@ -642,8 +643,14 @@ Status TraceReader::ForEachOcctraceLaunch(const std::string& kernel_regex, int64
   std::vector<int64_t> ids;
   OCC_ASSIGN_OR_RETURN(*configs, ReadOccConfigs(kernel_regex, &ids));
   ConfigIndex index(ids);
+  // Each launch's own clean PM samples (a PM trace): attributed over the whole trace first, since
+  // a launch's neighbours decide whether a sample is clean.
+  OCC_ASSIGN_OR_RETURN(PmAttribution pm,
+                       AttributePmSamples(*db_, configs->size(), [&](int64_t id) { return index.Find(id); },
+                                          [&](int64_t device_id) { return MaxWarpsPerSm(device_id); },
+                                          /*per_launch=*/true));
   OCC_ASSIGN_OR_RETURN(sql::Stmt stmt,
-                       db_->Prepare("SELECT configId, start, duration, streamId, correlationId "
+                       db_->Prepare("SELECT configId, start, duration, streamId, correlationId, rowid "
                                     "FROM OCC_LAUNCH"));
   int64_t shown = 0;
   while (limit <= 0 || shown < limit) {
@@ -664,6 +671,10 @@ Status TraceReader::ForEachOcctraceLaunch(const std::string& kernel_regex, int64
       if (launch.duration == 0 && a->gpu_time_ns >= 0) {
         launch.duration = static_cast<int64_t>(a->gpu_time_ns + 0.5);
       }
+    }
+    if (auto it = pm.per_launch.find(stmt.Int64(5)); it != pm.per_launch.end()) {
+      launch.pm_clean_samples = it->second.clean;
+      if (it->second.clean >= kMinPmCleanSamples) launch.pm_pct = it->second.AchievedPct();
     }
     OCC_RETURN_IF_ERROR(visit(launch));
     ++shown;

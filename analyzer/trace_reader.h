@@ -107,6 +107,7 @@ class TraceReader {
   Status AttributePm(const ConfigIndex& index, std::vector<ConfigStats>* configs);
   Status AddModuleOwners(std::vector<ConfigStats>* configs);
   Status AddTailLaunches(const std::vector<int64_t>& ids, std::vector<ConfigStats>* configs);
+  double MaxWarpsPerSm(int64_t device_id) const;  // 0: unknown
   Status AddTritonMetadata(std::vector<ConfigStats>* configs);
   StatusOr<TraceScan> ScanOcctrace(const std::string& kernel_regex, int jobs);
   Status ScanOcctraceRange(const RangePass& pass, const std::string& select,

@@ -159,6 +159,10 @@ struct LaunchRow {
   size_t config = 0;                 // index into the configs of the listing
   double achieved_pct = -1;          // < 0: not measured
   std::string achieved_status;       // "" when the launch has no OCC_ACHIEVED row
+  // PM samples in which this launch ran alone (pm_attribution.h), and their achieved occupancy
+  // (< 0: fewer than kMinPmCleanSamples).
+  int64_t pm_clean_samples = 0;
+  double pm_pct = -1;
 };
 
 }  // namespace occ

@@ -126,9 +126,9 @@ TEST_F(Cli, LaunchesListsOneRowPerLaunch) {
   std::getline(csv_lines, header);
   EXPECT_EQ(header.rfind("Start (ns),Duration (ns),GrdX", 0), 0u) << header;
   std::getline(csv_lines, line);
-  EXPECT_EQ(line, "1600000,50000,66,1,1,256,1,1,16,0,0,100.0,12.4,0,7,6,tiny_grid(int)");
+  EXPECT_EQ(line, "1600000,50000,66,1,1,256,1,1,16,0,0,100.0,12.4,replay,,0,7,6,tiny_grid(int)");
   std::getline(csv_lines, line);  // the profiled launch: its time from OCC_ACHIEVED
-  EXPECT_EQ(line, "0,52000,66,1,1,256,1,1,16,0,0,100.0,12.6,0,7,7,tiny_grid(int)");
+  EXPECT_EQ(line, "0,52000,66,1,1,256,1,1,16,0,0,100.0,12.6,replay,,0,7,7,tiny_grid(int)");
 
   auto quoted = RunCli({"launches", path_, "--format", "csv", "--kernel", "DROP"});
   ASSERT_EQ(quoted.code, 0) << quoted.err;

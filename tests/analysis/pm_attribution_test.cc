@@ -441,6 +441,26 @@ TEST(PmAttribution, ASummaryReadsBackThePmFigures) {
   EXPECT_EQ(report->files(0).pm_clean_samples(), 50);
 }
 
+// `occ-report launches`: each launch's own clean samples. OneKernelAlone's launch has 50 (48
+// inside, 2 edge) → 49.49 % from PM; C's launch has 10 (at 50 %), too few: n/e.
+TEST(PmAttribution, TheLaunchesListingGivesEachLaunchItsOwnCleanSamples) {
+  ScratchDir dir;
+  Rows rows = OneKernelAlone();
+  // C: 10 samples alone (too few for a figure of its own).
+  rows.Launch(kC, 3'000'000, 200'000);
+  for (int i = 0; i < 10; ++i) rows.Sample(3'000'000 + 20'000 * i, 3'020'000 + 20'000 * i, 1e6, 32e6);
+  MakeOccTrace(dir.Path("l.db"), rows.Sql());
+  auto csv = RunCli({"launches", dir.Path("l.db"), "--format", "csv"});
+  ASSERT_EQ(csv.code, 0) << csv.err;
+  EXPECT_NE(csv.out.find("Achieved Occupancy (%),Achieved Source,PM Clean Samples,"), std::string::npos) << csv.out;
+  EXPECT_NE(csv.out.find(",49.49,pm,50,"), std::string::npos) << csv.out;
+  EXPECT_NE(csv.out.find(",,,10,"), std::string::npos) << csv.out;
+  auto text = RunCli({"launches", dir.Path("l.db")});
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("49.5p"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("n/e"), std::string::npos) << text.out;
+}
+
 // The sweep on its own: launches of a device before the samples' device are never compared, and
 // a device without a known max warps per SM counts its clean samples without using them.
 TEST(PmSweep, UnknownDeviceSamplesAreCountedNotUsed) {
