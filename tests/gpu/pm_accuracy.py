@@ -4,6 +4,7 @@ per kernel configuration, from occ-report's JSON (#27 items 3 and 4). Runs on a 
 
   pm_accuracy.py accuracy REPORT.json NCU.csv [--min-samples 20] [--tolerance 3] [--json OUT]
   pm_accuracy.py coverage REPORT.json [REPORT.json ...]
+  pm_accuracy.py bound REPORT.json [--sms 132] [--max-warps 64]
 
 REPORT.json: `occ-report TRACE --format json --top 0` of a trace recorded with
 OCCTRACE_ACHIEVED=pm (accuracy), or of any trace (coverage).
@@ -22,6 +23,11 @@ the differences and the worst cases. Exit 0 when the target is met, 1 when not, 
 coverage prints, per report, the share of GPU time in configurations with an achieved figure,
 by source (PM samples, replay), and the GPU time left without one because PM had too few
 clean samples (target with PM: >= 95 %).
+
+bound checks PM figures against arithmetic that needs no other tool: a grid of at most one block
+per SM (blocks <= SMs) puts at most one block on each busy SM, so its achieved occupancy is at
+most warps per block / max warps per SM, and equal to it while all of a block's warps live
+equally long. Prints each such configuration's bound, PM figure and difference.
 """
 import argparse
 import csv
@@ -200,6 +206,31 @@ def coverage(args):
     return 0
 
 
+def bound(args):
+    report = load_report(args.report)
+    diffs = []
+    print(f"{'kernel':40} {'blocks':>6} {'warps/blk':>9} {'bound %':>8} {'PM %':>7} {'diff':>6} {'clean':>6}")
+    for g in groups(report):
+        pm = g.get("achieved", {}).get("pm") or {}
+        if pm.get("achieved_pct", -1) < 0:
+            continue
+        blocks = g["grid_x"] * g["grid_y"] * g["grid_z"]
+        threads = g["block_x"] * g["block_y"] * g["block_z"]
+        if blocks > args.sms or threads <= 0:
+            continue
+        limit = 100.0 * ((threads + 31) // 32) / args.max_warps
+        diff = pm["achieved_pct"] - limit
+        diffs.append(diff)
+        print(f"{(g.get('short_name') or g.get('name'))[:40]:40} {blocks:6d} {(threads + 31) // 32:9d} "
+              f"{limit:8.2f} {pm['achieved_pct']:7.2f} {diff:+6.2f} {pm['clean_samples']:6d}")
+    if diffs:
+        above = sum(d > 0.5 for d in diffs)
+        near = sum(abs(d) <= 0.5 for d in diffs)
+        print(f"\n{len(diffs)} configurations of <= {args.sms} blocks: {near} within 0.5 points of the bound, "
+              f"{above} above it by more than 0.5 points (should be 0)")
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -211,8 +242,12 @@ def main():
     a.add_argument("--json")
     c = sub.add_parser("coverage")
     c.add_argument("reports", nargs="+")
+    b = sub.add_parser("bound")
+    b.add_argument("report")
+    b.add_argument("--sms", type=int, default=132)
+    b.add_argument("--max-warps", type=int, default=64)
     args = parser.parse_args()
-    return accuracy(args) if args.command == "accuracy" else coverage(args)
+    return {"accuracy": accuracy, "coverage": coverage, "bound": bound}[args.command](args)
 
 
 if __name__ == "__main__":
