@@ -131,6 +131,8 @@ struct Scalar {
 struct Event {
   Scalar ph, cat, name, pid, tid, ts, dur;
   Scalar device, stream, correlation, registers, shared_memory, est_occupancy, context;
+  // occ-report's own export (timeline_export.h) keeps the two apart; Kineto sums them.
+  Scalar static_smem, dynamic_smem;
   std::vector<Scalar> grid, block;
   bool grid_not_array = false, block_not_array = false;
   Scalar active_blocks, limiting_factors;
@@ -271,7 +273,9 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
           {"registers per thread", &Event::registers},
           {"shared memory", &Event::shared_memory},
           {"est. achieved occupancy %", &Event::est_occupancy},
-          {"context", &Event::context}};
+          {"context", &Event::context},
+          {"static shared memory", &Event::static_smem},
+          {"dynamic shared memory", &Event::dynamic_smem}};
       for (const auto& [name, member] : kArgs) {
         if (key_ == name) return &(event_.*member);
       }
@@ -322,7 +326,7 @@ bool IsKernelEvent(const Event& e) {
 
 // A configuration's identity: what the occupancy model and the report group on.
 using ConfigKey = std::tuple<int64_t, std::string, std::array<int64_t, 3>, std::array<int64_t, 3>,
-                             int64_t, int64_t>;
+                             int64_t, int64_t, int64_t>;
 
 struct LoadState {
   std::string path;
@@ -332,6 +336,7 @@ struct LoadState {
   std::map<std::string, int64_t> strings;
   int64_t base_ns = 0;
   int64_t kernels = 0;
+  int64_t summed_smem = 0;  // kernels with only Kineto's summed "shared memory"
   std::map<std::string, KinetoEstimate>* estimates = nullptr;
 };
 
@@ -400,10 +405,19 @@ Status AddKernel(LoadState* s, const Event& e, int64_t index) {
                        integer(e.registers, "args.\"registers per thread\"", true, 0, 0, 65536));
   OCC_ASSIGN_OR_RETURN(int64_t smem,
                        integer(e.shared_memory, "args.\"shared memory\"", true, 0, 0, INT32_MAX));
+  int64_t static_smem = 0, dynamic_smem = smem;
+  if (e.static_smem.kind == Scalar::kNone || e.dynamic_smem.kind == Scalar::kNone) {
+    ++s->summed_smem;
+  } else {
+    OCC_ASSIGN_OR_RETURN(static_smem,
+                         integer(e.static_smem, "args.\"static shared memory\"", true, 0, 0, INT32_MAX));
+    OCC_ASSIGN_OR_RETURN(dynamic_smem,
+                         integer(e.dynamic_smem, "args.\"dynamic shared memory\"", true, 0, 0, INT32_MAX));
+  }
   OCC_ASSIGN_OR_RETURN(auto grid, dims(e.grid, e.grid_not_array, "grid"));
   OCC_ASSIGN_OR_RETURN(auto block, dims(e.block, e.block_not_array, "block"));
 
-  const ConfigKey key{device, e.name.text, grid, block, registers, smem};
+  const ConfigKey key{device, e.name.text, grid, block, registers, static_smem, dynamic_smem};
   auto found = s->configs.find(key);
   int64_t config_id = 0;
   if (found != s->configs.end()) {
@@ -416,11 +430,11 @@ Status AddKernel(LoadState* s, const Event& e, int64_t index) {
     OCC_RETURN_IF_ERROR(c.Reset());
     int col = 1;
     for (int64_t v : {config_id, device, context, name_id, name_id, empty_id, registers, grid[0],
-                      grid[1], grid[2], block[0], block[1], block[2], smem,
+                      grid[1], grid[2], block[0], block[1], block[2], static_smem, dynamic_smem,
                       // Kineto sums static and dynamic shared memory; a kernel can only have
                       // launched above the default 48 KiB per block by opting in, so such a
                       // launch is read as an opted-in one.
-                      int64_t{smem > 48 * 1024 ? 1 : 0}}) {
+                      int64_t{static_smem + dynamic_smem > 48 * 1024 ? 1 : 0}}) {
       OCC_RETURN_IF_ERROR(c.BindInt64(col++, v));
     }
     OCC_RETURN_IF_ERROR(c.Step().status());
@@ -439,7 +453,7 @@ Status AddKernel(LoadState* s, const Event& e, int64_t index) {
     if (e.limiting_factors.kind == Scalar::kString) {
       estimate.limiting_factors = AbbrevOneLine(e.limiting_factors.text, 40);
     }
-    if (estimate.est_pct >= 0) (*s->estimates)[KinetoKey(device, e.name.text, grid.data(), block.data(), registers, smem)] = estimate;
+    if (estimate.est_pct >= 0) (*s->estimates)[KinetoKey(device, e.name.text, grid.data(), block.data(), registers, dynamic_smem)] = estimate;
   }
   int64_t start = 0;
   if (__builtin_add_overflow(s->base_ns, *ts, &start) || start < 0) {
@@ -559,11 +573,11 @@ StatusOr<sql::Db> TraceReader::LoadTorchProfiler(const std::string& path,
   OCC_ASSIGN_OR_RETURN(state.insert_config, db.Prepare(
       "INSERT INTO OCC_KERNEL_CONFIG (id, deviceId, contextId, demangledName, shortName, "
       "mangledName, registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ, "
-      "dynamicSharedMemory, sharedMemoryLimitConfig, launchType, cacheConfig, staticSharedMemory, "
+      "staticSharedMemory, dynamicSharedMemory, sharedMemoryLimitConfig, launchType, cacheConfig, "
       "localMemoryPerThread, sharedMemoryExecuted, sharedMemoryRequestedPercentage, graphId, "
       "graphNodeId, clusterX, clusterY, clusterZ, clusterSchedulingPolicy, "
       "maxPotentialClusterSize, maxActiveClusters, isDeviceLaunched) VALUES (?1, ?2, ?3, ?4, ?5, "
-      "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, 0, 0, 0, 0, 0, NULL, 0, 0, 1, 1, 1, 0, 0, "
+      "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, 0, 0, 0, 0, NULL, 0, 0, 1, 1, 1, 0, 0, "
       "0, 0)"));
 
   gzFile file = gzopen(path.c_str(), "rb");
@@ -621,6 +635,7 @@ StatusOr<sql::Db> TraceReader::LoadTorchProfiler(const std::string& path,
   OCC_RETURN_IF_ERROR(AddDevices(&state, handler.devices));
   OCC_RETURN_IF_ERROR(AddMeta(db, "schema_version", std::to_string(kSupportedTraceSchemaVersion)));
   OCC_RETURN_IF_ERROR(AddMeta(db, "trace_mode", "full"));
+  OCC_RETURN_IF_ERROR(AddMeta(db, "torch_summed_shared_memory", std::to_string(state.summed_smem)));
   // Kineto records no hardware counters: the report says why achieved occupancy is absent.
   OCC_RETURN_IF_ERROR(AddMeta(db, "achieved_status",
                               "Kineto records no hardware counters in torch.profiler traces"));

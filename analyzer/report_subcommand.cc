@@ -12,6 +12,9 @@
 #include <sstream>
 
 #include "analysis.h"
+#include "input_paths.h"
+#include "timeline_export.h"
+#include "trace_summary.h"
 #include "occ_report.h"
 #include "reports/printer.h"
 
@@ -31,8 +34,9 @@ StatusOr<std::string> FormatFromExtension(const std::string& path) {
   if (ext == "html" || ext == "htm") return std::string("html");
   if (ext == "json") return std::string("json");
   if (ext == "csv") return std::string("csv");
+  if (ext == "gz") return std::string("trace");  // run.json.gz: the timeline export
   return InvalidArgument("-o " + path + ": cannot tell the format from the extension '" + ext +
-                         "' (.txt .md .html .json .csv); pass --format");
+                         "' (.txt .md .html .json .csv, .json.gz for --format trace); pass --format");
 }
 
 // Renders `report` with the format's printer. JSON falls back to the Protobuf JSON mapping
@@ -108,8 +112,11 @@ class ReportSubcommand : public Subcommand {
         "Threads that read each input's launch table (0 = one per core; small tables use one); "
         "the report is the same for every value")
         ->default_val(0);
-    app->add_option("--format", format_, "Output format: text, markdown, html, json, csv")
-        ->check(CLI::IsMember({"text", "markdown", "html", "json", "csv"}));
+    app->add_option("--format", format_,
+                    "Output format: text, markdown, html, json, csv, or trace (a timeline of every "
+                    "launch for Perfetto and HTA, Chrome Trace Event JSON; needs -o FILE.json or "
+                    "FILE.json.gz, or -o DIR with several inputs)")
+        ->check(CLI::IsMember({"text", "markdown", "html", "json", "csv", "trace"}));
     app->add_option("-o,--output", output_,
                     "Write the report to FILE (format from its extension unless --format)");
     flags_.push_back(app->add_flag("-f,--force,--force-overwrite", force_,
@@ -121,6 +128,8 @@ class ReportSubcommand : public Subcommand {
   Status Run(const RunContext& ctx) override {
     options_.command_line = CommandLine();
     std::string format = format_;
+    if (format.empty() && !output_.empty() && EndsWith(output_, ".gz")) format = "trace";
+    if (format == "trace") return RunTimelineExport(ctx);
     if (!output_.empty()) {
       if (format.empty()) {
         OCC_ASSIGN_OR_RETURN(format, FormatFromExtension(output_));
@@ -195,6 +204,30 @@ class ReportSubcommand : public Subcommand {
       }
     }
     return line;
+  }
+
+  static bool EndsWith(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  }
+
+  // --format trace: not a view of the report but every launch, streamed (timeline_export.h).
+  Status RunTimelineExport(const RunContext& ctx) {
+    OCC_ASSIGN_OR_RETURN(std::vector<std::string> inputs, ExpandInputPaths(options_.inputs));
+    for (const auto& input : inputs) {
+      if (LooksLikeSummary(input)) {
+        return BadInput(input + ": a trace summary has no per-launch rows; export the trace it "
+                        "summarizes");
+      }
+    }
+    OCC_ASSIGN_OR_RETURN(TimelineExportStats stats,
+                         ExportTimeline(inputs, output_, options_.kernel_regex, force_));
+    if (stats.skipped_untimed > 0) {
+      *ctx.err << "occ-report: warning: " << stats.skipped_untimed
+               << " launches without a start time (replayed by the profiler) are not on the "
+                  "timeline\n";
+    }
+    if (stats.slices == 0) return NotFound("no kernel launch to export");
+    return OkStatus();
   }
 
   CLI::App* app_ = nullptr;

@@ -16,8 +16,11 @@ namespace occ {
 void TraceReader::AddTorchProfilerNotes() {
   AddWarning("torch.profiler trace: no achieved occupancy (Kineto records no hardware counters); "
              "the occupancy shown is the model's theoretical occupancy");
-  AddWarning("torch.profiler trace: Kineto records static and dynamic shared memory as one sum "
-             "(\"shared memory\"): the model reads it as dynamic, opted in above 48 KiB per block");
+  // occ-report's own export keeps them apart (timeline_export.h).
+  if (meta_["torch_summed_shared_memory"] != "0") {
+    AddWarning("torch.profiler trace: Kineto records static and dynamic shared memory as one sum "
+               "(\"shared memory\"): the model reads it as dynamic, opted in above 48 KiB per block");
+  }
   AddWarning("torch.profiler trace: no executed shared-memory carveout, barrier count, local "
              "memory or cluster shape recorded: the model assumed the carveout the driver picks "
              "for the launch, one barrier, no clusters");
@@ -74,6 +77,12 @@ void TraceReader::CompareKinetoEstimates(const TraceScan& scan) {
         why = "Kineto counts threads (" + std::to_string(BlockThreads(c)) +
               " per block), occ-report whole warps";
       }
+    } else if (kineto.est_pct == 0 && c.static_smem + c.dynamic_smem > 48 * 1024) {
+      // cuda_occupancy.h refuses more than the default 48 KiB per block without the opt-in,
+      // and Kineto writes 0 when the call fails.
+      why = "Kineto's occupancy call passes no shared-memory opt-in, fails for the " +
+            std::to_string(c.static_smem + c.dynamic_smem) +
+            " B per block above the default 48 KiB, and writes 0";
     } else {
       why = "the models fit different numbers of blocks per SM: Kineto ";
       why += kineto.active_blocks >= 0 ? std::to_string(kineto.active_blocks) : std::string("?");

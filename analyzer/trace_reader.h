@@ -71,6 +71,16 @@ class TraceReader {
                        std::vector<ConfigStats>* configs,
                        const std::function<Status(const LaunchRow&)>& visit);
 
+  // For the timeline export (read_timeline.cc). The earliest launch start in ns (the export's
+  // time origin), 0 when no launch has a start.
+  StatusOr<int64_t> FirstLaunchStart();
+  // OCC_PM_SAMPLE rows in (device, start) order; none when the trace has no such table.
+  struct PmSampleRow {
+    int64_t device_id = 0, start = 0, end = 0;
+    double sm_cycles_active = 0, warps_active = 0;
+  };
+  Status ForEachPmSample(const std::function<Status(const PmSampleRow&)>& visit);
+
  private:
   struct AchievedRow {
     int64_t context_id = 0;

@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""The timeline export (`occ-report --format trace`) checked three ways, for one input or a
+set of rank files:
+
+  structure  every event has the Chrome Trace Event fields, times are microseconds with at most
+             nanosecond decimals, kernel slices carry Kineto's args and occtrace's, and no two
+             slices of one track (pid = device, tid = stream) overlap;
+  round trip the export read back by occ-report's torch.profiler reader lists the same launches
+             (configuration and duration, as a multiset) as the input does;
+  HTA        Holistic Trace Analysis (PyPI holistictraceanalysis) loads the exported rank files
+             with TraceAnalysis and finds, per rank, the input's kernel count and GPU time.
+
+The expected counts and times come from `occ-report launches --format csv` on the input: the
+reader's own per-launch listing, not the exporter. HTA comes from a venv made next to the build
+(pip install holistictraceanalysis); where PyPI cannot be reached the HTA part is skipped with
+the reason and the exit code 77 (ctest SKIP_RETURN_CODE), the other two still run first.
+
+usage: timeline_check.py OCC_REPORT WORKDIR INPUT...
+"""
+import csv
+import gzip
+import io
+import json
+import os
+import subprocess
+import sys
+from collections import Counter, defaultdict
+
+SKIP = 77
+
+
+def run(cmd, **kw):
+    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if r.returncode != 0:
+        sys.exit(f"FAIL: {' '.join(cmd)} exited {r.returncode}: {r.stderr.strip()}")
+    return r.stdout
+
+
+def launches(occ_report, path):
+    """(config tuple, duration ns) per launch, from occ-report's own listing."""
+    out = run([occ_report, "launches", path, "--format", "csv"])
+    rows = []
+    for r in csv.DictReader(io.StringIO(out)):
+        # A launch the profiler replayed has no start time and no place on a timeline.
+        if int(r["Start (ns)"]) == 0:
+            continue
+        config = (r["Name"], r["GrdX"], r["GrdY"], r["GrdZ"], r["BlkX"], r["BlkY"], r["BlkZ"],
+                  r["Reg/Trd"], r["StcSMem (B)"], r["DymSMem (B)"], r["Device"], r["Strm"])
+        rows.append((config, int(r["Duration (ns)"])))
+    return rows
+
+
+def source_overlaps(occ_report, path):
+    """Launches of one stream that overlap the one before in the input itself (Hopper's
+    programmatic dependent launch lets a kernel start before its predecessor ends)."""
+    out = run([occ_report, "launches", path, "--format", "csv"])
+    tracks = defaultdict(list)
+    for r in csv.DictReader(io.StringIO(out)):
+        if int(r["Start (ns)"]) == 0:
+            continue
+        tracks[(r["Device"], r["Strm"])].append((int(r["Start (ns)"]), int(r["Duration (ns)"])))
+    n = 0
+    for slices in tracks.values():
+        slices.sort()
+        n += sum(1 for (t0, d0), (t1, _) in zip(slices, slices[1:]) if t0 + d0 > t1)
+    return n
+
+
+def load(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        return json.load(f)
+
+
+def micros_text_ok(value):
+    # ns precision: at most 3 decimals, as torch.profiler writes ts and dur.
+    text = repr(value)
+    return "e" not in text and ("." not in text or len(text.split(".")[1]) <= 3)
+
+
+def check_structure(path, allowed_overlaps):
+    doc = load(path)
+    for key in ("traceEvents", "deviceProperties", "baseTimeNanoseconds"):
+        assert key in doc, f"{path}: no top-level {key}"
+    tracks = defaultdict(list)
+    kernels = 0
+    for i, e in enumerate(doc["traceEvents"]):
+        for key in ("ph", "name", "pid", "tid"):
+            assert key in e, f"{path}: event {i} lacks {key}: {e}"
+        ph = e["ph"]
+        assert ph in ("X", "M", "C", "i"), f"{path}: event {i}: unexpected ph {ph}"
+        if ph != "M":
+            assert isinstance(e["ts"], (int, float)) and micros_text_ok(e["ts"]), f"event {i}: ts {e.get('ts')}"
+        if ph == "X":
+            assert isinstance(e["dur"], (int, float)) and e["dur"] >= 0 and micros_text_ok(e["dur"]), \
+                f"event {i}: dur {e['dur']}"
+            assert e["cat"] == "kernel"
+            args = e["args"]
+            for key in ("device", "stream", "correlation", "registers per thread", "shared memory",
+                        "grid", "block", "theoretical occupancy %", "limiter", "owner"):
+                assert key in args, f"{path}: kernel event {i} lacks args.{key}"
+            assert len(args["grid"]) == 3 and len(args["block"]) == 3
+            assert e["pid"] == args["device"] and e["tid"] == args["stream"], f"event {i}: track != device/stream"
+            tracks[(e["pid"], e["tid"])].append((round(e["ts"] * 1000), round(e["dur"] * 1000)))
+            kernels += 1
+        if ph == "C":
+            value = e["args"]["achieved occupancy %"]
+            assert 0 <= value <= 100.5, f"event {i}: counter {value}"
+    overlaps = 0
+    for track, slices in tracks.items():
+        slices.sort()
+        for (t0, d0), (t1, _) in zip(slices, slices[1:]):
+            if t0 + d0 > t1:
+                overlaps += 1
+
+    # The export adds no overlap: the only ones are those the input recorded.
+    assert overlaps == allowed_overlaps, (
+        f"{path}: {overlaps} overlapping slices on one track, the input has {allowed_overlaps}")
+    names = {(e["pid"], e["tid"]) for e in doc["traceEvents"] if e["ph"] == "M" and e["name"] == "thread_name"}
+    assert set(tracks) <= names, f"{path}: tracks without thread_name: {set(tracks) - names}"
+    return doc, kernels
+
+
+def hta_python(workdir):
+    """A Python with HTA: this one, or a venv made in the build tree."""
+    try:
+        import hta  # noqa: F401
+        return sys.executable, ""
+    except ImportError:
+        pass
+    venv = os.path.join(os.path.dirname(os.path.abspath(workdir)), "hta-venv")
+    python = os.path.join(venv, "bin", "python")
+    if os.path.exists(python) and subprocess.run([python, "-c", "import hta"], capture_output=True).returncode == 0:
+        return python, ""
+    r = subprocess.run([sys.executable, "-m", "venv", venv], capture_output=True, text=True)
+    if r.returncode != 0:
+        return None, "cannot make a venv: " + r.stderr.strip()[-300:]
+    r = subprocess.run([python, "-m", "pip", "install", "-q", "holistictraceanalysis"],
+                       capture_output=True, text=True, timeout=900)
+    if r.returncode != 0:
+        return None, "pip install holistictraceanalysis failed (PyPI unreachable?): " + r.stderr.strip()[-300:]
+    return python, ""
+
+
+HTA_SCRIPT = r"""
+import json, os, sys
+os.environ["HTA_DISABLE_NS_ROUNDING"] = "1"   # keep ns decimals: compare exact durations
+import logging
+logging.disable(logging.WARNING)
+from hta.trace_analysis import TraceAnalysis
+t = TraceAnalysis(trace_dir=sys.argv[1])
+out = {}
+for rank in sorted(t.t.get_all_traces()):
+    df = t.t.get_trace(rank)
+    sym = t.t.symbol_table.get_sym_id_map()
+    k = df[df["cat"] == sym["kernel"]]
+    out[rank] = {"kernels": int(len(k)), "dur_us": float(k["dur"].sum()),
+                 "streams": sorted(int(s) for s in k["stream"].unique())}
+print(json.dumps(out))
+"""
+
+
+def main():
+    if len(sys.argv) < 4:
+        sys.exit(__doc__)
+    occ_report, workdir, inputs = sys.argv[1], sys.argv[2], sys.argv[3:]
+    os.makedirs(workdir, exist_ok=True)
+    export_dir = os.path.join(workdir, "export")
+    os.makedirs(export_dir, exist_ok=True)
+    for f in os.listdir(export_dir):
+        os.remove(os.path.join(export_dir, f))
+    target = os.path.join(export_dir, "run.json.gz") if len(inputs) == 1 else export_dir
+    run([occ_report, *inputs, "--format", "trace", "-o", target, "--force"])
+    exports = sorted(os.path.join(export_dir, f) for f in os.listdir(export_dir))
+    assert len(exports) == len(inputs), f"{len(exports)} files for {len(inputs)} inputs"
+
+    per_rank = {}
+    for rank, (source, export) in enumerate(zip(inputs, exports)):
+        expected = launches(occ_report, source)
+        recorded_overlaps = source_overlaps(occ_report, source)
+        doc, kernels = check_structure(export, recorded_overlaps)
+        assert kernels == len(expected), f"{export}: {kernels} kernel slices, input has {len(expected)} launches"
+        print(f"structure ok: {export}: {kernels} kernel slices, no overlap beyond the "
+              f"{recorded_overlaps} the input recorded")
+        back = launches(occ_report, export)
+        assert Counter(back) == Counter(expected), (
+            f"round trip differs: {len(back)} vs {len(expected)} launches; first differences: "
+            f"{list((Counter(back) - Counter(expected)).items())[:3]} / {list((Counter(expected) - Counter(back)).items())[:3]}")
+        print(f"round trip ok: {len(back)} launches with the same configuration and duration")
+        r = doc.get("distributedInfo", {}).get("rank", 0 if len(inputs) == 1 else None)
+        assert r is not None, f"{export}: several inputs but no distributedInfo rank"
+        per_rank[r] = (len(expected), sum(d for _, d in expected))
+
+    python, why = hta_python(workdir)
+    if python is None:
+        print(f"SKIP HTA: {why}")
+        return SKIP
+    r = subprocess.run([python, "-c", HTA_SCRIPT, export_dir], capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"FAIL: HTA could not load the export: {r.stderr.strip()[-2000:]}")
+    got = json.loads(r.stdout.strip().splitlines()[-1])
+    total_us = 0.0
+    for rank, (count, ns) in per_rank.items():
+        h = got[str(rank)]
+        assert h["kernels"] == count, f"HTA rank {rank}: {h['kernels']} kernels, trace has {count}"
+        assert abs(h["dur_us"] * 1000 - ns) <= 1 + count * 0.001, f"HTA rank {rank}: {h['dur_us']} us, trace {ns} ns"
+        total_us += ns / 1000
+        print(f"HTA ok: rank {rank}: {count} kernels, {ns / 1000:.3f} us, streams {h['streams']}")
+    print("timeline check: 3 passed, 0 failed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
