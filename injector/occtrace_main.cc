@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "launcher_cupti.h"
+
 namespace {
 
 bool IsFile(const std::string& path) { return !path.empty() && access(path.c_str(), R_OK) == 0; }
@@ -22,7 +24,10 @@ std::string Dirname(const std::string& path) {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
-// libocctrace.so next to the launcher (build tree) or in ../lib (installed layout).
+// libocctrace.so next to the launcher (build tree) or in ../lib/occtrace (the installed layout of
+// `cmake --install`, the tarball, the .deb and the wheel's package folder; lib/occtrace keeps it
+// off the linker's path: it is loaded by CUDA_INJECTION64_PATH, never linked). Found from
+// /proc/self/exe, so an installed tree can be moved anywhere.
 std::string FindInjectionLibrary() {
   char self[PATH_MAX] = {};
   ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -30,7 +35,7 @@ std::string FindInjectionLibrary() {
   if (n > 0) {
     std::string dir = Dirname(std::string(self, static_cast<size_t>(n)));
     candidates.push_back(dir + "/libocctrace.so");
-    candidates.push_back(dir + "/../lib/libocctrace.so");
+    candidates.push_back(dir + "/../lib/occtrace/libocctrace.so");
   }
   for (const std::string& candidate : candidates) {
     if (!IsFile(candidate)) continue;
@@ -88,9 +93,22 @@ int main(int argc, char** argv) {
   if (library.empty()) {
     std::fprintf(stderr,
                  "occtrace: libocctrace.so not found next to the occtrace executable or in "
-                 "../lib; reinstall occtrace or set CUDA_INJECTION64_PATH and run the command "
+                 "../lib/occtrace; reinstall occtrace or set CUDA_INJECTION64_PATH and run the command "
                  "directly\n");
     return 2;
+  }
+  occ::launcher::CuptiSearch search = occ::launcher::CuptiSearchFromEnvironment(command);
+  occ::launcher::CuptiFound cupti;
+  if (!occ::launcher::PickCupti(occ::launcher::CuptiPlaces(search), "", &cupti) &&
+      !occ::launcher::PickCupti({}, occ::launcher::LdconfigCupti(), &cupti)) {
+    std::fprintf(stderr, "%s\n", occ::launcher::CuptiNotFoundMessage(search).c_str());
+    return 2;
+  }
+  if (!cupti.add_dir.empty()) {
+    // Appended, so the user's own entries keep their precedence.
+    const char* old = std::getenv("LD_LIBRARY_PATH");
+    const std::string value = (old != nullptr && *old != '\0' ? std::string(old) + ":" : "") + cupti.add_dir;
+    setenv("LD_LIBRARY_PATH", value.c_str(), 1);
   }
   setenv("CUDA_INJECTION64_PATH", library.c_str(), 1);
   if (!output.empty()) setenv("OCCTRACE_OUTPUT", output.c_str(), 1);

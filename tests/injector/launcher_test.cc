@@ -92,4 +92,42 @@ TEST(LauncherTest, MissingLibraryIsExitTwo) {
   std::system(("rm -rf " + dir).c_str());
 }
 
+// The installed layout (bin/occtrace, lib/occtrace/libocctrace.so) found from the launcher's
+// own path, before and after the whole tree is moved.
+TEST(LauncherTest, InstalledTreeIsRelocatable) {
+  const std::string dir = "/tmp/occtrace-launcher-prefix-" + std::to_string(getpid());
+  ASSERT_EQ(std::system(("rm -rf " + dir + " && mkdir -p " + dir + "/a/bin " + dir + "/a/lib/occtrace && cp " +
+                         std::string(OCC_LAUNCHER_PATH) + " " + dir + "/a/bin/occtrace && touch " + dir +
+                         "/a/lib/occtrace/libocctrace.so").c_str()),
+            0);
+  Result before = RunLauncher("-- sh -c 'echo $CUDA_INJECTION64_PATH'", dir + "/a/bin/occtrace");
+  EXPECT_EQ(before.exit_code, 0) << before.output;
+  EXPECT_EQ(before.output, dir + "/a/lib/occtrace/libocctrace.so\n");
+  ASSERT_EQ(std::system(("mv " + dir + "/a " + dir + "/moved").c_str()), 0);
+  Result after = RunLauncher("-- sh -c 'echo $CUDA_INJECTION64_PATH'", dir + "/moved/bin/occtrace");
+  EXPECT_EQ(after.output, dir + "/moved/lib/occtrace/libocctrace.so\n");
+  std::system(("rm -rf " + dir).c_str());
+}
+
+// A traced command in a venv whose nvidia wheel holds libcupti.so.13 (a stand-in python3 that
+// prints that venv's sys.path; an empty stand-in file): its folder is appended to
+// LD_LIBRARY_PATH, after the user's own entries, so that libocctrace.so loads that CUPTI.
+TEST(LauncherTest, AppendsTheTracedVenvsCuptiFolderToLdLibraryPath) {
+  const std::string dir = "/tmp/occtrace-launcher-venv-" + std::to_string(getpid());
+  const std::string site = dir + "/venv/lib/python3.12/site-packages";
+  const std::string cupti = site + "/nvidia/cu13/lib";
+  ASSERT_EQ(std::system(("rm -rf " + dir + " && mkdir -p " + dir + "/venv/bin " + cupti + " && touch " + cupti +
+                         "/libcupti.so.13 && printf '#!/bin/sh\\necho " + site + "\\n' > " + dir +
+                         "/venv/bin/python3 && chmod +x " + dir + "/venv/bin/python3").c_str()),
+            0);
+  const std::string env = "env -u LD_LIBRARY_PATH PATH=" + dir + "/venv/bin:/usr/bin:/bin ";
+  Result r = RunLauncher("-- sh -c 'echo $LD_LIBRARY_PATH'", env + OCC_LAUNCHER_PATH);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output, cupti + "\n");
+  Result kept = RunLauncher("-- sh -c 'echo $LD_LIBRARY_PATH'",
+                            "env LD_LIBRARY_PATH=/opt/mine PATH=" + dir + "/venv/bin:/usr/bin:/bin " + OCC_LAUNCHER_PATH);
+  EXPECT_EQ(kept.output, "/opt/mine:" + cupti + "\n");
+  std::system(("rm -rf " + dir).c_str());
+}
+
 }  // namespace

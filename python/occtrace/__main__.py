@@ -1,0 +1,4 @@
+"""`python -m occtrace ...` is `occtrace ...`."""
+from occtrace._tools import occtrace
+
+occtrace()
