@@ -3,9 +3,9 @@
 #   tests/gpu/wheel_trace.sh WHEEL        (in a checkout; writes wheel_trace.log into $OUT)
 # 1. a venv beside PyTorch's (`python -m venv --system-site-packages`, from the Python that has
 #    torch: $PYTHON, default python3), the wheel installed into it with nothing else;
-# 2. train_small.py (STEPS=10) traced with only what the wheel installed: the venv's `occtrace`
-#    console script, LD_LIBRARY_PATH unset and PATH = the venv's bin + /usr/bin:/bin, so the
-#    launcher alone finds libocctrace.so and the venv's libcupti.so.13;
+# 2. train_small.py (STEPS=10, default tracing mode) traced with only what the wheel installed:
+#    the venv's `occtrace` console script, LD_LIBRARY_PATH unset and PATH = the venv's bin +
+#    /usr/bin:/bin, so the launcher alone finds libocctrace.so and the venv's libcupti.so.13;
 # 3. the trace checked: launches recorded, the wheel's own `occ-report` reads it (text and
 #    JSON), the traced process mapped libocctrace.so from the wheel and one libcupti.so.13
 #    (which one is logged), and its launch count against the bundled example's (the same
@@ -65,10 +65,11 @@ def maps():
     print("MAPPED", " ".join(libs), file=sys.stderr)
 atexit.register(maps)
 sys.argv = [sys.argv[1]]
+sys.path.insert(0, __import__("os").path.dirname(sys.argv[0]))  # as `python train_small.py` has
 runpy.run_path(sys.argv[0], run_name="__main__")
 EOF
 start=$SECONDS
-(cd "$here/workloads" && "${clean_env[@]}" STEPS=10 occtrace -o "$trace" --achieved sample -- \
+(cd "$here/workloads" && "${clean_env[@]}" STEPS=10 occtrace -o "$trace" -- \
   python "$work/run_train.py" "$here/workloads/train_small.py" >"$work/train.out" 2>"$work/train.err")
 rc=$?
 cat "$work/train.out"; tail -n 5 "$work/train.err"
