@@ -68,7 +68,7 @@ command -v "$cxx" >/dev/null || { cc=clang; cxx=clang++; }
 san="-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer"
 CC="$cc" CXX="$cxx" cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOCC_BUILD_FUZZERS=ON \
   -DOCC_BUILD_BENCH=OFF -DOCC_BUILD_INJECTOR=OFF "-DCMAKE_C_FLAGS=$san" "-DCMAKE_CXX_FLAGS=$san" >/dev/null
-cmake --build build-fuzz -j"$jobs" --target occ_trace_reader_fuzzer occ_fuzz_seeds
+cmake --build build-fuzz -j"$jobs" --target occ_trace_reader_fuzzer occ_fuzz_seeds occ_torch_profiler_fuzzer
 fuzz_dir="$(mktemp -d)"
 trap 'rm -rf "$fuzz_dir"' EXIT
 mkdir -p "$fuzz_dir/seeds" "$fuzz_dir/corpus"
@@ -76,4 +76,9 @@ build-fuzz/tests/fuzz/occ_fuzz_seeds "$fuzz_dir/seeds"
 fuzzer="$PWD/build-fuzz/tests/fuzz/occ_trace_reader_fuzzer"
 (cd "$fuzz_dir" && TMPDIR="$fuzz_dir" "$fuzzer" \
   corpus seeds -max_total_time=50 -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1)
+echo "== fuzz: torch.profiler JSON reader (bounded run)"
+mkdir -p "$fuzz_dir/torch_seeds" "$fuzz_dir/torch_corpus"
+cp tests/analysis/torch_profiler/handmade_rank0.json tests/fuzz/torch_seeds/* "$fuzz_dir/torch_seeds/"
+(cd "$fuzz_dir" && TMPDIR="$fuzz_dir" "${fuzzer%/*}/occ_torch_profiler_fuzzer" \
+  torch_corpus torch_seeds -max_total_time=30 -max_len=32768 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1)
 echo "test.sh: $passed passed, $failed failed, $skipped skipped"
