@@ -51,11 +51,11 @@ int main(int argc, char** argv) {
   const double r = Median(read.wall), g = Median(export_gz.wall), j = Median(export_json.wall);
   std::printf("trace %s: %lld launches, %d runs each (medians)\n", trace.c_str(),
               static_cast<long long>(launches), reps);
-  std::printf("read    occ-report TRACE                  %7.2f s  peak RSS %6.0f MB\n", r, read.max_rss_kb / 1024.0);
+  std::printf("read    occ-report TRACE                  %7.2f s  peak RSS %6.0f MB\n", r, static_cast<double>(read.max_rss_kb) / 1024.0);
   std::printf("export  --format trace -o X.json.gz       %7.2f s  peak RSS %6.0f MB  %7.0f MB written\n", g,
-              export_gz.max_rss_kb / 1024.0, gz_st.st_size / 1e6);
+              static_cast<double>(export_gz.max_rss_kb) / 1024.0, static_cast<double>(gz_st.st_size) / 1e6);
   std::printf("export  --format trace -o X.json          %7.2f s  peak RSS %6.0f MB  %7.0f MB written\n", j,
-              export_json.max_rss_kb / 1024.0, json_st.st_size / 1e6);
+              static_cast<double>(export_json.max_rss_kb) / 1024.0, static_cast<double>(json_st.st_size) / 1e6);
   std::printf("ratio   export .json.gz / read %.2f x, export .json / read %.2f x (target: .json.gz <= 2 x)\n",
               g / r, j / r);
   std::remove(gz.c_str());
