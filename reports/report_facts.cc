@@ -135,13 +135,17 @@ std::string AchievedModeText(const occtrace::InputFile& file) {
   } else if (mode == "all") {
     out = "measured with hardware counters on every launch";
   } else if (mode == "pm") {
+    const std::string& status = file.pm_status();
+    // PM sampling off (no permission, unsupported, an error): nothing was measured, and why is
+    // the one thing to say. Its achieved_status repeats pm_status.
+    if (!status.empty() && status != "on") return "not measured: PM sampling off (" + status + ")";
     out = "measured by PM sampling (device-wide hardware counters at a fixed interval)";
   } else if (mode == "off") {
     out = "not measured (tracing ran with achieved occupancy off)";
   } else {
     out = "not measured";
   }
-  if (!file.achieved_status().empty()) out += " (" + file.achieved_status() + ")";
+  if (!file.achieved_status().empty() && mode != "pm") out += " (" + file.achieved_status() + ")";
   // PM sampling: whether it ran, and what became of its samples, so that a user sees when it was
   // off and why, or lost samples.
   if (!file.pm_status().empty() || file.pm_samples() > 0) {
