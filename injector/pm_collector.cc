@@ -36,6 +36,17 @@ PmCollectorSettings ParsePmSettings(const EnvLookup& env, std::vector<std::strin
   settings.device.hardware_buffer_bytes = static_cast<size_t>(IntegerSetting(
       env, "OCCTRACE_PM_BUFFER_MB", static_cast<long>(settings.device.hardware_buffer_bytes >> 20), 1, 4096, warnings)) << 20;
   settings.device.occupancy_only = SwitchSetting(env, "OCCTRACE_PM_NO_DRAM", false, warnings);
+  if (const std::optional<std::string> exit_path = env("OCCTRACE_PM_EXIT")) {
+    if (*exit_path == "leave") {
+      settings.exit_path = PmCollectorSettings::ExitPath::kLeave;
+    } else if (*exit_path == "stop") {
+      settings.exit_path = PmCollectorSettings::ExitPath::kStopDisable;
+    } else if (*exit_path == "decode") {
+      settings.exit_path = PmCollectorSettings::ExitPath::kDecode;
+    } else {
+      warnings->push_back("OCCTRACE_PM_EXIT='" + *exit_path + "' is not leave, stop or decode; using leave");
+    }
+  }
   return settings;
 }
 
@@ -103,23 +114,35 @@ void PmCollector::DecodeLoop() {
       pending.swap(pending_);
       stop = stop_requested_;
     }
-    if (!stop) {
-      for (uint32_t id : pending) SetUp(id, &devices_[id]);
-    }
+    if (stop) break;
+    for (uint32_t id : pending) SetUp(id, &devices_[id]);
     for (auto& [id, device] : devices_) {
       if (device.phase == Phase::kSampling) DrainDevice(id, &device);
     }
-    if (stop) break;
   }
-  // At exit the samples of the last period were decoded just above; sampling is neither
-  // stopped nor disabled. On an H100 (CUDA 13.0, driver 580.159.04, 2026-11-27) the decode
-  // thread did not get through Stop, the last decode and Disable at exit in any of 9 runs
-  // (Python and plain CUDA programs alike): it was still inside CUPTI 10 s later, and the
-  // process then hung or aborted with a corrupted heap, while the same calls mid-run (after an
-  // overflow) returned at once. The driver releases the PM hardware with the process.
-  // Untested on a GPU at the time of writing: see docs/achieved.md, "PM sampling".
+  // The process is ending. What happens to CUPTI here decided whether the traced program
+  // exited cleanly on an H100 (CUDA 13.0, driver 580.159.04, 2026-11-27): with a last decode
+  // followed by Stop and Disable, or a last decode alone, the decode thread was still inside
+  // CUPTI 10 s later in every run, and the exit then hung or aborted with a corrupted heap.
+  // kLeave makes no CUPTI call at all: the samples since the last periodic decode (at most one
+  // decode period) are not recorded, and the driver releases the PM hardware with the process.
   for (auto& [id, device] : devices_) {
     if (device.phase != Phase::kSampling) continue;
+    ProfilerError error;
+    switch (settings_.exit_path) {
+      case PmCollectorSettings::ExitPath::kLeave:
+        break;
+      case PmCollectorSettings::ExitPath::kDecode:
+        DrainDevice(id, &device);
+        break;
+      case PmCollectorSettings::ExitPath::kStopDisable:
+        in_call_.store("cuptiPmSamplingStop");
+        device.sampler->Stop(&error);
+        in_call_.store("cuptiPmSamplingDisable");
+        device.sampler->Disable();
+        in_call_.store(nullptr);
+        break;
+    }
     device.phase = Phase::kStopped;
     std::lock_guard lock(mutex_);
     phases_[id] = Phase::kStopped;
@@ -129,10 +152,9 @@ void PmCollector::DecodeLoop() {
     thread_done_ = true;
   }
   wake_.notify_all();
-  // cuptiProfilerInitialize is not undone: the writer evaluates the last images after this
-  // thread ends (TraceSession drains its queue after the final flush), and CUPTI's host objects
-  // must outlive them; evaluating after cuptiProfilerDeInitialize crashed or hung the exit of
-  // every run on an H100 (2026-11-27). The process is ending anyway.
+  // cuptiProfilerInitialize is not undone, and no host object is released: the writer
+  // evaluates the last images after this thread ends (TraceSession drains its queue after the
+  // final flush), and CUPTI's host objects must outlive them. The process is ending anyway.
 }
 
 void PmCollector::SetUp(uint32_t device_id, DeviceState* device) {

@@ -12,6 +12,9 @@
 #  5. replay (OCCTRACE_ACHIEVED=all) traces of the same programs, short
 #  6. kill test in pm mode (kill_test.py --modes pm)
 #  7. today's default (`sample`) traces for coverage: the same runs as 2
+# SECTIONS (default "1 2 3 4 5 6 7") picks sections; section 0 (in SECTIONS only when named)
+# compares the collector's exit paths (OCCTRACE_PM_EXIT=leave|stop|decode) on short programs and
+# uses the one that exited cleanly most often for every later pm run.
 # Logs: $OUT/pm_measure.tgz (console, pm_checks.py tables, ncu CSVs, turns JSON); traces (xz):
 # $OUT/pm_traces_pm.tar.xz, $OUT/pm_traces_other.tar.xz (each kept under 15 MB: the largest are
 # dropped first, and said so in the console).
@@ -47,6 +50,7 @@ run() {
   t0=$(date +%s.%N)
   env "${env[@]}" timeout -k 5 "$limit" "$@" >"$logs/${label}_${mode}.out" 2>"$logs/${label}_${mode}.err"
   rc=$?
+  last_rc=$rc
   t1=$(date +%s.%N)
   local wall; wall=$(python3 -c "print(round($t1 - $t0, 2))")
   echo "-- [$(elapsed)s] $label $mode: exit $rc wall ${wall}s $(tail -1 "$logs/${label}_${mode}.out" | cut -c1-80)"
@@ -63,6 +67,34 @@ C=("python3" "$wl/compiled_model.py")
 N=("python3" "$wl/numba_saxpy_sweep.py")
 export PYTHONUNBUFFERED=1
 
+sections=" ${SECTIONS:-1 2 3 4 5 6 7} "
+want() { [[ "$sections" == *" $1 "* ]]; }
+
+if want 0; then
+  echo "== 0. exit paths"
+  best=leave; best_clean=-1
+  for path in leave stop decode; do
+    clean=0
+    for prog in align membound numba train_small resnet50; do
+      case $prog in
+        align) OCCTRACE_PM_EXIT=$path run pm "x${path}_align" pm 30 "$work/pm_align" 3000 5 ;;
+        membound) OCCTRACE_PM_EXIT=$path run pm "x${path}_membound" pm 30 "$mb" ;;
+        numba) OCCTRACE_PM_EXIT=$path LAUNCHES=300 run pm "x${path}_numba" pm 40 "${N[@]}" ;;
+        train_small) OCCTRACE_PM_EXIT=$path STEPS=300 run pm "x${path}_train_small" pm 40 "${T[@]}" ;;
+        resnet50) OCCTRACE_PM_EXIT=$path STEPS=8 run pm "x${path}_resnet50" pm 50 "${R[@]}" ;;
+      esac
+      [[ "$last_rc" == 0 && "$(tail -1 "$logs/summary.jsonl" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(int(d.get("status")=="complete" and (d.get("pm_rows") or 0)>0))' 2>/dev/null)" == 1 ]] && clean=$((clean + 1))
+    done
+    echo "exit path $path: $clean of 5 clean (exit 0, trace complete, PM rows)" | tee -a "$logs/exit_paths.txt"
+    (( clean > best_clean )) && { best=$path; best_clean=$clean; }
+  done
+  export OCCTRACE_PM_EXIT=$best
+  rm -f "$traces"/pm/x*.db*
+  echo "using OCCTRACE_PM_EXIT=$best for the rest" | tee -a "$logs/exit_paths.txt"
+  pack
+fi
+
+want 1 && {
 echo "== 1. exit and alignment"
 for iv in 50 20; do
   mode=pm; [[ $iv == 20 ]] && mode=pm20
@@ -71,17 +103,21 @@ for iv in 50 20; do
     --json "$logs/align_${mode}.json" 2>&1 | tee "$logs/align_${mode}.txt"
 done
 pack
+}
 
+want 2 && {
 echo "== 2. pm traces"
 STEPS=${TS_STEPS:-1000} run pm train_small pm 60 "${T[@]}"
 STEPS=${RN_STEPS:-20} run pm resnet50 pm 70 "${R[@]}"
 STEPS=${RN_STEPS:-20} run pm resnet50 pm20 70 "${R[@]}"
-STEPS=${CM_STEPS:-60} run pm compiled pm 90 "${C[@]}"
+[[ -z "${SKIP_COMPILED:-}" ]] && STEPS=${CM_STEPS:-60} run pm compiled pm 90 "${C[@]}"
 LAUNCHES=${NB_LAUNCHES:-1000} run pm numba pm 60 "${N[@]}"
 run pm membound pm 30 "$mb"
 [[ -n "$lm" ]] && run pm launch_matrix pm 30 "$lm" "$work/lm_expected.json"
 pack
+}
 
+want 3 && {
 echo "== 3. cost in turns [$(elapsed)s]"
 # Note: a time-out here once left turns_bench's pm process running, holding the PM hardware for
 # every later step (CUPTI_ERROR_HARDWARE_BUSY); keep TURNS_TIMEOUT above the turns' run time.
@@ -93,7 +129,9 @@ timeout -k 10 "${TURNS_TIMEOUT:-170}" python3 "$root/bench/injector/turns_bench.
   --repeats 1 --cycles "${CYCLES:-30}" --warm-s "${WARM_S:-5}" \
   --logs "$logs/turns" --json "$logs/turns.json" 2>&1 | tee "$logs/turns.txt" | tail -40
 pack
+}
 
+want 4 && {
 echo "== 4. Nsight Compute [$(elapsed)s]"
 occ=sm__warps_active.avg.pct_of_peak_sustained_active
 ncu_run() {  # LABEL LIMIT COUNT CMD...
@@ -108,7 +146,9 @@ STEPS=2 ncu_run train_small 70 "${NCU_COUNT:-200}" "${T[@]}"
 STEPS=1 WARMUP=1 ncu_run resnet50 100 "${NCU_RN_COUNT:-400}" "${R[@]}"
 LAUNCHES=3 ncu_run numba 40 40 "${N[@]}"
 pack
+}
 
+want 5 && {
 echo "== 5. replay (all) [$(elapsed)s]"
 run other membound all 40 "$mb"
 [[ -n "$lm" ]] && run other launch_matrix all 40 "$lm" "$work/lm_expected_all.json"
@@ -116,7 +156,9 @@ STEPS=20 run other train_small all 60 "${T[@]}"
 STEPS=1 WARMUP=1 run other resnet50 all 70 "${R[@]}"
 LAUNCHES=3 run other numba all 40 "${N[@]}"
 pack
+}
 
+want 6 && {
 echo "== 6. kill test, pm [$(elapsed)s]"
 nvcc -O2 -arch=sm_90 -o "$work/continuous_cuda" "$root/tests/gpu/continuous_cuda.cu" >>"$logs/nvcc.txt" 2>&1
 timeout -k 5 "${KILL_TIMEOUT:-70}" python3 "$root/tests/gpu/kill_test.py" --lib "$lib" --cuda-bin "$work/continuous_cuda" \
@@ -124,16 +166,20 @@ timeout -k 5 "${KILL_TIMEOUT:-70}" python3 "$root/tests/gpu/kill_test.py" --lib 
   2>&1 | tee "$logs/kill.txt" | grep -E "PASS|FAIL|Traceback|Error|kill_test"
 rm -f "$work"/kill/*.db*
 pack
+}
 
+want 7 && {
 echo "== 7. default (sample) traces for coverage [$(elapsed)s]"
 STEPS=${TS_STEPS:-1000} run other train_small sample 60 "${T[@]}"
 STEPS=${RN_STEPS:-20} run other resnet50 sample 70 "${R[@]}"
 STEPS=${CM_STEPS:-60} run other compiled sample 90 "${C[@]}"
 LAUNCHES=${NB_LAUNCHES:-1000} run other numba sample 60 "${N[@]}"
 pack
+}
 
 echo "== tables (pm_checks.py attribute) [$(elapsed)s]"
 for db in "$traces"/pm/*.db; do
+  [[ "$(basename "$db")" == x* ]] && continue  # section 0's exit-path runs
   timeout 40 python3 "$checks" attribute "$db" --json "$logs/attribute_$(basename "$db" .db).json" --top 10 2>&1 | tee -a "$logs/attribute.txt"
 done
 pack
