@@ -56,7 +56,20 @@ AchievedConfig ParseAchievedConfig(const EnvLookup& env, std::vector<std::string
     } else if (text == "all") {
       config.mode = AchievedMode::kAll;
     } else if (text == "pm") {
-      config.mode = AchievedMode::kPm;
+      // Not yet safe: on an H100 (2026-11-27) CUDA programs shorter than about a second crashed
+      // at exit in every run with PM sampling on, and one ResNet-50 run at a 20-us interval
+      // aborted (docs/achieved.md, "PM sampling"). Until that is fixed the traced program comes
+      // first: tracing goes on without achieved occupancy. OCCTRACE_PM_UNSAFE=1 is for the GPU
+      // test scripts that work on it (docs/tracing.md, developer settings).
+      const std::optional<std::string> unsafe = env("OCCTRACE_PM_UNSAFE");
+      if (unsafe && TrimBlanks(*unsafe) == "1") {
+        config.mode = AchievedMode::kPm;
+      } else {
+        config.mode = AchievedMode::kOff;
+        warnings->push_back(
+            "OCCTRACE_ACHIEVED=pm is not yet safe to use (PM sampling crashed short CUDA programs at exit on an "
+            "H100; docs/achieved.md): tracing without achieved occupancy");
+      }
     } else {
       warnings->push_back("OCCTRACE_ACHIEVED='" + *mode +
                           "' is not off|sample|all|pm; using 'sample'");

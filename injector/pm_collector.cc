@@ -36,17 +36,6 @@ PmCollectorSettings ParsePmSettings(const EnvLookup& env, std::vector<std::strin
   settings.device.hardware_buffer_bytes = static_cast<size_t>(IntegerSetting(
       env, "OCCTRACE_PM_BUFFER_MB", static_cast<long>(settings.device.hardware_buffer_bytes >> 20), 1, 4096, warnings)) << 20;
   settings.device.occupancy_only = SwitchSetting(env, "OCCTRACE_PM_NO_DRAM", false, warnings);
-  if (const std::optional<std::string> exit_path = env("OCCTRACE_PM_EXIT")) {
-    if (*exit_path == "leave") {
-      settings.exit_path = PmCollectorSettings::ExitPath::kLeave;
-    } else if (*exit_path == "stop") {
-      settings.exit_path = PmCollectorSettings::ExitPath::kStopDisable;
-    } else if (*exit_path == "decode") {
-      settings.exit_path = PmCollectorSettings::ExitPath::kDecode;
-    } else {
-      warnings->push_back("OCCTRACE_PM_EXIT='" + *exit_path + "' is not leave, stop or decode; using leave");
-    }
-  }
   return settings;
 }
 
@@ -120,29 +109,14 @@ void PmCollector::DecodeLoop() {
       if (device.phase == Phase::kSampling) DrainDevice(id, &device);
     }
   }
-  // The process is ending. What happens to CUPTI here decided whether the traced program
-  // exited cleanly on an H100 (CUDA 13.0, driver 580.159.04, 2026-11-27): with a last decode
-  // followed by Stop and Disable, or a last decode alone, the decode thread was still inside
-  // CUPTI 10 s later in every run, and the exit then hung or aborted with a corrupted heap.
-  // kLeave makes no CUPTI call at all: the samples since the last periodic decode (at most one
-  // decode period) are not recorded, and the driver releases the PM hardware with the process.
+  // The process is ending: no CUPTI call at all from here on. The samples since the last
+  // periodic decode (at most one decode period) are not recorded, and the driver releases the
+  // PM hardware with the process. On an H100 (CUDA 13.0, driver 580.159.04, 2026-11-27) every
+  // exit that called CUPTI here failed: with a last decode, with Stop and Disable, or with
+  // both, 0 of 10 short runs exited cleanly (hung inside CUPTI, aborted on a corrupted heap or
+  // crashed); without, every Python run at 50 us did (bench/results/2026-11-27-h100-pm-exit).
   for (auto& [id, device] : devices_) {
     if (device.phase != Phase::kSampling) continue;
-    ProfilerError error;
-    switch (settings_.exit_path) {
-      case PmCollectorSettings::ExitPath::kLeave:
-        break;
-      case PmCollectorSettings::ExitPath::kDecode:
-        DrainDevice(id, &device);
-        break;
-      case PmCollectorSettings::ExitPath::kStopDisable:
-        in_call_.store("cuptiPmSamplingStop");
-        device.sampler->Stop(&error);
-        in_call_.store("cuptiPmSamplingDisable");
-        device.sampler->Disable();
-        in_call_.store(nullptr);
-        break;
-    }
     device.phase = Phase::kStopped;
     std::lock_guard lock(mutex_);
     phases_[id] = Phase::kStopped;

@@ -66,10 +66,6 @@ struct PmCollectorSettings {
   int64_t decode_period_ns = 5'000'000;
   size_t max_images = 16;
   int shutdown_wait_ms = 1'000;  // longest Shutdown waits for the decode thread
-  // What the decode thread does with CUPTI when the process ends (pm_collector.cc says why
-  // there are three). Diagnostic OCCTRACE_PM_EXIT while the GPU decides; then one stays.
-  enum class ExitPath { kLeave, kStopDisable, kDecode };
-  ExitPath exit_path = ExitPath::kLeave;
 };
 
 // OCCTRACE_PM_INTERVAL_US (default 50 us): the sampling interval. Warnings name a bad value.

@@ -67,6 +67,20 @@ TEST(AchievedConfig, ReadsEveryVariable) {
   EXPECT_TRUE(warnings.empty());
 }
 
+// PM sampling crashed short programs at exit on an H100: `pm` falls back to `off` with one
+// warning unless a GPU test script asks for it (OCCTRACE_PM_UNSAFE=1).
+TEST(AchievedConfig, PmIsRefusedWithOneWarningUnlessAskedForAsUnsafe) {
+  FakeEnv env{{{"OCCTRACE_ACHIEVED", "pm"}}};
+  std::vector<std::string> warnings;
+  EXPECT_EQ(ParseAchievedConfig(env.lookup(), &warnings).mode, AchievedMode::kOff);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("not yet safe"), std::string::npos) << warnings[0];
+  warnings.clear();
+  env.values["OCCTRACE_PM_UNSAFE"] = "1";
+  EXPECT_EQ(ParseAchievedConfig(env.lookup(), &warnings).mode, AchievedMode::kPm);
+  EXPECT_TRUE(warnings.empty());
+}
+
 TEST(AchievedConfig, BudgetAcceptsFractionsAndPercent) {
   EXPECT_DOUBLE_EQ(*ParseBudgetFraction("0.05"), 0.05);
   EXPECT_DOUBLE_EQ(*ParseBudgetFraction("5%"), 0.05);

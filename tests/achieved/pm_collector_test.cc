@@ -162,27 +162,27 @@ std::string MetaValue(const std::vector<std::pair<std::string, std::string>>& me
   return "<absent>";
 }
 
-TEST(PmCollectorTest, SamplesFlowFromTheFirstContextUntilShutdownWhichDecodesTheLastPeriodOnTheDecodePath) {
+// Samples flow from the first context on; once the process ends nothing more is called in
+// CUPTI: no decode, no Stop, no Disable (pm_collector.cc says what each did at exit on an H100).
+TEST(PmCollectorTest, SamplesFlowFromTheFirstContextAndShutdownCallsNothingInCupti) {
   auto state = std::make_shared<FakePmState>();
   Received received;
   received.hold = false;
-  PmCollectorSettings settings = FastSettings();
-  settings.exit_path = PmCollectorSettings::ExitPath::kDecode;
-  PmCollector collector(received.sink(), std::make_unique<FakeBackend>(state), settings);
+  PmCollector collector(received.sink(), std::make_unique<FakeBackend>(state), FastSettings());
   EXPECT_EQ(state->Count("open 0"), 0) << "nothing is set up before a context exists";
   collector.NoteContext(Ctx(0));
-  collector.NoteContext(Ctx(0));  // a second context on the same device: still one collector
+  collector.NoteContext(Ctx(0));  // a second context on the same device: still one sampler
   ASSERT_TRUE(received.WaitForSamples(30));
-  const size_t decodes_before = static_cast<size_t>(state->Count("decode 0"));
-  // A long decode period: what Shutdown decodes is the last period's, not a periodic decode's.
-  collector.Shutdown();
   EXPECT_EQ(state->Count("open 0"), 1);
   EXPECT_EQ(state->Count("start 0"), 1);
-  EXPECT_GT(static_cast<size_t>(state->Count("decode 0")), decodes_before) << "the last period is decoded";
-  // Sampling is left enabled for the process's end (pm_collector.cc: Stop and Disable at exit
-  // never returned on an H100).
+  const size_t calls_before = state->Calls().size();
+  collector.Shutdown();
+  const std::vector<std::string> calls = state->Calls();
+  // A decode already under way when Shutdown came may finish; nothing starts after it.
+  for (size_t i = calls_before; i < calls.size(); ++i) EXPECT_EQ(calls[i].rfind("decode", 0), 0u) << calls[i];
+  EXPECT_LE(calls.size(), calls_before + 1);
   EXPECT_EQ(state->Count("stop 0"), 0);
-  EXPECT_EQ(state->Calls().back(), "decode 0");
+  EXPECT_EQ(state->Count("disable 0"), 0);
   const auto meta = collector.SessionMeta();
   EXPECT_EQ(MetaValue(meta, "pm_status"), "on");
   EXPECT_EQ(MetaValue(meta, "achieved_mode"), "pm");
@@ -193,41 +193,6 @@ TEST(PmCollectorTest, SamplesFlowFromTheFirstContextUntilShutdownWhichDecodesThe
   // After shutdown nothing new is set up.
   collector.NoteContext(Ctx(1));
   EXPECT_EQ(state->Count("open 1"), 0);
-}
-
-// The default exit path makes no CUPTI call once the process ends: no decode, no Stop, no
-// Disable (pm_collector.cc says what each did at exit on an H100).
-TEST(PmCollectorTest, ByDefaultShutdownCallsNothingInCupti) {
-  auto state = std::make_shared<FakePmState>();
-  Received received;
-  received.hold = false;
-  PmCollector collector(received.sink(), std::make_unique<FakeBackend>(state), FastSettings());
-  collector.NoteContext(Ctx(0));
-  ASSERT_TRUE(received.WaitForSamples(30));
-  const size_t calls_before = state->Calls().size();
-  collector.Shutdown();
-  const std::vector<std::string> calls = state->Calls();
-  // A decode already under way when Shutdown came may finish; nothing starts after it.
-  for (size_t i = calls_before; i < calls.size(); ++i) EXPECT_EQ(calls[i].rfind("decode", 0), 0u) << calls[i];
-  EXPECT_LE(calls.size(), calls_before + 1);
-  EXPECT_EQ(state->Count("stop 0"), 0);
-  EXPECT_EQ(state->Count("disable 0"), 0);
-  EXPECT_EQ(MetaValue(collector.SessionMeta(), "pm_status"), "on");
-}
-
-// The Stop-and-Disable exit path, kept while the GPU decides between the three.
-TEST(PmCollectorTest, TheStopPathStopsAndDisablesEachSamplingDeviceOnce) {
-  auto state = std::make_shared<FakePmState>();
-  Received received;
-  received.hold = false;
-  PmCollectorSettings settings = FastSettings();
-  settings.exit_path = PmCollectorSettings::ExitPath::kStopDisable;
-  PmCollector collector(received.sink(), std::make_unique<FakeBackend>(state), settings);
-  collector.NoteContext(Ctx(0));
-  ASSERT_TRUE(received.WaitForSamples(30));
-  collector.Shutdown();
-  EXPECT_EQ(state->Count("stop 0"), 1);
-  EXPECT_EQ(state->Count("disable 0"), 1);
 }
 
 TEST(PmCollectorTest, EachDeviceGetsItsOwnSampler) {

@@ -12,9 +12,7 @@
 #  5. replay (OCCTRACE_ACHIEVED=all) traces of the same programs, short
 #  6. kill test in pm mode (kill_test.py --modes pm)
 #  7. today's default (`sample`) traces for coverage: the same runs as 2
-# SECTIONS (default "1 2 3 4 5 6 7") picks sections; section 0 (in SECTIONS only when named)
-# compares the collector's exit paths (OCCTRACE_PM_EXIT=leave|stop|decode) on short programs and
-# uses the one that exited cleanly most often for every later pm run.
+# SECTIONS (default "1 2 3 4 5 6 7") picks sections.
 # Logs: $OUT/pm_measure.tgz (console, pm_checks.py tables, ncu CSVs, turns JSON); traces (xz):
 # $OUT/pm_traces_pm.tar.xz, $OUT/pm_traces_other.tar.xz (each kept under 15 MB: the largest are
 # dropped first, and said so in the console).
@@ -69,30 +67,6 @@ export PYTHONUNBUFFERED=1
 
 sections=" ${SECTIONS:-1 2 3 4 5 6 7} "
 want() { [[ "$sections" == *" $1 "* ]]; }
-
-if want 0; then
-  echo "== 0. exit paths"
-  best=leave; best_clean=-1
-  for path in leave stop decode; do
-    clean=0
-    for prog in align membound numba train_small resnet50; do
-      case $prog in
-        align) OCCTRACE_PM_EXIT=$path run pm "x${path}_align" pm 30 "$work/pm_align" 3000 5 ;;
-        membound) OCCTRACE_PM_EXIT=$path run pm "x${path}_membound" pm 30 "$mb" ;;
-        numba) OCCTRACE_PM_EXIT=$path LAUNCHES=300 run pm "x${path}_numba" pm 40 "${N[@]}" ;;
-        train_small) OCCTRACE_PM_EXIT=$path STEPS=300 run pm "x${path}_train_small" pm 40 "${T[@]}" ;;
-        resnet50) OCCTRACE_PM_EXIT=$path STEPS=8 run pm "x${path}_resnet50" pm 50 "${R[@]}" ;;
-      esac
-      [[ "$last_rc" == 0 && "$(tail -1 "$logs/summary.jsonl" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(int(d.get("status")=="complete" and (d.get("pm_rows") or 0)>0))' 2>/dev/null)" == 1 ]] && clean=$((clean + 1))
-    done
-    echo "exit path $path: $clean of 5 clean (exit 0, trace complete, PM rows)" | tee -a "$logs/exit_paths.txt"
-    (( clean > best_clean )) && { best=$path; best_clean=$clean; }
-  done
-  export OCCTRACE_PM_EXIT=$best
-  rm -f "$traces"/pm/x*.db*
-  echo "using OCCTRACE_PM_EXIT=$best for the rest" | tee -a "$logs/exit_paths.txt"
-  pack
-fi
 
 want 1 && {
 echo "== 1. exit and alignment"
@@ -179,7 +153,6 @@ pack
 
 echo "== tables (pm_checks.py attribute) [$(elapsed)s]"
 for db in "$traces"/pm/*.db; do
-  [[ "$(basename "$db")" == x* ]] && continue  # section 0's exit-path runs
   timeout 40 python3 "$checks" attribute "$db" --json "$logs/attribute_$(basename "$db" .db).json" --top 10 2>&1 | tee -a "$logs/attribute.txt"
 done
 pack
