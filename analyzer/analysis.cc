@@ -17,6 +17,7 @@
 #include "measured_evidence.h"
 #include "parallel_scan.h"
 #include "rank_identity.h"
+#include "run_figures.h"
 #include "report_builder.h"
 #include "sqlite_db.h"
 #include "throughput_ceiling.h"
@@ -38,7 +39,9 @@ StatusOr<Analysis> Analyze(const ReportOptions& options, const std::vector<std::
   // Per file: GPU time of every kernel, and of NCCL's (before --kernel picks groups).
   std::vector<std::pair<int64_t, int64_t>> file_gpu_ns;
   for (auto& input : a.inputs) {
-    OCC_ASSIGN_OR_RETURN(TraceScan scan, input->Scan(options.kernel_regex, options.jobs));
+    // Every kernel: --kernel only chooses what the report shows (report_builder.cc), never the
+    // run's figures.
+    OCC_ASSIGN_OR_RETURN(TraceScan scan, input->Scan(/*kernel_regex=*/"", options.jobs));
     int64_t communication_ns = 0;
     for (const auto& c : scan.configs) {
       if (IsCommunicationKernel(c.mangled_name, c.name)) {
@@ -91,6 +94,8 @@ StatusOr<Analysis> Analyze(const ReportOptions& options, const std::vector<std::
   // Who owns each kernel, and what the trace's own measurements say can be gained.
   ApplyOwnerAndEvidence(&a.judged, a.run_total_ns);
   ApplyOwnerAndEvidence(&a.unjudged, a.run_total_ns);
+  // The figures every view shares, once, before any view option applies.
+  a.actions = BuildRunActions(&a.judged, a.run_total_ns);
   if (several_files) {
     for (auto* list : {&a.judged, &a.unjudged}) {
       for (auto& g : *list) {
@@ -105,10 +110,11 @@ StatusOr<Analysis> Analyze(const ReportOptions& options, const std::vector<std::
 
 Status ValidateReportOptions(const ReportOptions& options) {
   if (options.inputs.empty()) return InvalidArgument("no input file given");
-  static const std::set<std::string> kSorts = {"priority", "time", "headroom", "launches", "name"};
+  static const std::set<std::string> kSorts = {"time",     "priority", "recoverable", "owner",
+                                                "headroom", "launches", "name"};
   if (!kSorts.count(options.sort)) {
     return InvalidArgument("--sort '" + options.sort +
-                           "': expected priority, time, headroom, launches or name");
+                           "': expected time, priority, recoverable, owner, headroom, launches or name");
   }
   if (options.top < 0) return InvalidArgument("--top must be >= 0 (0 = all)");
   if (options.jobs < 0 || options.jobs > kMaxScanJobs) {

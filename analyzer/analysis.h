@@ -35,7 +35,7 @@ struct ReportOptions {
   std::vector<std::string> inputs;
   int top = 20;                    // groups shown; 0 = all
   std::string kernel_regex;        // POSIX ERE over the demangled name; empty = all
-  std::string sort = "priority";   // priority | time | headroom | launches | name
+  std::string sort = "time";       // time | priority | recoverable | owner | headroom | launches | name
   double min_time_pct = 0;         // hide groups below this share of GPU time
   std::string gpu;                 // --gpu: re-evaluate on this GPU (arch table name or cc)
   std::string diff_base;           // --diff BASE: per-kernel deltas against this trace (or summary)

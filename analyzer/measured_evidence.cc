@@ -9,6 +9,7 @@
 #include <tuple>
 #include <utility>
 
+#include "function_key.h"
 #include "kernel_origin.h"
 #include "throughput_ceiling.h"
 
@@ -213,12 +214,7 @@ void AddMeasuredPoints(const std::vector<size_t>& members, size_t i,
   }
 }
 
-// One compiled function: the same name compiled with other registers, static shared memory or
-// local memory is other code (XLA's autotuning variants, Triton's configs), never compared.
-using FunctionKey = std::tuple<std::string, int, int, int, int>;
-FunctionKey KeyOf(const occtrace::KernelGroup& g) {
-  return {g.mangled_name(), g.device_id(), g.registers_per_thread(), g.static_shared_mem(), g.local_mem_per_thread()};
-}
+// One compiled function: FunctionKeyOf (function_key.h), shared with one action per function.
 
 // A configuration must keep running this long after its name's other configurations stopped for
 // those to count as an autotuner's trials: one step or two after the others is a program that
@@ -361,7 +357,7 @@ void ApplyOwnerAndEvidence(std::vector<occtrace::KernelGroup>* groups, int64_t r
   std::map<FunctionKey, std::vector<size_t>> by_function;
   for (size_t i = 0; i < groups->size(); ++i) {
     const auto& g = (*groups)[i];
-    if (g.launches() > 0 && g.mean_ns() > 0 && !g.autotuning_trial()) by_function[KeyOf(g)].push_back(i);
+    if (g.launches() > 0 && g.mean_ns() > 0 && !g.autotuning_trial()) by_function[FunctionKeyOf(g)].push_back(i);
   }
   for (const auto& [key, members] : by_function) {
     if (members.size() < 2) continue;
@@ -410,7 +406,7 @@ void ApplyOwnerAndEvidence(std::vector<occtrace::KernelGroup>* groups, int64_t r
     bool larger_not_faster = false;
     for (size_t j = 0; j < groups->size(); ++j) {
       const auto& h = (*groups)[j];
-      if (j != i && KeyOf(h) == KeyOf(g) && SameWork(g, h) &&
+      if (j != i && FunctionKeyOf(h) == FunctionKeyOf(g) && SameWork(g, h) &&
           BlockThreads(h) > BlockThreads(g) && !(h.mean_ns() < kFasterRatio * g.mean_ns())) {
         larger_not_faster = true;
       }
@@ -424,70 +420,6 @@ void ApplyOwnerAndEvidence(std::vector<occtrace::KernelGroup>* groups, int64_t r
       g.set_priority(std::max(g.priority(), 100.0 * static_cast<double>(g.measured_gain_ns()) /
                                                 static_cast<double>(run_total_ns)));
     }
-  }
-}
-
-void BuildActions(occtrace::Report* report, int64_t run_total_ns, int max_actions) {
-  const auto pct = [&](int64_t ns) {
-    return run_total_ns > 0 ? 100.0 * static_cast<double>(ns) / static_cast<double>(run_total_ns) : 0.0;
-  };
-  // Per group, the suggestion with the strongest evidence: measured, then measured gap, then model.
-  const auto evidence_rank = [](const occtrace::Suggestion& s) {
-    return s.kind() == "measured_config" ? 0 : s.kind() == "larger_blocks" ? 1 : 2;
-  };
-  std::vector<occtrace::Action> actions;
-  for (const auto& g : report->groups()) {
-    if (!g.tunable() || g.autotuning_trial() || g.suggestions_size() == 0) continue;
-    const occtrace::Suggestion* chosen = &g.suggestions(0);
-    for (const auto& s : g.suggestions()) {
-      if (evidence_rank(s) < evidence_rank(*chosen)) chosen = &s;
-    }
-    occtrace::Action a;
-    a.set_group_rank(g.rank());
-    a.set_kernel(g.short_name().empty() ? g.name() : g.short_name());
-    a.set_origin(g.origin());
-    a.set_change(chosen->text());
-    switch (evidence_rank(*chosen)) {
-      case 0:
-        a.set_evidence("another launch configuration of this function, measured in the trace");
-        a.set_gain_ns(g.measured_gain_ns());
-        a.set_gain_kind("measured");
-        a.set_confidence("high");
-        break;
-      case 1:
-        a.set_evidence(g.achieved().source() == "pm"
-                           ? "achieved occupancy from " + std::to_string(g.achieved().samples()) +
-                                 " clean PM samples; block lifetime from launch times"
-                           : "achieved occupancy measured on sampled launches; block lifetime from launch times");
-        a.set_gain_kind("not predicted");
-        a.set_confidence("medium");
-        break;
-      default: {
-        std::string evidence = "occupancy model (cuda_occupancy.h); " + chosen->assumptions();
-        std::string confidence = g.achieved().samples() > 0 ? "medium" : "low";
-        // Measured throughput says whether occupancy is what holds the kernel back.
-        if (g.achieved().has_throughput()) {
-          const auto& t = g.achieved().throughput();
-          evidence += "; measured throughput: " + t.summary();
-          if (t.verdict() == "near_ceiling") confidence = "low";
-        }
-        a.set_evidence(evidence);
-        a.set_gain_ns(g.recoverable_ns_upper_bound());
-        a.set_gain_kind("upper bound");
-        a.set_confidence(confidence);
-      }
-    }
-    a.set_gain_pct(pct(a.gain_ns()));
-    actions.push_back(std::move(a));
-  }
-  // Measured gains first by size, then the rest by their (upper-bound) gain, in report order.
-  std::stable_sort(actions.begin(), actions.end(), [](const occtrace::Action& x, const occtrace::Action& y) {
-    const bool mx = x.gain_kind() == "measured", my = y.gain_kind() == "measured";
-    if (mx != my) return mx;
-    return x.gain_pct() > y.gain_pct();
-  });
-  for (size_t i = 0; i < actions.size() && static_cast<int>(i) < max_actions; ++i) {
-    *report->add_actions() = std::move(actions[i]);
   }
 }
 

@@ -9,7 +9,7 @@
 //  - short-lived blocks: achieved occupancy well below theoretical over several waves whose
 //    blocks live a few microseconds, which the block scheduler cannot refill fast enough;
 //  - a priority that ranks by what the evidence says can be gained (in % of GPU time).
-// BuildActions turns the ranked groups into the report's "What to change" section.
+// run_figures.h turns the groups into the report's "What to change" section.
 #pragma once
 
 #include <cstdint>
@@ -20,8 +20,5 @@
 namespace occ {
 
 void ApplyOwnerAndEvidence(std::vector<occtrace::KernelGroup>* groups, int64_t run_total_ns);
-
-// The top `max_actions` changes among the report's shown groups, best first.
-void BuildActions(occtrace::Report* report, int64_t run_total_ns, int max_actions = 10);
 
 }  // namespace occ

@@ -12,6 +12,7 @@
 #include "measured_evidence.h"
 #include "message_text.h"
 #include "occupancy_curves.h"
+#include "sqlite_db.h"
 
 namespace occ {
 namespace {
@@ -87,7 +88,8 @@ StatusOr<occtrace::Report> ReportFromAnalysis(const ReportOptions& options,
   summary->set_launches(a.run_launches);
   summary->set_span_ns(a.last_end > a.first_start ? a.last_end - a.first_start : 0);
   std::set<std::string> names;
-  int64_t below_half_ns = 0, recoverable = 0, judged_ns = 0, achieved_ns = 0;
+  int64_t below_half_ns = 0, judged_ns = 0, achieved_ns = 0;
+  int32_t achieved_groups = 0;
   double weighted_theo = 0, weighted_ach = 0;
   std::map<std::string, int64_t> by_limiter;
   int64_t matched_launches = 0;
@@ -96,10 +98,10 @@ StatusOr<occtrace::Report> ReportFromAnalysis(const ReportOptions& options,
     matched_launches += g.launches();
     double theo = g.occupancy().theoretical_occupancy_pct();
     if (theo < 50) below_half_ns = SaturatingAdd(below_half_ns, g.total_ns());
-    recoverable = SaturatingAdd(recoverable, g.recoverable_ns_upper_bound());
     judged_ns = SaturatingAdd(judged_ns, g.total_ns());
     weighted_theo += theo * static_cast<double>(g.total_ns());
     if (g.achieved().samples() > 0) {
+      ++achieved_groups;
       achieved_ns = SaturatingAdd(achieved_ns, g.total_ns());
       weighted_ach += g.achieved().mean_pct() * static_cast<double>(g.total_ns());
     }
@@ -111,8 +113,36 @@ StatusOr<occtrace::Report> ReportFromAnalysis(const ReportOptions& options,
     matched_launches += g.launches();
     unjudged_ns = SaturatingAdd(unjudged_ns, g.total_ns());
   }
-  if (matched_launches == 0) {
+  // --kernel is a view: it picks the configurations shown, the figures stay the run's.
+  std::optional<sql::NameFilter> filter;
+  if (!options.kernel_regex.empty()) {
+    OCC_ASSIGN_OR_RETURN(sql::NameFilter compiled, sql::NameFilter::Compile(options.kernel_regex));
+    filter = std::move(compiled);
+  }
+  const auto shown_by_kernel = [&](const occtrace::KernelGroup& g) {
+    return !filter || filter->Matches(g.name());
+  };
+  int64_t kernel_launches = 0, kernel_ns = 0;
+  int kernel_groups = 0;
+  for (const auto* list : {&a.judged, &a.unjudged}) {
+    for (const auto& g : *list) {
+      if (!shown_by_kernel(g)) continue;
+      kernel_launches += g.launches();
+      kernel_ns = SaturatingAdd(kernel_ns, g.total_ns());
+      ++kernel_groups;
+    }
+  }
+  if (matched_launches == 0 || kernel_launches == 0) {
     return NotFound("no kernel launch matches --kernel '" + options.kernel_regex + "'");
+  }
+  if (filter) {
+    report.add_notes("--kernel '" + options.kernel_regex + "' shows " + std::to_string(kernel_groups) + " of " +
+                     std::to_string(a.judged.size() + a.unjudged.size()) + " configurations (" +
+                     Fixed(a.run_total_ns > 0 ? 100.0 * static_cast<double>(kernel_ns) /
+                                                    static_cast<double>(a.run_total_ns)
+                                              : 0.0,
+                           1) +
+                     "% of GPU time); the summary, the recoverable time and the actions are the whole run's");
   }
   summary->set_kernels(static_cast<int32_t>(names.size()));
   summary->set_groups(static_cast<int32_t>(a.judged.size() + a.unjudged.size()));
@@ -121,12 +151,14 @@ StatusOr<occtrace::Report> ReportFromAnalysis(const ReportOptions& options,
                               : 0;
   };
   summary->set_time_below_50pct_theoretical_pct(pct(below_half_ns));
-  summary->set_recoverable_ns_upper_bound(recoverable);
+  SetRecoverable(a.actions, summary);
+  summary->set_achieved_groups(achieved_groups);
   summary->set_weighted_theoretical_occupancy_pct(
       judged_ns > 0 ? weighted_theo / static_cast<double>(judged_ns) : 0);
   summary->set_weighted_achieved_occupancy_pct(
       achieved_ns > 0 ? weighted_ach / static_cast<double>(achieved_ns) : 0);
   summary->set_unjudged_groups(static_cast<int32_t>(a.unjudged.size()));
+  summary->set_unjudged_gpu_ns(unjudged_ns);
 
   if (unjudged_ns > 0 || !a.unjudged.empty()) by_limiter["unjudged"] += unjudged_ns;
   std::vector<std::pair<std::string, int64_t>> limiters(by_limiter.begin(), by_limiter.end());
@@ -152,6 +184,14 @@ StatusOr<occtrace::Report> ReportFromAnalysis(const ReportOptions& options,
     if (options.sort == "launches" && gx.launches() != gy.launches()) return gx.launches() > gy.launches();
     if (options.sort == "name" && gx.name() != gy.name()) return gx.name() < gy.name();
     if (options.sort == "priority" && gx.priority() != gy.priority()) return gx.priority() > gy.priority();
+    if (options.sort == "recoverable" && gx.counted_gain_ns() != gy.counted_gain_ns()) {
+      return gx.counted_gain_ns() > gy.counted_gain_ns();
+    }
+    if (options.sort == "owner") {
+      const std::string ox = gx.owner_library().empty() ? gx.origin() : gx.owner_library();
+      const std::string oy = gy.owner_library().empty() ? gy.origin() : gy.owner_library();
+      if (ox != oy) return ox < oy;
+    }
     if (gx.total_ns() != gy.total_ns()) return gx.total_ns() > gy.total_ns();
     return gx.name() < gy.name();
   };
@@ -161,6 +201,7 @@ StatusOr<occtrace::Report> ReportFromAnalysis(const ReportOptions& options,
   std::vector<int> shown_rank(a.judged.size(), 0);
   for (size_t i : idx) {
     const auto& g = a.judged[i];
+    if (!shown_by_kernel(g)) continue;
     if (g.time_pct() < options.min_time_pct) {
       ++hidden_small;
       continue;
@@ -177,12 +218,26 @@ StatusOr<occtrace::Report> ReportFromAnalysis(const ReportOptions& options,
       AddCurve(device->props, stats, /*on_traced_gpu=*/true, out);
     }
   }
+  int judged_shown_by_kernel = 0;
+  for (const auto& g : a.judged) judged_shown_by_kernel += shown_by_kernel(g);
   report.set_groups_total(static_cast<int32_t>(a.judged.size()));
-  BuildActions(&report, a.run_total_ns);
+  // The actions are the run's (run_figures.h); a view only says where their groups are shown.
+  for (size_t k = 0; k < a.actions.actions.size(); ++k) {
+    occtrace::Action* action = report.add_actions();
+    *action = a.actions.actions[k];
+    action->set_group_rank(shown_rank[a.actions.action_group[k]]);
+  }
+  for (size_t k = 0; k < a.actions.minor_actions.size(); ++k) {
+    occtrace::Action* action = report.add_minor_actions();
+    *action = a.actions.minor_actions[k];
+    action->set_group_rank(shown_rank[a.actions.minor_action_group[k]]);
+  }
   std::vector<occtrace::KernelGroup> unjudged = a.unjudged;
   std::stable_sort(unjudged.begin(), unjudged.end(),
                    [](const auto& x, const auto& y) { return x.total_ns() > y.total_ns(); });
-  for (auto& g : unjudged) *report.add_unjudged() = std::move(g);
+  for (auto& g : unjudged) {
+    if (shown_by_kernel(g)) *report.add_unjudged() = std::move(g);
+  }
 
   if (a.files.size() > 1) {
     std::vector<RankedGroup> all;
@@ -208,9 +263,7 @@ StatusOr<occtrace::Report> ReportFromAnalysis(const ReportOptions& options,
     }
     // Users check achieved occupancy against Nsight Compute, whose defaults measure another
     // cache state (docs/accuracy.md: H100, memory-bound saxpy, 11-22 points apart).
-    bool any_measured = false;
-    for (const auto& g : report.groups()) any_measured |= g.achieved().samples() > 0;
-    if (any_measured && !what_if) {
+    if (achieved_groups > 0 && !what_if) {
       report.add_notes(
           "achieved occupancy is measured on the program's own launches, with the caches and clocks "
           "the program left; to compare with Nsight Compute run ncu --cache-control none "
@@ -236,9 +289,9 @@ StatusOr<occtrace::Report> ReportFromAnalysis(const ReportOptions& options,
                      Fixed(options.min_time_pct, 2) + "% not listed");
   }
   if (options.top > 0 && shown >= options.top &&
-      static_cast<int>(a.judged.size()) - hidden_small > shown) {
+      judged_shown_by_kernel - hidden_small > shown) {
     report.add_notes("showing the top " + std::to_string(shown) + " of " +
-                     std::to_string(static_cast<int>(a.judged.size()) - hidden_small) +
+                     std::to_string(judged_shown_by_kernel - hidden_small) +
                      " groups (--top 0 shows all)");
   }
   for (const auto& input : a.inputs) {

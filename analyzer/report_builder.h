@@ -17,6 +17,7 @@
 #include "schema/report.pb.h"
 #include "status.h"
 #include "analysis_input.h"
+#include "run_figures.h"
 
 namespace occ {
 
@@ -32,6 +33,7 @@ struct Analysis {
   int64_t last_end = 0;
   std::vector<std::string> rank_warnings;        // ResolveRanks: duplicate ranks, world sizes
   std::vector<std::unique_ptr<AnalysisInput>> inputs;  // traces or summaries, in file order
+  RunActions actions;  // over every judged group (run_figures.h); views never change them
 };
 
 // NotFound when no launch matches --kernel. `what_if`: the --gpu GPU, if any.

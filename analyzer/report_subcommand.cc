@@ -95,9 +95,10 @@ class ReportSubcommand : public Subcommand {
     app->add_option("-k,--kernel", options_.kernel_regex,
                     "Only kernels whose demangled name matches this POSIX extended regex");
     app->add_option("--sort", options_.sort,
-                    "Ranking: priority (GPU-time share x occupancy headroom), time, headroom, "
+                    "Ranking: time (GPU time, the default), priority (GPU-time share x "
+                    "headroom or measured gain), recoverable (counted gain), owner, headroom, "
                     "launches, name")
-        ->default_val("priority");
+        ->default_val("time");
     app->add_option("--min-time-pct", options_.min_time_pct,
                     "Hide groups below this share of the GPU time (percent)")
         ->default_val(0);

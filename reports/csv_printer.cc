@@ -27,7 +27,7 @@ const std::vector<std::string>& Header() {
       "Block Limit Warps", "Block Limit SM", "Block Limit Barriers", "Allocated Reg/Trd",
       "Waves Per SM", "Tail (%)", "Best Suggestion", "Predicted Theoretical Occupancy (%)",
       "Recoverable Time Upper Bound (ns)", "Priority", "Not Judged Reason", "Origin", "Owner Library",
-      "Tunable", "Measured Gain (ns)", "What To Change", "Ran On Ranks", "Slowest Rank",
+      "Tunable", "Measured Gain (ns)", "Counted Gain (ns)", "Counted Gain Kind", "What To Change", "Ran On Ranks", "Slowest Rank",
       "Slowest Rank Total (ns)", "Median Rank Total (ns)", "Slowest Over Median (%)",
       "Per-Rank Total (ns)", "Device", "GPU", "CC",
       "SMs", "Input", "Tool"};
@@ -50,8 +50,10 @@ std::string InputCell(const occtrace::Report& report, const occtrace::KernelGrou
 
 // The "What to change" entry for this group, if it has one.
 std::string ActionFor(const occtrace::Report& report, const occtrace::KernelGroup& g) {
-  for (const occtrace::Action& a : report.actions()) {
-    if (g.rank() > 0 && a.group_rank() == g.rank()) return a.change();
+  for (const auto* list : {&report.actions(), &report.minor_actions()}) {
+    for (const occtrace::Action& a : *list) {
+      if (g.rank() > 0 && a.group_rank() == g.rank()) return a.change();
+    }
   }
   return "";
 }
@@ -154,6 +156,8 @@ std::vector<std::string> Row(const occtrace::Report& report, const occtrace::Ker
       g.owner_library(),
       g.origin().empty() ? "" : (g.tunable() ? "yes" : "no"),
       g.measured_gain_ns() > 0 ? std::to_string(g.measured_gain_ns()) : "",
+      g.counted_gain_ns() > 0 ? std::to_string(g.counted_gain_ns()) : "",
+      g.counted_gain_kind(),
       ActionFor(report, g),
       rank_cells[0],
       rank_cells[1],

@@ -201,10 +201,9 @@ void PrintSummary(const occtrace::Report& report, std::ostream& out) {
   } else {
     Card(out, "Achieved occupancy", "not measured", "no launch was measured with hardware counters");
   }
-  Card(out, "Recoverable (upper bound)", FormatDuration(s.recoverable_ns_upper_bound()),
-       "if speed scaled with occupancy; an upper bound, not a prediction");
-  if (report.unjudged_size() > 0) {
-    Card(out, "Not judged", FormatCount(report.unjudged_size()),
+  Card(out, "Recoverable", FormatDuration(s.recoverable_ns_upper_bound()), SummaryRecoverableText(s));
+  if (s.unjudged_groups() > 0) {
+    Card(out, "Not judged", FormatCount(s.unjudged_groups()),
          FormatPct(UnjudgedTimePct(report)) + " of GPU time; listed below", "warn");
   }
   out << "</div>\n</section>\n";
@@ -266,7 +265,7 @@ void PrintTopTable(const occtrace::Report& report, std::ostream& out) {
          "<th class=\"num\">Block</th><th class=\"num\">Reg/Trd</th>"
          "<th class=\"num\">Theoretical occupancy (%)</th>"
          "<th class=\"num\">Achieved, measured (%)</th><th>Limiter</th>"
-         "<th class=\"num\">Recoverable (upper bound)</th></tr></thead>\n<tbody>\n";
+         "<th class=\"num\">Recoverable</th></tr></thead>\n<tbody>\n";
   for (const occtrace::KernelGroup& g : report.groups()) {
     out << "<tr>" << NumCell(std::to_string(g.rank()), g.rank()) << "<td class=\"name\"><a href=\"#k"
         << g.rank() << "\"><code>" << E(ShortenKernelName(g.name(), 70)) << "</code></a></td>"
@@ -291,10 +290,7 @@ void PrintTopTable(const occtrace::Report& report, std::ostream& out) {
       out << "<td class=\"num\" data-v=\"-1\">–</td>";
     }
     out << "<td>" << (g.judged() ? LimiterPill(g.limiting_factor()) : "–") << "</td>"
-        << NumCell(g.judged() && g.recoverable_ns_upper_bound() > 0
-                       ? FormatDuration(g.recoverable_ns_upper_bound())
-                       : "–",
-                   static_cast<double>(g.recoverable_ns_upper_bound()))
+        << NumCell(g.judged() ? GroupRecoverableCell(g) : "–", static_cast<double>(g.counted_gain_ns()))
         << "</tr>\n";
   }
   out << "</tbody>\n</table></div>\n</section>\n";
@@ -309,12 +305,25 @@ void PrintActions(const occtrace::Report& report, std::ostream& out) {
   }
   out << "<ol>\n";
   for (const occtrace::Action& a : report.actions()) {
-    out << "<li><a href=\"#k" << a.group_rank() << "\">#" << a.group_rank() << "</a> <code>"
+    out << "<li>";
+    if (a.group_rank() > 0) out << "<a href=\"#k" << a.group_rank() << "\">#" << a.group_rank() << "</a> ";
+    out << "<code>"
         << E(ShortenKernelName(a.kernel(), 90)) << "</code> (" << E(a.origin()) << "): " << E(a.change())
         << "<br>Gain: " << E(ActionGainText(a)) << "; confidence " << E(a.confidence()) << "; evidence: "
         << E(a.evidence()) << "</li>\n";
   }
   out << "</ol>\n</section>\n";
+}
+
+// Actions below 1 % of GPU time each: counted in the summary, listed apart from "What to change".
+void PrintMinorActions(const occtrace::Report& report, std::ostream& out) {
+  if (report.minor_actions_size() == 0) return;
+  out << "<section id=\"minor-actions\">\n<h2>" << E(MinorActionsTitle(report)) << "</h2>\n<ul>\n";
+  for (const occtrace::Action& a : report.minor_actions()) {
+    out << "<li>" << E(ActionRef(a)) << "<code>" << E(ShortenKernelName(a.kernel(), 90)) << "</code> ("
+        << E(a.origin()) << "): " << E(a.change()) << " Gain: " << E(ActionGainText(a)) << ".</li>\n";
+  }
+  out << "</ul>\n</section>\n";
 }
 
 void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g, std::ostream& out) {
@@ -410,7 +419,7 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
     }
     out << "</ol>\n";
   }
-  out << "<p><strong>Recoverable:</strong> " << E(RecoverableText(g.recoverable_ns_upper_bound()))
+  out << "<p><strong>Recoverable:</strong> " << E(GroupRecoverableText(g))
       << "</p>\n</article>\n";
 }
 
@@ -418,7 +427,7 @@ void PrintUnjudged(const occtrace::Report& report, std::ostream& out) {
   if (report.unjudged_size() == 0) return;
   out << "<section id=\"unjudged\">\n<h2>Not judged</h2>\n<p>" << FormatCount(report.unjudged_size())
       << (report.unjudged_size() == 1 ? " configuration (" : " configurations (")
-      << E(FormatPct(UnjudgedTimePct(report)))
+      << E(FormatPct(ListedUnjudgedTimePct(report)))
       << " of GPU time) could not be judged; they are listed, never dropped.</p>\n"
       << "<table class=\"sortable\" id=\"unjudged-table\">\n<thead><tr><th>Kernel</th>"
          "<th class=\"num\">Total time</th><th class=\"num\">Launches</th><th class=\"num\">Grid</th>"
@@ -585,6 +594,7 @@ void HtmlPrinter::DoPrint(const occtrace::Report& report, const PrintOptions&, s
   if (report.groups_size() > 0) out << "<section id=\"kernels\">\n<h2>Top kernels in detail</h2>\n";
   for (const occtrace::KernelGroup& g : report.groups()) PrintKernel(report, g, out);
   if (report.groups_size() > 0) out << "</section>\n";
+  PrintMinorActions(report, out);
   PrintUnjudged(report, out);
   PrintDiff(report, out);
   PrintNotes(report, out);

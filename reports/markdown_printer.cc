@@ -54,10 +54,10 @@ void PrintHeader(const occtrace::Report& report, std::ostream& out) {
   } else {
     out << "; achieved occupancy not measured";
   }
-  out << ". Recoverable: " << RecoverableText(s.recoverable_ns_upper_bound()) << ".";
-  if (report.unjudged_size() > 0) {
-    out << " " << FormatCount(report.unjudged_size())
-      << (report.unjudged_size() == 1 ? " configuration (" : " configurations (")
+  out << ". Recoverable: " << SummaryRecoverableText(s) << ".";
+  if (s.unjudged_groups() > 0) {
+    out << " " << FormatCount(s.unjudged_groups())
+      << (s.unjudged_groups() == 1 ? " configuration (" : " configurations (")
         << FormatPct(UnjudgedTimePct(report)) << " of GPU time) not judged.";
   }
   out << "\n\n";
@@ -108,10 +108,22 @@ void PrintActions(const occtrace::Report& report, std::ostream& out) {
   }
   int n = 0;
   for (const occtrace::Action& a : report.actions()) {
-    out << ++n << ". **#" << a.group_rank() << "** " << MarkdownCode(ShortenKernelName(a.kernel(), 72), false)
+    out << ++n << ". **" << ActionRef(a) << "**" << MarkdownCode(ShortenKernelName(a.kernel(), 72), false)
         << " (" << MarkdownText(a.origin()) << "): " << MarkdownText(a.change()) << "  \n   Gain: "
         << MarkdownText(ActionGainText(a)) << "; confidence " << MarkdownText(a.confidence())
         << "; evidence: " << MarkdownText(a.evidence()) << "\n";
+  }
+  out << "\n";
+}
+
+// Actions below 1 % of GPU time each: counted in the summary, listed apart from "What to change".
+void PrintMinorActions(const occtrace::Report& report, std::ostream& out) {
+  if (report.minor_actions_size() == 0) return;
+  out << "## " << MarkdownText(MinorActionsTitle(report)) << "\n\n";
+  for (const occtrace::Action& a : report.minor_actions()) {
+    out << "- " << MarkdownText(ActionRef(a)) << MarkdownCode(ShortenKernelName(a.kernel(), 72), false) << " ("
+        << MarkdownText(a.origin()) << "): " << MarkdownText(a.change()) << " Gain: " << MarkdownText(ActionGainText(a))
+        << ".\n";
   }
   out << "\n";
 }
@@ -126,7 +138,7 @@ void PrintTopTable(const occtrace::Report& report, std::ostream& out) {
   }
   TableHeader({"#", "Kernel", "Time (%)", "Total Time", "Instances", "Grid", "Block", "Reg/Trd",
                "Theoretical Occupancy (%)", "Achieved Occupancy (measured) (%)", "Limiter",
-               "Recoverable (upper bound)"},
+               "Recoverable"},
               {true, false, true, true, true, true, true, true, true, true, false, true}, out);
   for (const occtrace::KernelGroup& g : report.groups()) {
     TableRow({std::to_string(g.rank()), MarkdownCode(ShortenKernelName(g.name(), 72), true),
@@ -136,9 +148,7 @@ void PrintTopTable(const occtrace::Report& report, std::ostream& out) {
               g.judged() ? FormatFixed(g.occupancy().theoretical_occupancy_pct(), 1) : "not judged",
               AchievedWideCell(g),
               g.judged() ? LimiterLabel(g.limiting_factor()) : "–",
-              g.judged() && g.recoverable_ns_upper_bound() > 0
-                  ? FormatDuration(g.recoverable_ns_upper_bound())
-                  : "–"},
+              g.judged() ? GroupRecoverableCell(g) : "–"},
              out);
   }
   out << "\nTheoretical occupancy comes from the occupancy model; achieved occupancy is measured "
@@ -212,7 +222,7 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
     }
     out << '\n';
   }
-  out << "**Recoverable:** " << RecoverableText(g.recoverable_ns_upper_bound()) << ".\n\n";
+  out << "**Recoverable:** " << GroupRecoverableText(g) << ".\n\n";
 }
 
 void PrintLimiterShares(const occtrace::Report& report, std::ostream& out) {
@@ -231,7 +241,7 @@ void PrintUnjudged(const occtrace::Report& report, std::ostream& out) {
   if (report.unjudged_size() == 0) return;
   out << "## Not judged\n\n" << FormatCount(report.unjudged_size())
       << (report.unjudged_size() == 1 ? " configuration (" : " configurations (")
-      << FormatPct(UnjudgedTimePct(report))
+      << FormatPct(ListedUnjudgedTimePct(report))
       << " of GPU time) could not be judged; they are listed, never dropped.\n\n";
   TableHeader({"Kernel", "Total Time", "Instances", "Grid", "Block", "Reason"},
               {false, true, true, true, true, false}, out);
@@ -376,6 +386,7 @@ void MarkdownPrinter::DoPrint(const occtrace::Report& report, const PrintOptions
   if (report.groups_size() > 0) out << "## Top kernels in detail\n\n";
   for (const occtrace::KernelGroup& g : report.groups()) PrintKernel(report, g, out);
   PrintLimiterShares(report, out);
+  PrintMinorActions(report, out);
   PrintUnjudged(report, out);
   PrintDiff(report, out);
   PrintNotes(report, out);

@@ -307,10 +307,8 @@ bool HasAchieved(const occtrace::KernelGroup& group) {
 }
 
 bool AnyAchieved(const occtrace::Report& report) {
-  for (const occtrace::KernelGroup& group : report.groups()) {
-    if (HasAchieved(group)) return true;
-  }
-  return false;
+  // The run's figure, not the shown groups': --top never changes whether it was measured.
+  return report.summary().achieved_groups() > 0;
 }
 
 namespace {
@@ -494,10 +492,62 @@ std::string RecoverableText(int64_t ns) {
   return "up to " + FormatDuration(ns) + " (upper bound)";
 }
 
-double UnjudgedTimePct(const occtrace::Report& report) {
+std::string SummaryRecoverableText(const occtrace::Summary& s) {
+  const int64_t measured = s.recoverable_measured_ns(), model = s.recoverable_model_ns();
+  if (measured <= 0 && model <= 0) {
+    return "none (no configuration measured faster, no occupancy headroom in kernels you control)";
+  }
+  std::string out;
+  if (measured > 0) out = FormatDuration(measured) + " measured";
+  if (model > 0) {
+    out += (out.empty() ? "up to " : " + up to ") + FormatDuration(model) +
+           " by the occupancy model (an upper bound)";
+  }
+  return out + "; the sum of the actions in \"What to change\"";
+}
+
+std::string GroupRecoverableText(const occtrace::KernelGroup& g) {
+  if (g.counted_gain_kind() == "measured" && g.counted_gain_ns() > 0) {
+    return FormatDuration(g.counted_gain_ns()) +
+           " measured (at the speed of this function's fastest configuration on the same work)";
+  }
+  if (g.counted_gain_kind() == "upper bound" && g.counted_gain_ns() > 0) return RecoverableText(g.counted_gain_ns());
+  if (g.recoverable_ns_upper_bound() > 0) {
+    return "none counted (the model's up to " + FormatDuration(g.recoverable_ns_upper_bound()) +
+           " is not added: this function's action is its measured configuration)";
+  }
+  return "none (no occupancy headroom)";
+}
+
+std::string GroupRecoverableCell(const occtrace::KernelGroup& g) {
+  if (g.counted_gain_ns() <= 0) return "–";
+  return g.counted_gain_kind() == "measured" ? FormatDuration(g.counted_gain_ns()) + " measured"
+                                             : "up to " + FormatDuration(g.counted_gain_ns());
+}
+
+std::string ActionRef(const occtrace::Action& action) {
+  return action.group_rank() > 0 ? "#" + std::to_string(action.group_rank()) + " " : "";
+}
+
+std::string MinorActionsTitle(const occtrace::Report& report) {
+  int64_t ns = 0;
+  for (const occtrace::Action& a : report.minor_actions()) ns += a.gain_ns();
+  const int n = report.minor_actions_size();
+  return "Smaller changes (below 1% of GPU time each): " + std::to_string(n) +
+         (n == 1 ? " change" : " changes") + ", " + FormatDuration(ns) + " in all";
+}
+
+double ListedUnjudgedTimePct(const occtrace::Report& report) {
   if (report.summary().total_gpu_ns() <= 0) return 0;
   int64_t ns = 0;
   for (const occtrace::KernelGroup& group : report.unjudged()) ns += group.total_ns();
+  return 100.0 * static_cast<double>(ns) / static_cast<double>(report.summary().total_gpu_ns());
+}
+
+double UnjudgedTimePct(const occtrace::Report& report) {
+  if (report.summary().total_gpu_ns() <= 0) return 0;
+  // The run's, whatever --kernel shows.
+  const int64_t ns = report.summary().unjudged_gpu_ns();
   return 100.0 * static_cast<double>(ns) / static_cast<double>(report.summary().total_gpu_ns());
 }
 

@@ -106,8 +106,22 @@ std::string WavesText(const occtrace::KernelGroup& group);
 std::string SuggestionLine(const occtrace::Suggestion& suggestion);
 // "up to 12.3 ms (upper bound)".
 std::string RecoverableText(int64_t ns);
+// The summary's recoverable time, measured gains and model bounds apart: "8.80 ms measured + up
+// to 2.39 ms by the occupancy model (upper bound)". The same sums as the actions.
+std::string SummaryRecoverableText(const occtrace::Summary& summary);
+// One configuration's part of it (KernelGroup.counted_gain_*), with the model's bound when the
+// function's action is a measured one and the bound is therefore not counted.
+std::string GroupRecoverableText(const occtrace::KernelGroup& group);
+// A table cell for a configuration's counted gain: "1.20 ms measured", "up to 40 µs", "–".
+std::string GroupRecoverableCell(const occtrace::KernelGroup& group);
+// "#3 " when the action's configuration is in the table, else "".
+std::string ActionRef(const occtrace::Action& action);
+// "3 smaller changes (below 1% of GPU time each) worth 40.2 µs in all: ..." heading.
+std::string MinorActionsTitle(const occtrace::Report& report);
 // Share of the report's GPU time in the unjudged groups, in percent.
 double UnjudgedTimePct(const occtrace::Report& report);
+// The same over the unjudged groups listed (--kernel may list fewer).
+double ListedUnjudgedTimePct(const occtrace::Report& report);
 // Measured points (KernelGroup.measured_points): "the same 4,194,304 threads per launch"; the
 // index of the fastest point (-1 when none); one point's cells, shared by every printer:
 // "block 256", "12.1 µs", "100.0%", "61.5%" or "–" (not measured).

@@ -148,9 +148,9 @@ void PrintSummary(const occtrace::Report& report, TextWriter& w) {
                          " achieved (measured, GPU-time weighted over measured configurations)"
                    : "achieved not measured";
   w.Field("Occupancy", occupancy);
-  w.Field("Recoverable", RecoverableText(s.recoverable_ns_upper_bound()));
-  if (s.unjudged_groups() > 0 || report.unjudged_size() > 0) {
-    const int n = std::max(s.unjudged_groups(), report.unjudged_size());
+  w.Field("Recoverable", SummaryRecoverableText(s));
+  if (s.unjudged_groups() > 0) {
+    const int n = s.unjudged_groups();
     w.Field("Not judged", FormatCount(n) + (n == 1 ? " configuration (" : " configurations (") +
                               FormatPct(UnjudgedTimePct(report)) +
                               " of GPU time), listed under \"Not judged\"",
@@ -217,7 +217,7 @@ void PrintActions(const occtrace::Report& report, TextWriter& w) {
   }
   int n = 0;
   for (const occtrace::Action& a : report.actions()) {
-    w.Field(std::to_string(++n) + ".", "#" + std::to_string(a.group_rank()) + " " +
+    w.Field(std::to_string(++n) + ".", ActionRef(a) +
                                             SanitizeForDisplay(ShortenKernelName(a.kernel(), w.width() - 20)) +
                                             " [" + a.origin() + "]");
     w.Field("", SanitizeForDisplay(a.change()));
@@ -321,7 +321,7 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
                Style::kDim);
     }
   }
-  w.Field("Recoverable", RecoverableText(g.recoverable_ns_upper_bound()), kIndent);
+  w.Field("Recoverable", GroupRecoverableText(g), kIndent);
 }
 
 // Several input files: per-rank totals, the straggler, the top configurations on each rank, and
@@ -437,7 +437,7 @@ void PrintUnjudged(const occtrace::Report& report, TextWriter& w) {
   if (report.unjudged_size() == 0) return;
   w.Section("Not judged (" + FormatCount(report.unjudged_size()) +
             (report.unjudged_size() == 1 ? " configuration, " : " configurations, ") +
-            FormatPct(UnjudgedTimePct(report)) + " of GPU time)");
+            FormatPct(ListedUnjudgedTimePct(report)) + " of GPU time)");
   for (const occtrace::KernelGroup& g : report.unjudged()) {
     w.Bullet("- ", ShortenKernelName(g.name(), w.width() - 4) + ": " + FormatDuration(g.total_ns()) +
                        " in " + FormatCount(g.launches()) +
@@ -481,6 +481,17 @@ void PrintDiff(const occtrace::Report& report, TextWriter& w) {
   }
 }
 
+// Actions below 1 % of GPU time each: counted in the summary, listed apart from "What to change".
+void PrintMinorActions(const occtrace::Report& report, TextWriter& w) {
+  if (report.minor_actions_size() == 0) return;
+  w.Section(MinorActionsTitle(report));
+  for (const occtrace::Action& a : report.minor_actions()) {
+    w.Bullet("- ", ActionRef(a) + SanitizeForDisplay(ShortenKernelName(a.kernel(), w.width() - 20)) + " [" +
+                       a.origin() + "]: " + SanitizeForDisplay(a.change()) + " Gain: " + ActionGainText(a) + ".",
+             0);
+  }
+}
+
 void PrintNotes(const occtrace::Report& report, TextWriter& w) {
   w.Section("Notes");
   for (const std::string& note : report.notes()) w.Bullet("- ", SanitizeForDisplay(note), 0);
@@ -510,6 +521,7 @@ void TextPrinter::DoPrint(const occtrace::Report& report, const PrintOptions& op
   PrintCrossRank(report, w);
   for (const occtrace::KernelGroup& group : report.groups()) PrintKernel(report, group, w);
   PrintLimiterShares(report, w);
+  PrintMinorActions(report, w);
   PrintUnjudged(report, w);
   PrintDiff(report, w);
   PrintNotes(report, w);

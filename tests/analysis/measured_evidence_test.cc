@@ -4,6 +4,7 @@
 // one must be at least 10 % faster per launch, the gain is measured time, and library kernels
 // lose launch-configuration advice. Durations below are chosen for the rule being tested.
 #include "analyzer/measured_evidence.h"
+#include "analyzer/run_figures.h"
 
 #include <gtest/gtest.h>
 
@@ -205,17 +206,14 @@ TEST(MeasuredEvidence, AutotuningTrialsNeverBecomeActions) {
     groups.push_back(g);
   }
   ApplyOwnerAndEvidence(&groups, 100'000'000);
-  occtrace::Report report;
   for (size_t i = 0; i < groups.size(); ++i) {
     EXPECT_EQ(groups[i].origin(), "triton");
     EXPECT_EQ(groups[i].autotuning_trial(), i != 3) << i;
     EXPECT_NE(groups[i].autotuner().find("@triton.autotune"), std::string::npos);
     EXPECT_EQ(groups[i].suggestions_size(), 0) << i;
-    groups[i].set_rank(static_cast<int32_t>(i + 1));
-    *report.add_groups() = groups[i];
   }
-  BuildActions(&report, 100'000'000);
-  EXPECT_EQ(report.actions_size(), 0);
+  const RunActions run = BuildRunActions(&groups, 100'000'000);
+  EXPECT_TRUE(run.actions.empty() && run.minor_actions.empty());
   // Without a configuration that ran on after the others, nothing is called autotuning.
   for (auto& g : groups) {
     g.set_tail_launches(0);
@@ -266,11 +264,8 @@ TEST(MeasuredEvidence, NoOccupancyActionNearAThroughputCeiling) {
   bool said = false;
   for (const auto& issue : groups[0].issues()) said |= issue.find("DRAM ceiling") != std::string::npos;
   EXPECT_TRUE(said);
-  occtrace::Report report;
-  groups[0].set_rank(1);
-  *report.add_groups() = groups[0];
-  BuildActions(&report, 10'000'000);
-  EXPECT_EQ(report.actions_size(), 0);
+  const RunActions run = BuildRunActions(&groups, 10'000'000);
+  EXPECT_TRUE(run.actions.empty() && run.minor_actions.empty());
 }
 
 // Nobody identified the owner: model advice stays, said to be conditional, and never as
@@ -288,29 +283,6 @@ TEST(MeasuredEvidence, UnknownOwnersGetOnlyCaveatedModelAdvice) {
   EXPECT_EQ(Measured(groups[0]), nullptr);
   ASSERT_EQ(groups[0].suggestions_size(), 1);
   EXPECT_EQ(groups[0].suggestions(0).text().rfind("Owner unknown", 0), 0u) << groups[0].suggestions(0).text();
-}
-
-TEST(MeasuredEvidence, ActionsPutMeasuredGainsFirst) {
-  const std::string k = "_Z5scalePfif";
-  occtrace::Report report;
-  std::vector<occtrace::KernelGroup> groups = {Group(k, 65536, 64, 20, 40'000), Group(k, 16384, 256, 20, 12'000),
-                                               Group("_Z5otherv", 100, 96, 10, 50'000)};
-  auto* model = groups[2].add_suggestions();
-  model->set_kind("block_size");
-  model->set_block_size(128);
-  model->set_text("Try 128 threads per block");
-  groups[2].set_recoverable_ns_upper_bound(100'000);  // larger than nothing, smaller than measured
-  ApplyOwnerAndEvidence(&groups, 1'540'000);
-  for (size_t i = 0; i < groups.size(); ++i) {
-    groups[i].set_rank(static_cast<int32_t>(i + 1));
-    *report.add_groups() = groups[i];
-  }
-  BuildActions(&report, 1'540'000);
-  ASSERT_GE(report.actions_size(), 2);
-  EXPECT_EQ(report.actions(0).group_rank(), 1);
-  EXPECT_EQ(report.actions(0).gain_kind(), "measured");
-  EXPECT_EQ(report.actions(0).confidence(), "high");
-  EXPECT_EQ(report.actions(report.actions_size() - 1).gain_kind(), "upper bound");
 }
 
 }  // namespace

@@ -11,6 +11,8 @@
 //
 // Regenerate after an intended change:  OCC_UPDATE_GOLDEN=1 ctest -L golden  (then review
 // `git diff tests/golden` line by line before committing).
+#include <google/protobuf/util/json_util.h>
+#include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -19,6 +21,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -26,6 +30,7 @@
 #include "analyzer/occ_report.h"
 #include "kTraceSchemaSql.h"
 #include "reports/strings.h"
+#include "schema/report.pb.h"
 #include "sqlite_db.h"
 
 namespace occ {
@@ -165,23 +170,17 @@ int RunIn(const fs::path& dir, const std::vector<std::string>& args, std::string
   return code;
 }
 
-class GoldenTest : public ::testing::TestWithParam<GoldenCase> {};
-
-TEST_P(GoldenTest, MatchesExpectedOutput) {
-  const GoldenCase& c = GetParam();
-  const fs::path case_dir = fs::path(OCC_GOLDEN_DIR) / c.name;
-  ScratchDir scratch;
-  ASSERT_FALSE(scratch.path().empty()) << "mkdtemp failed";
-
+// Builds every <name>.sql of a case into <name>.db in `dir`.
+void BuildCase(const fs::path& case_dir, const fs::path& dir) {
   for (const auto& entry : fs::directory_iterator(case_dir)) {
     // torch.profiler traces (*.json.gz, as recorded) are read as they are.
     const std::string file = entry.path().filename().string();
     if (file.size() > 8 && file.compare(file.size() - 8, 8, ".json.gz") == 0) {
-      fs::copy_file(entry.path(), scratch.path() / file);
+      fs::copy_file(entry.path(), dir / file);
       continue;
     }
     if (entry.path().extension() != ".sql") continue;
-    const fs::path db_path = scratch.path() / (entry.path().stem().string() + ".db");
+    const fs::path db_path = dir / (entry.path().stem().string() + ".db");
     auto db = sql::Db::Create(db_path.string(), /*replace=*/true);
     ASSERT_TRUE(db.ok()) << db.status().message();
     // One transaction: real recorded traces hold tens of thousands of INSERTs, each of which
@@ -190,6 +189,18 @@ TEST_P(GoldenTest, MatchesExpectedOutput) {
                                   "\nCOMMIT;");
     ASSERT_TRUE(built.ok()) << entry.path() << ": " << built.message();
   }
+}
+
+class GoldenTest : public ::testing::TestWithParam<GoldenCase> {};
+
+TEST_P(GoldenTest, MatchesExpectedOutput) {
+  const GoldenCase& c = GetParam();
+  const fs::path case_dir = fs::path(OCC_GOLDEN_DIR) / c.name;
+  ScratchDir scratch;
+  ASSERT_FALSE(scratch.path().empty()) << "mkdtemp failed";
+
+  BuildCase(case_dir, scratch.path());
+  if (HasFatalFailure()) return;
 
   std::vector<std::string> args = ParseArgs(ReadFile(case_dir / "args"));
   ASSERT_FALSE(args.empty()) << case_dir / "args" << " is empty";
@@ -234,6 +245,163 @@ std::string CaseName(const ::testing::TestParamInfo<GoldenCase>& param_info) {
       name.begin(), name.end(), [](char ch) { return !std::isalnum(static_cast<unsigned char>(ch)); },
       '_');
   return name;
+}
+
+
+// ---- One model of the run, many views (#32) --------------------------------------------------
+// Every case is rendered with several --top, --sort and --kernel values in every format; the
+// figures the views share must be identical: in JSON the summary, GPU time by limiter, the
+// actions (all but the rank of their row in the table) and every shown configuration; in the
+// other formats the summary and "What to change" as printed, and CSV's row of each configuration.
+
+// The case's arguments without --top, --sort and --kernel (the view options under test).
+std::vector<std::string> WithoutViewOptions(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--top" || args[i] == "--sort" || args[i] == "--kernel" || args[i] == "-k") {
+      ++i;
+      continue;
+    }
+    out.push_back(args[i]);
+  }
+  return out;
+}
+
+std::vector<std::vector<std::string>> ViewOptions() {
+  std::vector<std::vector<std::string>> views;
+  for (const char* top : {"0", "1", "3"}) {
+    for (const char* sort : {"time", "priority", "recoverable", "name"}) views.push_back({"--top", top, "--sort", sort});
+  }
+  views.push_back({"--top", "2", "--kernel", "^[a-m_]"});
+  views.push_back({"--top", "5", "--sort", "owner", "--kernel", "[0-9]"});
+  return views;
+}
+
+// Lines from the one starting with `begin` up to (not including) the next starting with `end`
+// after it, whitespace collapsed and the table rows' "#N " references removed (a view's ranks).
+std::string Section(const std::string& text, const std::string& begin, const std::string& end) {
+  const size_t from = text.find(begin);
+  if (from == std::string::npos) return "";
+  size_t to = text.find(end, from + begin.size());
+  if (to == std::string::npos) to = text.size();
+  std::string section = text.substr(from, to - from);
+  section = std::regex_replace(section, std::regex(R"(<a href="#k[0-9]+">#[0-9]+</a> |#[0-9]+ )"), "");
+  section = std::regex_replace(section, std::regex(R"(\*\*\*\*)"), "");
+  section = std::regex_replace(section, std::regex(R"(\s+)"), " ");
+  return section;
+}
+
+struct SharedFigures {
+  std::string summary;  // per format: the summary as printed
+  std::string actions;  // per format: "What to change" as printed
+};
+
+SharedFigures Shared(const std::string& format, const std::string& out) {
+  if (format == "text") return {Section(out, "── Summary", "\n──"), Section(out, "── What to change", "\n──")};
+  if (format == "markdown") return {Section(out, "**Summary:**", "\n\n"), Section(out, "## What to change", "\n## ")};
+  if (format == "html") {
+    return {Section(out, "<section id=\"summary\">", "</section>"),
+            Section(out, "<section id=\"actions\">", "</section>")};
+  }
+  return {};
+}
+
+// CSV rows without their first cell (the rank in this view).
+std::vector<std::string> CsvRowsWithoutRank(const std::string& csv) {
+  std::vector<std::string> rows;
+  std::istringstream lines(csv);
+  std::string line;
+  std::getline(lines, line);  // header
+  while (std::getline(lines, line)) rows.push_back(line.substr(line.find(',') + 1));
+  return rows;
+}
+
+occtrace::KernelGroup WithoutViewFields(occtrace::KernelGroup g) {
+  g.set_rank(0);
+  return g;
+}
+
+TEST(ReportConsistency, SharedFiguresDoNotDependOnViewOptions) {
+  for (const auto& entry : fs::directory_iterator(OCC_GOLDEN_DIR)) {
+    if (!entry.is_directory() || !fs::exists(entry.path() / "args")) continue;
+    const std::string name = entry.path().filename().string();
+    SCOPED_TRACE(name);
+    ScratchDir scratch;
+    ASSERT_FALSE(scratch.path().empty());
+    BuildCase(entry.path(), scratch.path());
+    if (HasFatalFailure()) return;
+    const std::vector<std::string> base = WithoutViewOptions(ParseArgs(ReadFile(entry.path() / "args")));
+    for (const char* format : {"json", "text", "markdown", "html", "csv"}) {
+      SCOPED_TRACE(format);
+      bool have_reference = false;
+      occtrace::Report reference;
+      SharedFigures reference_text;
+      std::vector<std::string> all_rows;
+      for (const auto& view : ViewOptions()) {
+        std::vector<std::string> args = base;
+        args.insert(args.end(), view.begin(), view.end());
+        args.insert(args.end(), {"--format", format});
+        std::string view_text;
+        for (const auto& a : view) view_text += a + " ";
+        SCOPED_TRACE(view_text);
+        std::string out, err;
+        const int code = RunIn(scratch.path(), args, &out, &err);
+        if (code == 3) continue;  // --kernel matched nothing here
+        ASSERT_EQ(code, 0) << err;
+        const bool first = !have_reference;
+        have_reference = true;
+        if (std::string(format) == "json") {
+          occtrace::Report report;
+          ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(out, &report).ok());
+          for (auto* list : {report.mutable_actions(), report.mutable_minor_actions()}) {
+            for (auto& a : *list) a.set_group_rank(0);
+          }
+          if (first) {
+            ASSERT_EQ(view[1], "0") << "the first view shows every configuration";
+            reference = report;
+            continue;
+          }
+          using google::protobuf::util::MessageDifferencer;
+          EXPECT_TRUE(MessageDifferencer::Equals(report.summary(), reference.summary()))
+              << report.summary().DebugString() << "\nvs\n" << reference.summary().DebugString();
+          EXPECT_EQ(report.time_by_limiter_size(), reference.time_by_limiter_size());
+          EXPECT_EQ(report.actions_size(), reference.actions_size());
+          for (int i = 0; i < std::min(report.actions_size(), reference.actions_size()); ++i) {
+            EXPECT_TRUE(MessageDifferencer::Equals(report.actions(i), reference.actions(i)))
+                << report.actions(i).DebugString() << "\nvs\n" << reference.actions(i).DebugString();
+          }
+          EXPECT_EQ(report.minor_actions_size(), reference.minor_actions_size());
+          for (const auto& g : report.groups()) {
+            const occtrace::KernelGroup shown = WithoutViewFields(g);
+            EXPECT_TRUE(std::any_of(reference.groups().begin(), reference.groups().end(),
+                                    [&](const occtrace::KernelGroup& r) {
+                                      return MessageDifferencer::Equals(shown, WithoutViewFields(r));
+                                    }))
+                << g.name() << " is shown with figures that --top 0 does not have";
+          }
+        } else if (std::string(format) == "csv") {
+          const auto rows = CsvRowsWithoutRank(out);
+          if (first) {
+            all_rows = rows;
+            continue;
+          }
+          for (const auto& row : rows) {
+            EXPECT_NE(std::find(all_rows.begin(), all_rows.end(), row), all_rows.end())
+                << "row not in --top 0's: " << row;
+          }
+        } else {
+          const SharedFigures shared = Shared(format, out);
+          EXPECT_FALSE(shared.summary.empty());
+          if (first) {
+            reference_text = shared;
+            continue;
+          }
+          EXPECT_EQ(shared.summary, reference_text.summary);
+          EXPECT_EQ(shared.actions, reference_text.actions);
+        }
+      }
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Reports, GoldenTest, ::testing::ValuesIn(DiscoverCases()), CaseName);

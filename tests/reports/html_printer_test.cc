@@ -129,7 +129,7 @@ TEST(HtmlPrinterTest, SummaryAndSelfDescription) {
   EXPECT_THAT(html, HasSubstr("<title>Occupancy report — NVIDIA H100 80GB HBM3</title>"));
   EXPECT_THAT(html, HasSubstr("<div class=\"k\">Below 50% theoretical</div><div class=\"v bad\">61.2%</div>"));
   EXPECT_THAT(html, HasSubstr("<div class=\"k\">Achieved occupancy (measured)</div><div class=\"v\">41.9%</div>"));
-  EXPECT_THAT(html, HasSubstr("<div class=\"k\">Recoverable (upper bound)</div><div class=\"v\">412.0 ms</div>"));
+  EXPECT_THAT(html, HasSubstr("<div class=\"k\">Recoverable</div><div class=\"v\">412.0 ms</div>"));
   EXPECT_THAT(html, HasSubstr("<strong>NVIDIA H100 80GB HBM3 (cc 9.0, 132 SMs)</strong>"));
   EXPECT_THAT(html, HasSubstr("<code>runs/train_step.db</code> — occtrace trace, schema 1, 48,213 launches"));
   EXPECT_THAT(html, HasSubstr("<meta name=\"generator\" content=\"occ-report 0.1.0\">"));

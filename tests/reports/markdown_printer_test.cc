@@ -95,7 +95,7 @@ TEST(MarkdownPrinterTest, SummaryComesFirstAndIsSelfDescribing) {
                      0),
             0u);
   EXPECT_THAT(md, HasSubstr("achieved (measured) 41.9%"));
-  EXPECT_THAT(md, HasSubstr("Recoverable: up to 412.0 ms (upper bound)."));
+  EXPECT_THAT(md, HasSubstr("Recoverable: up to 412.0 ms by the occupancy model (an upper bound); the sum of the actions"));
   EXPECT_THAT(md, HasSubstr("| Tool | occ-report 0.1.0 |"));
   EXPECT_THAT(md, HasSubstr("| GPU | NVIDIA H100 80GB HBM3 (cc 9.0, 132 SMs); 64 warps/SM"));
   EXPECT_THAT(md, HasSubstr("| Input | `runs/train_step.db` (occtrace trace, schema 1, 48,213 launches"));

@@ -81,7 +81,7 @@ TEST(TextPrinterTest, IsSelfDescribing) {
   EXPECT_THAT(text, HasSubstr("61.2% of GPU time runs below 50% theoretical occupancy"));
   EXPECT_THAT(text, HasSubstr("58.4% theoretical"));
   EXPECT_THAT(text, HasSubstr("41.9% achieved (measured"));
-  EXPECT_THAT(text, HasSubstr("up to 412.0 ms (upper bound)"));
+  EXPECT_THAT(text, HasSubstr("up to 412.0 ms by the occupancy model (an upper bound)"));
   EXPECT_THAT(text, HasSubstr("3 launch rows with zero duration were skipped"));
 }
 
