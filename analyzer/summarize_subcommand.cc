@@ -16,7 +16,8 @@ class SummarizeSubcommand : public Subcommand {
  public:
   std::string name() const override { return "summarize"; }
   std::string description() const override {
-    return "Write a trace's summary (its launches summed per configuration, a few KB) for "
+    return "Write a trace's summary (its launches summed per configuration; e.g. 278 KB "
+           "for a ResNet-50 training trace) for "
            "reports across many ranks: `occ-report a.summary.json b.summary.json`";
   }
 

@@ -68,8 +68,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"full", "light"}));
   bool light_detach = false;
   app.add_flag("--light-detach", light_detach,
-               "light tracing with CUPTI attached only in its timing windows: the lowest cost, "
-               "no achieved occupancy (implies --mode light)");
+               "light tracing with CUPTI attached only in its timing windows: the lowest cost; "
+               "achieved occupancy is sampled while CUPTI is attached (implies --mode light)");
   app.add_flag("--quiet", quiet, "no summary line at exit");
   app.prefix_command();
   app.footer("Example: occtrace -o 'train-%q{RANK}.db' -- python train.py --epochs 1");
