@@ -70,14 +70,17 @@ class AchievedProfiler {
   virtual std::vector<std::pair<std::string, std::string>> SessionMeta() const = 0;
 };
 
-// Reads OCCTRACE_ACHIEVED / OCCTRACE_SAMPLES / OCCTRACE_SAMPLE_BUDGET. Returns nullptr when
-// the mode is "off"; the core then records achieved_mode=off itself. `launch_callbacks_shared`:
+struct AchievedConfig;  // achieved_policy.h
+
+// `config`: from the OCCTRACE_* settings (settings.h). Returns nullptr when the mode is "off"
+// (or "pm", CreatePmCollector's); the core then records achieved_mode=off itself. `launch_callbacks_shared`:
 // the core needs the launch callbacks itself (light tracing), so the profiler must never
 // switch them off while parked (quiet parking then only stops listening to launches).
 // `shared_switch` (light tracing with its launch hook): the profiler switches the launch
 // callbacks as in a full trace, but through the switch, which keeps them on while light
 // tracing wants them too.
-std::unique_ptr<AchievedProfiler> CreateAchievedProfiler(AchievedSink sink, bool launch_callbacks_shared = false,
+std::unique_ptr<AchievedProfiler> CreateAchievedProfiler(const AchievedConfig& config, AchievedSink sink,
+                                                         bool launch_callbacks_shared = false,
                                                          LaunchCallbackSwitch* shared_switch = nullptr);
 
 }  // namespace occ::inj

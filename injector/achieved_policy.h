@@ -104,12 +104,7 @@ struct AchievedConfig {
   bool light_tracing = false;
 };
 
-// Reads OCCTRACE_ACHIEVED (off|sample|all), OCCTRACE_SAMPLES (integer >= 1),
-// OCCTRACE_SAMPLE_BUDGET ("0.05", "5%"; 0 < budget <= 1) and OCCTRACE_ACHIEVED_IDLE (seconds,
-// > 0). A bad value falls back to its
-// default and appends one warning line naming the variable and the value to *warnings
-// (without the "occtrace: " prefix, which the logger adds).
-AchievedConfig ParseAchievedConfig(const EnvLookup& env, std::vector<std::string>* warnings);
+// The OCCTRACE_* settings of AchievedConfig are parsed with every other one (settings.h).
 
 // Parses "0.05" or "5%" into a fraction in (0, 1]; nullopt if malformed or out of range.
 std::optional<double> ParseBudgetFraction(std::string_view text);

@@ -142,11 +142,9 @@ class RangeAchievedProfiler final : public AchievedLaunchPath {
 
 }  // namespace
 
-std::unique_ptr<AchievedProfiler> CreateAchievedProfiler(AchievedSink sink, bool launch_callbacks_shared,
-                                                         LaunchCallbackSwitch* shared_switch) {
-  std::vector<std::string> warnings;
-  AchievedConfig config = ParseAchievedConfig(ProcessEnvironment(), &warnings);
-  for (const std::string& warning : warnings) LogLine("%s", warning.c_str());
+std::unique_ptr<AchievedProfiler> CreateAchievedProfiler(const AchievedConfig& settings, AchievedSink sink,
+                                                         bool launch_callbacks_shared, LaunchCallbackSwitch* shared_switch) {
+  AchievedConfig config = settings;
   if (launch_callbacks_shared || shared_switch != nullptr) config.light_tracing = true;
   // `pm` is PM sampling, never the range profiler (CreatePmCollector, pm_collector.h).
   if (config.mode == AchievedMode::kOff || config.mode == AchievedMode::kPm) return nullptr;

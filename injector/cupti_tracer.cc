@@ -18,7 +18,6 @@
 #include "injector/achieved_policy.h"
 #include "injector/cupti_attachment.h"
 #include "injector/cupti_tracer_state.h"
-#include "injector/env_settings.h"
 #include "injector/errors.h"
 #include "injector/id_translation.h"
 #include "injector/launch_hook.h"
@@ -26,6 +25,7 @@
 #include "injector/module_loader.h"
 #include "injector/output_path.h"
 #include "injector/pm_collector.h"
+#include "injector/settings.h"
 #include "injector/subscriber_guard.h"
 #include "injector/trace_session.h"
 #include "injector/triton_cache.h"
@@ -326,14 +326,6 @@ std::string CuptiResultText(CUptiResult result) {
 
 namespace {
 
-// A switch from the environment; a malformed value keeps the fallback and says so.
-bool EnvSwitch(const char* name, bool fallback) {
-  std::vector<std::string> warnings;
-  const bool value = SwitchSetting(ProcessEnvironment(), name, fallback, &warnings);
-  for (const std::string& warning : warnings) LogLine("%s", warning.c_str());
-  return value;
-}
-
 // LaunchCallbackSwitch's Apply: the driver launch callbacks on or off (detached: nothing to
 // switch; an attach enables them).
 bool SwitchDriverLaunchCallbacks(Tracer* tracer, bool on, std::string* error) {
@@ -353,12 +345,15 @@ bool SwitchDriverLaunchCallbacks(Tracer* tracer, bool on, std::string* error) {
   return applied;
 }
 
-}  // namespace
+// Both owners start wanting the callbacks: light tracing enables them when it subscribes.
+std::unique_ptr<LaunchCallbackSwitch> MakeLaunchCallbackSwitch(Tracer* tracer) {
+  return std::make_unique<LaunchCallbackSwitch>(
+      [tracer](bool on, std::string* error) { return SwitchDriverLaunchCallbacks(tracer, on, error); },
+      /*initially_on=*/true);
+}
 
-int InitializeTracing() {
-  static std::atomic<bool> initialized{false};
-  if (initialized.exchange(true) || TraceSession::InForkedChild()) return 1;
-
+// A subscribed Tracer, or nullptr (with one line) when CUPTI refused: the program runs untraced.
+Tracer* SubscribeTracer() {
   auto* tracer = new Tracer;
   std::string other_subscriber;
   const CUptiResult subscribed = Subscribe(tracer, &tracer->subscriber, &other_subscriber);
@@ -368,29 +363,55 @@ int InitializeTracing() {
     LogLine("another CUPTI client (%s) is already active in this process; running untraced",
             other_subscriber.c_str());
     delete tracer;
-    return 1;
+    return nullptr;
   }
   if (!detail::CheckCupti(subscribed, "cuptiSubscribe_v2", __FILE__, __LINE__, "running untraced")) {
     delete tracer;
-    return 1;
+    return nullptr;
   }
+  return tracer;
+}
 
-  const char* pattern = getenv("OCCTRACE_OUTPUT");
-  const bool force = EnvSwitch("OCCTRACE_FORCE", /*fallback=*/false);
-  ClaimedOutput output = ClaimOutputFile(
-      pattern != nullptr && *pattern != '\0' ? std::string_view(pattern) : kDefaultOutputPattern,
-      CurrentProcessContext(), force);
-  if (!output.ok) {
-    LogLine("%s; running untraced", output.error.c_str());
-    cuptiUnsubscribe(tracer->subscriber);
-    delete tracer;
-    return 1;
+void Unsubscribe(Tracer* tracer) {
+  cuptiUnsubscribe(tracer->subscriber);
+  delete tracer;
+}
+
+// SessionHooks::final_meta: what the profiler, the re-attach, light tracing, the launch hook
+// and the attachment report at the end of the run.
+std::vector<std::pair<std::string, std::string>> FinalMeta(Tracer* tracer) {
+  std::vector<std::pair<std::string, std::string>> rows;
+  if (tracer->achieved) {
+    rows = tracer->achieved->SessionMeta();
+  } else {
+    rows.emplace_back("achieved_mode", "off");
   }
+  if (tracer->reattach.on) {
+    for (auto& row : ReattachMeta(*tracer)) rows.push_back(std::move(row));
+  }
+  if (tracer->light && !tracer->reattach.on) {
+    rows.emplace_back("light_windows_refused_by_profiler", std::to_string(tracer->windows_refused_by_profiler.load()));
+    rows.emplace_back("light_functions_unreadable", std::to_string(tracer->light->functions_unreadable()));
+    rows.emplace_back("light_captured_launches", std::to_string(tracer->light->captured_launches()));
+  }
+  if (LaunchHook* hook = tracer->hook.load(std::memory_order_acquire)) {
+    for (auto& row : hook->Meta()) rows.push_back(std::move(row));
+  }
+  if (tracer->attachment && tracer->reattach.on) {
+    for (auto& row : tracer->attachment->Meta()) rows.push_back(std::move(row));
+  } else if (tracer->attachment) {
+    for (auto& row : tracer->attachment->Meta()) rows.push_back(std::move(row));
+    for (auto& row : tracer->ids.Meta()) rows.push_back(std::move(row));
+    rows.emplace_back("light_detach_graphs_read_by_hook", std::to_string(tracer->light->graphs_read_by_hook()));
+    rows.emplace_back("light_detach_stopped", tracer->detach_stopped.empty() ? "no" : tracer->detach_stopped);
+    rows.emplace_back("light_detach_windows_kept_attached", std::to_string(tracer->windows_kept_attached));
+    rows.emplace_back("light_detach_windows_kept_attached_for_sampling",
+                      std::to_string(tracer->windows_kept_attached_for_sampling));
+  }
+  return rows;
+}
 
-  SessionOptions options;
-  options.path = output.path;
-  ApplyEnvironment(&options);
-  if (EnvSwitch("OCCTRACE_TRITON_METADATA", /*fallback=*/true)) options.triton_cache_roots = TritonCacheIndex::DefaultRoots();
+SessionHooks MakeSessionHooks(Tracer* tracer, Mode mode) {
   SessionHooks hooks;
   hooks.flush_activity = [tracer](bool forced) {
     if (!tracer->tracing.load()) return;
@@ -413,67 +434,18 @@ int InitializeTracing() {
     }
   };
   hooks.set_kernel_records = [tracer](bool on) { return SetKernelRecords(tracer, on); };
-  hooks.final_meta = [tracer] {
-    std::vector<std::pair<std::string, std::string>> rows;
-    if (tracer->achieved) {
-      rows = tracer->achieved->SessionMeta();
-    } else {
-      rows.emplace_back("achieved_mode", "off");
-    }
-    if (tracer->reattach.on) {
-      for (auto& row : ReattachMeta(*tracer)) rows.push_back(std::move(row));
-    }
-    if (tracer->light && !tracer->reattach.on) {
-      rows.emplace_back("light_windows_refused_by_profiler", std::to_string(tracer->windows_refused_by_profiler.load()));
-      rows.emplace_back("light_functions_unreadable", std::to_string(tracer->light->functions_unreadable()));
-      rows.emplace_back("light_captured_launches", std::to_string(tracer->light->captured_launches()));
-    }
-    if (LaunchHook* hook = tracer->hook.load(std::memory_order_acquire)) {
-      for (auto& row : hook->Meta()) rows.push_back(std::move(row));
-    }
-    if (tracer->attachment && tracer->reattach.on) {
-      for (auto& row : tracer->attachment->Meta()) rows.push_back(std::move(row));
-    } else if (tracer->attachment) {
-      for (auto& row : tracer->attachment->Meta()) rows.push_back(std::move(row));
-      for (auto& row : tracer->ids.Meta()) rows.push_back(std::move(row));
-      rows.emplace_back("light_detach_graphs_read_by_hook", std::to_string(tracer->light->graphs_read_by_hook()));
-      rows.emplace_back("light_detach_stopped", tracer->detach_stopped.empty() ? "no" : tracer->detach_stopped);
-      rows.emplace_back("light_detach_windows_kept_attached", std::to_string(tracer->windows_kept_attached));
-      rows.emplace_back("light_detach_windows_kept_attached_for_sampling",
-                        std::to_string(tracer->windows_kept_attached_for_sampling));
-    }
-    return rows;
-  };
-  // Detached between windows, launches carry the driver's ids until the writer translates them.
-  const bool light_detach = options.light && EnvSwitch("OCCTRACE_LIGHT_DETACH", /*fallback=*/false);
-  // A full trace that samples achieved occupancy re-attaches CUPTI once sampling rests
-  // (cupti_reattach.cc); the launches around each re-attach come from the launch hook, with
-  // the driver's ids too.
-  // OCCTRACE_ACHIEVED_REATTACH=force (a diagnostic): one re-attach even when nothing was
-  // measured, to tell what re-attaching costs from what kernel replay leaves.
-  std::vector<std::string> ignored_warnings;  // CreateAchievedProfiler prints them
-  const char* reattach_setting = getenv("OCCTRACE_ACHIEVED_REATTACH");
-  const bool force_reattach = reattach_setting != nullptr && TrimBlanks(reattach_setting) == "force";
-  const AchievedMode achieved_mode = ParseAchievedConfig(ProcessEnvironment(), &ignored_warnings).mode;
-  // PM sampling (`pm`) replays nothing, so there is nothing to re-attach after; and CUPTI must
-  // stay attached while it samples.
-  const bool pm_sampling = achieved_mode == AchievedMode::kPm;
-  options.pm_samples = pm_sampling;
-  const bool full_reattach = !options.light && achieved_mode != AchievedMode::kOff && !pm_sampling &&
-                             (force_reattach || EnvSwitch("OCCTRACE_ACHIEVED_REATTACH", /*fallback=*/true));
-  options.gap_calls = full_reattach;
-  if (full_reattach) hooks.gap_tick = [tracer](int64_t now_ns) { ReattachTick(tracer, now_ns); };
-  if (light_detach || full_reattach) {
+  hooks.final_meta = [tracer] { return FinalMeta(tracer); };
+  // The launches around each re-attach come from the launch hook (cupti_reattach.cc).
+  if (mode == Mode::kFullReattach) hooks.gap_tick = [tracer](int64_t now_ns) { ReattachTick(tracer, now_ns); };
+  // Detached, launches carry the driver's ids until the writer translates them.
+  if (mode == Mode::kFullReattach || mode == Mode::kLightDetached) {
     hooks.translate_launch_ids = [tracer](LaunchCall* call) { tracer->ids.Translate(&call->context_id, &call->stream_id); };
   }
   hooks.light_tick = [tracer](int64_t now_ns, bool records_on) { LightTick(tracer, now_ns, records_on); };
-  tracer->session = TraceSession::Start(options, std::move(hooks));
-  if (!tracer->session) {  // the failing call printed why
-    cuptiUnsubscribe(tracer->subscriber);
-    delete tracer;
-    return 1;
-  }
-  TraceSession& session = *tracer->session;
+  return hooks;
+}
+
+void WriteStartMeta(TraceSession& session, const Settings& settings, const std::string& path) {
   uint32_t cupti_version = 0;
   session.SetMeta("cupti_version", cuptiGetVersion(&cupti_version) == CUPTI_SUCCESS ? std::to_string(cupti_version) : "unknown");
   session.SetMeta("cupti_api_version_compiled", std::to_string(CUPTI_API_VERSION));
@@ -482,69 +454,54 @@ int InitializeTracing() {
                   Driver().cuDriverGetVersion != nullptr && Driver().cuDriverGetVersion(&driver_version) == CUDA_SUCCESS
                       ? VersionString(driver_version) : "unknown");
   session.SetMeta("cuda_runtime_version", RuntimeVersion());
-  session.SetMeta("setting_output_pattern", pattern != nullptr && *pattern != '\0' ? pattern : std::string(kDefaultOutputPattern));
-  session.SetMeta("setting_force", force ? "1" : "0");
-  session.SetMeta("output_path", output.path);
+  session.SetMeta("setting_output_pattern", settings.output_pattern);
+  session.SetMeta("setting_force", settings.force ? "1" : "0");
+  session.SetMeta("output_path", path);
+}
 
-  // Before CUPTI can report a module: the unwinder's first use may set itself up (allocate).
-  WarmUpLoaderCapture();
-  g_tracer = tracer;
-  if (LaunchCallStreams* launch_calls = session.launch_calls()) {
-    LightTracerOptions light_options;
-    if (const char* work = getenv("OCCTRACE_LIGHT_CALLBACK_WORK")) {
-      const std::string_view value = TrimBlanks(work);
-      if (value == "no-timestamp") light_options.work = LightTracerOptions::Work::kNoTimestamp;
-      if (value == "none") light_options.work = LightTracerOptions::Work::kCallbacksOnly;
-    }
-    light_options.runtime_callbacks = EnvSwitch("OCCTRACE_LIGHT_RUNTIME_CALLBACKS", /*fallback=*/false);
-    light_options.capture_callbacks = EnvSwitch("OCCTRACE_LIGHT_CAPTURE_CALLBACKS", /*fallback=*/true);
-    light_options.cupti_free = light_detach;
-    tracer->light = std::make_unique<LightTracer>(
-        launch_calls, [tracer] { if (tracer->session) tracer->session->NotifyNewLaunchShape(); },
-        light_options);
-    if (light_detach) {
-      tracer->light->SetIdTranslation(&tracer->ids);
-      tracer->attachment = std::make_unique<CuptiAttachment>(DetachHooks(tracer));
-    }
-    // Detaching needs the hook: it is what records launches while CUPTI is gone.
-    if (light_detach || EnvSwitch("OCCTRACE_LIGHT_HOOK", /*fallback=*/false)) {
-      // Both owners start wanting the callbacks: light tracing enables them when it subscribes.
-      tracer->launch_callbacks = std::make_unique<LaunchCallbackSwitch>(
-          [tracer](bool on, std::string* error) { return SwitchDriverLaunchCallbacks(tracer, on, error); },
-          /*initially_on=*/true);
-    }
-  }
-  if (LaunchCallStreams* gap_calls = session.gap_calls()) {
-    LightTracerOptions gap_options;
-    gap_options.cupti_free = true;
-    gap_options.gaps_only = true;
-    tracer->light = std::make_unique<LightTracer>(gap_calls, nullptr, gap_options);
+// Mode::kLight and kLightDetached: launches from the launch callbacks (and, detached, the hook).
+void SetUpLight(Tracer* tracer, const Settings& settings) {
+  LaunchCallStreams* launch_calls = tracer->session->launch_calls();
+  if (launch_calls == nullptr) return;
+  tracer->light = std::make_unique<LightTracer>(
+      launch_calls, [tracer] { if (tracer->session) tracer->session->NotifyNewLaunchShape(); }, settings.light);
+  if (settings.light_detach) {
     tracer->light->SetIdTranslation(&tracer->ids);
-    tracer->attachment = std::make_unique<CuptiAttachment>(DetachHooks(tracer), "full_");
-    tracer->launch_callbacks = std::make_unique<LaunchCallbackSwitch>(
-        [tracer](bool on, std::string* error) { return SwitchDriverLaunchCallbacks(tracer, on, error); },
-        /*initially_on=*/true);
-    tracer->reattach.on = true;
-    tracer->reattach.force_once = force_reattach;
-    session.SetMeta("setting_reattach", force_reattach ? "force" : "1");
-    tracer->reattach.last_new_config_ns = SteadyNs();
-    tracer->reattach.start_ns = tracer->reattach.last_new_config_ns;
+    tracer->attachment = std::make_unique<CuptiAttachment>(DetachHooks(tracer));
   }
-  if (!options.light && EnvSwitch("OCCTRACE_LIGHT_HOOK", /*fallback=*/false)) {
-    LogLine("OCCTRACE_LIGHT_HOOK=1 applies to light tracing only (OCCTRACE_MODE=light); ignored");
-  }
-  if (!options.light && EnvSwitch("OCCTRACE_LIGHT_DETACH", /*fallback=*/false)) {
-    LogLine("OCCTRACE_LIGHT_DETACH=1 applies to light tracing only (OCCTRACE_MODE=light); ignored");
-  }
-  // With CUPTI detached between windows (OCCTRACE_LIGHT_DETACH), sampling runs while CUPTI is
-  // attached and detaching waits until it rests (PrepareDetach).
+  if (settings.light_hook) tracer->launch_callbacks = MakeLaunchCallbackSwitch(tracer);
+}
+
+// Mode::kFullReattach: a gaps-only light tracer, the attachment and the launch-callback switch.
+void SetUpReattach(Tracer* tracer, const Settings& settings) {
+  LaunchCallStreams* gap_calls = tracer->session->gap_calls();
+  if (gap_calls == nullptr) return;
+  LightTracerOptions gap_options;
+  gap_options.cupti_free = true;
+  gap_options.gaps_only = true;
+  tracer->light = std::make_unique<LightTracer>(gap_calls, nullptr, gap_options);
+  tracer->light->SetIdTranslation(&tracer->ids);
+  tracer->attachment = std::make_unique<CuptiAttachment>(DetachHooks(tracer), "full_");
+  tracer->launch_callbacks = MakeLaunchCallbackSwitch(tracer);
+  tracer->reattach.on = true;
+  tracer->reattach.force_once = settings.reattach == Reattach::kForce;
+  tracer->session->SetMeta("setting_reattach", tracer->reattach.force_once ? "force" : "1");
+  tracer->reattach.last_new_config_ns = SteadyNs();
+  tracer->reattach.start_ns = tracer->reattach.last_new_config_ns;
+}
+
+// The achieved-occupancy profiler of the settings, if any. With CUPTI detached between windows
+// (kLightDetached), sampling runs while CUPTI is attached and detaching waits until it rests
+// (PrepareDetach).
+void CreateAchieved(Tracer* tracer, const Settings& settings) {
   try {
-    if (pm_sampling) {
-      tracer->achieved = CreatePmCollector([tracer](PmImage&& image) {
+    if (settings.achieved.mode == AchievedMode::kPm) {
+      tracer->achieved = CreatePmCollector(settings.pm, [tracer](PmImage&& image) {
         if (tracer->session) tracer->session->SubmitPmImage(std::move(image));
       });
     } else {
       tracer->achieved = CreateAchievedProfiler(
+          settings.achieved,
           [tracer](AchievedSample&& sample) {
             if (tracer->session) tracer->session->SubmitAchieved(std::move(sample));
           },
@@ -555,6 +512,102 @@ int InitializeTracing() {
     LogLine("achieved-occupancy profiler unavailable: %s", e.what());
     tracer->achieved.reset();
   }
+}
+
+// A full trace that will not re-attach: the gap tracer's callbacks off, CUPTI attached for good.
+void KeepAttached(Tracer* tracer) {
+  std::string ignored;
+  tracer->launch_callbacks->Want(LaunchCallbackSwitch::Owner::kLight, false, &ignored);
+  tracer->attachment->Stop();
+}
+
+// With a launch-callback switch (the re-attach, or light tracing's hook): the launch hook in
+// its role, or why there is none in OCC_META.
+void InstallLaunchHook(Tracer* tracer) {
+  TraceSession& session = *tracer->session;
+  std::string ignored;
+  if (!tracer->achieved) tracer->launch_callbacks->Want(LaunchCallbackSwitch::Owner::kAchieved, false, &ignored);
+  const LaunchHook::Role role = tracer->reattach.on  ? LaunchHook::Role::kFullGaps
+                                : tracer->attachment ? LaunchHook::Role::kLightDetached
+                                                     : LaunchHook::Role::kLight;
+  if (role == LaunchHook::Role::kFullGaps) {
+    // A full trace without sampling has nothing to re-attach for: no hook, no callbacks.
+    if (!tracer->achieved) {
+      tracer->reattach.on = false;
+      KeepAttached(tracer);
+      session.SetMeta("reattach", "off: achieved occupancy not sampled");
+      return;
+    }
+    LaunchHook* hook = LaunchHook::Install(tracer->light.get(), tracer->launch_callbacks.get(), SteadyNs(), role);
+    if (hook == nullptr) {
+      // Launches around a re-attach could not be recorded: CUPTI stays attached.
+      tracer->reattach.stopped = "the launch hook found no driver launch entry points";
+      KeepAttached(tracer);
+    }
+    session.SetMeta("reattach", hook != nullptr ? "on" : "unavailable: no launch hook");
+    tracer->hook.store(hook, std::memory_order_release);
+    return;
+  }
+  LaunchHook* hook = LaunchHook::Install(tracer->light.get(), tracer->launch_callbacks.get(), SteadyNs(), role);
+  if (hook == nullptr) {
+    LogLine("light tracing: the launch hook found no driver launch entry points; CUPTI's launch callbacks stay on%s",
+            tracer->attachment ? ", and CUPTI attached" : "");
+    if (tracer->attachment) tracer->attachment->Stop();
+  }
+  session.SetMeta("light_hook", hook != nullptr ? "on" : "unavailable");
+  tracer->hook.store(hook, std::memory_order_release);
+}
+
+void WatchSubscribers(TraceSession& session, bool on) {
+  if (!on) {
+    session.SetMeta("subscriber_watch", "off");
+    return;
+  }
+  const RedirectReport watch = WatchForRefusedSubscribers(OnRefusedSubscriber);
+  session.SetMeta("subscriber_watch", std::to_string(watch.rewritten) + " call sites in " +
+                                          std::to_string(watch.objects.size()) + " libraries" +
+                                          (watch.failed > 0 ? ", " + std::to_string(watch.failed) + " failed" : ""));
+}
+
+}  // namespace
+
+// Runs inside cuInit. Reads no environment of its own: the settings are parsed once
+// (settings.h), and the mode they yield decides what is set up.
+int InitializeTracing() {
+  static std::atomic<bool> initialized{false};
+  if (initialized.exchange(true) || TraceSession::InForkedChild()) return 1;
+
+  const Settings settings = ReadProcessSettings();
+  const Mode mode = settings.mode();
+  Tracer* tracer = SubscribeTracer();
+  if (tracer == nullptr) return 1;
+  ClaimedOutput output = ClaimOutputFile(settings.output_pattern, CurrentProcessContext(), settings.force);
+  if (!output.ok) {
+    LogLine("%s; running untraced", output.error.c_str());
+    Unsubscribe(tracer);
+    return 1;
+  }
+  SessionOptions options = settings.session;
+  options.path = output.path;
+  if (settings.triton_metadata) options.triton_cache_roots = TritonCacheIndex::DefaultRoots();
+  tracer->session = TraceSession::Start(options, MakeSessionHooks(tracer, mode));
+  if (!tracer->session) {  // the failing call printed why
+    Unsubscribe(tracer);
+    return 1;
+  }
+  TraceSession& session = *tracer->session;
+  WriteStartMeta(session, settings, output.path);
+
+  // Before CUPTI can report a module: the unwinder's first use may set itself up (allocate).
+  WarmUpLoaderCapture();
+  g_tracer = tracer;
+  switch (mode) {
+    case Mode::kFull: break;
+    case Mode::kFullReattach: SetUpReattach(tracer, settings); break;
+    case Mode::kLight:
+    case Mode::kLightDetached: SetUpLight(tracer, settings); break;
+  }
+  CreateAchieved(tracer, settings);
   tracer->tracing.store(true);
   if (!EnableTracing(tracer)) {  // the failing call printed "...; tracing off"
     tracer->tracing.store(false);
@@ -564,49 +617,8 @@ int InitializeTracing() {
     return 1;
   }
   if (tracer->achieved) tracer->achieved->EnableCallbacks(tracer->subscriber);
-  if (tracer->launch_callbacks) {
-    std::string ignored;
-    if (!tracer->achieved) tracer->launch_callbacks->Want(LaunchCallbackSwitch::Owner::kAchieved, false, &ignored);
-    const LaunchHook::Role role = tracer->reattach.on  ? LaunchHook::Role::kFullGaps
-                                  : tracer->attachment ? LaunchHook::Role::kLightDetached
-                                                       : LaunchHook::Role::kLight;
-    // A full trace without sampling has nothing to re-attach for: no hook, no callbacks.
-    LaunchHook* hook = nullptr;
-    if (tracer->reattach.on && !tracer->achieved) {
-      tracer->reattach.on = false;
-      tracer->launch_callbacks->Want(LaunchCallbackSwitch::Owner::kLight, false, &ignored);
-      tracer->attachment->Stop();
-    } else {
-      hook = LaunchHook::Install(tracer->light.get(), tracer->launch_callbacks.get(), SteadyNs(), role);
-    }
-    if (hook == nullptr && role == LaunchHook::Role::kFullGaps) {
-      if (tracer->reattach.on) {
-        // Launches around a re-attach could not be recorded: CUPTI stays attached.
-        tracer->reattach.stopped = "the launch hook found no driver launch entry points";
-        tracer->launch_callbacks->Want(LaunchCallbackSwitch::Owner::kLight, false, &ignored);
-        tracer->attachment->Stop();
-      }
-      session.SetMeta("reattach", tracer->reattach.on ? "unavailable: no launch hook" : "off: achieved occupancy not sampled");
-    } else if (role == LaunchHook::Role::kFullGaps) {
-      session.SetMeta("reattach", "on");
-    } else {
-      if (hook == nullptr) {
-        LogLine("light tracing: the launch hook found no driver launch entry points; CUPTI's launch callbacks stay on%s",
-                tracer->attachment ? ", and CUPTI attached" : "");
-        if (tracer->attachment) tracer->attachment->Stop();
-      }
-      session.SetMeta("light_hook", hook != nullptr ? "on" : "unavailable");
-    }
-    tracer->hook.store(hook, std::memory_order_release);
-  }
-  if (EnvSwitch("OCCTRACE_WATCH_SUBSCRIBERS", /*fallback=*/true)) {
-    const RedirectReport watch = WatchForRefusedSubscribers(OnRefusedSubscriber);
-    session.SetMeta("subscriber_watch", std::to_string(watch.rewritten) + " call sites in " +
-                                            std::to_string(watch.objects.size()) + " libraries" +
-                                            (watch.failed > 0 ? ", " + std::to_string(watch.failed) + " failed" : ""));
-  } else {
-    session.SetMeta("subscriber_watch", "off");
-  }
+  if (tracer->launch_callbacks) InstallLaunchHook(tracer);
+  WatchSubscribers(session, settings.watch_subscribers);
   // Registered inside cuInit, i.e. after the program's own static-init atexit entries (fatbin
   // unregistration, libtorch): LIFO order runs ours first, while the driver still works.
   atexit(AtExit);

@@ -1,7 +1,6 @@
 #include "injector/env_settings.h"
 
 #include <charconv>
-#include <cstdlib>
 #include <strings.h>
 
 namespace occ::inj {
@@ -29,14 +28,6 @@ std::optional<std::string> Lookup(const EnvLookup& env, const char* name, std::s
 }
 
 }  // namespace
-
-EnvLookup ProcessEnvironment() {
-  return [](const char* name) -> std::optional<std::string> {
-    const char* value = std::getenv(name);
-    if (value == nullptr) return std::nullopt;
-    return std::string(value);
-  };
-}
 
 std::string_view TrimBlanks(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);

@@ -1,4 +1,5 @@
-// Settings from environment variables (OCCTRACE_*), parsed one way everywhere.
+// How an OCCTRACE_* value is read: switches and integers, one way everywhere. settings.cc is
+// their one caller in injector/ (it also owns the list of names and reads the environment).
 //
 // A bad value never stops the traced program and never silently changes behaviour: the
 // setting keeps its default and one warning names the variable, the value and what was
@@ -14,11 +15,9 @@
 
 namespace occ::inj {
 
-// Returns the value of an environment variable, or nullopt when unset. Tests pass a map.
+// Returns the value of a setting, or nullopt when unset (settings.cc: from its map of the
+// OCCTRACE_* variables).
 using EnvLookup = std::function<std::optional<std::string>(const char* name)>;
-
-// getenv().
-EnvLookup ProcessEnvironment();
 
 // Without leading and trailing blanks (spaces, tabs).
 std::string_view TrimBlanks(std::string_view text);

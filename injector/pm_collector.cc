@@ -20,25 +20,6 @@ int64_t NowNs() {
 
 }  // namespace
 
-PmCollectorSettings ParsePmSettings(const EnvLookup& env, std::vector<std::string>* warnings) {
-  PmCollectorSettings settings;
-  const long interval_us = IntegerSetting(env, "OCCTRACE_PM_INTERVAL_US", 50, 1, 1'000'000, warnings);
-  settings.device.interval_ns = static_cast<uint64_t>(interval_us) * 1000;
-  // Room for four decode periods of samples per image: a decode that falls late still fits one
-  // image, and an image full of samples (COUNTER_DATA_FULL) is followed by another decode.
-  const uint64_t per_period = static_cast<uint64_t>(settings.decode_period_ns) / settings.device.interval_ns;
-  settings.device.max_samples_per_image = static_cast<uint32_t>(std::clamp<uint64_t>(4 * per_period, 256, 4000));
-  // Diagnostics for measuring the collector (docs/achieved.md), not user settings.
-  settings.device.max_samples_per_image = static_cast<uint32_t>(IntegerSetting(
-      env, "OCCTRACE_PM_IMAGE_SAMPLES", settings.device.max_samples_per_image, 16, 100'000, warnings));
-  settings.decode_period_ns = IntegerSetting(env, "OCCTRACE_PM_DECODE_MS", settings.decode_period_ns / 1'000'000, 1, 1000,
-                                             warnings) * 1'000'000;
-  settings.device.hardware_buffer_bytes = static_cast<size_t>(IntegerSetting(
-      env, "OCCTRACE_PM_BUFFER_MB", static_cast<long>(settings.device.hardware_buffer_bytes >> 20), 1, 4096, warnings)) << 20;
-  settings.device.occupancy_only = SwitchSetting(env, "OCCTRACE_PM_NO_DRAM", false, warnings);
-  return settings;
-}
-
 PmCollector::PmCollector(Sink sink, std::unique_ptr<PmBackend> backend, PmCollectorSettings settings)
     : sink_(std::move(sink)), backend_(std::move(backend)), settings_(settings) {
   thread_ = std::thread([this] { DecodeLoop(); });
@@ -332,10 +313,7 @@ std::vector<std::pair<std::string, std::string>> PmCollector::SessionMeta() cons
   return meta;
 }
 
-std::unique_ptr<AchievedProfiler> CreatePmCollector(PmCollector::Sink sink) {
-  std::vector<std::string> warnings;
-  PmCollectorSettings settings = ParsePmSettings(ProcessEnvironment(), &warnings);
-  for (const std::string& warning : warnings) LogLine("%s", warning.c_str());
+std::unique_ptr<AchievedProfiler> CreatePmCollector(const PmCollectorSettings& settings, PmCollector::Sink sink) {
   return std::make_unique<PmCollector>(std::move(sink), CreateCuptiPmBackend(), settings);
 }
 

@@ -68,8 +68,7 @@ struct PmCollectorSettings {
   int shutdown_wait_ms = 1'000;  // longest Shutdown waits for the decode thread
 };
 
-// OCCTRACE_PM_INTERVAL_US (default 50 us): the sampling interval. Warnings name a bad value.
-PmCollectorSettings ParsePmSettings(const EnvLookup& env, std::vector<std::string>* warnings);
+// From the OCCTRACE_PM_* settings (settings.h).
 
 class PmCollector final : public AchievedProfiler {
  public:
@@ -160,7 +159,7 @@ class PmCollector final : public AchievedProfiler {
   std::thread thread_;
 };
 
-// The CUPTI collector, settings from the environment (warnings printed).
-std::unique_ptr<AchievedProfiler> CreatePmCollector(PmCollector::Sink sink);
+// The CUPTI collector.
+std::unique_ptr<AchievedProfiler> CreatePmCollector(const PmCollectorSettings& settings, PmCollector::Sink sink);
 
 }  // namespace occ::inj

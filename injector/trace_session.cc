@@ -1,6 +1,6 @@
 // TraceSession's setup and shutdown (trace_session.h).
 //
-// Setup: the OCCTRACE_* settings (ApplyEnvironment); Start opens the TraceWriter, writes the
+// Setup (the OCCTRACE_* settings come parsed, settings.h): Start opens the TraceWriter, writes the
 // first OCC_META rows (version, command line, host, settings), creates the eventfd and starts
 // the writer thread (trace_session_writer_loop.cc) with every signal blocked.
 // Shutdown: Finish (atexit, or the end of a test) stops the periodic flush, runs the final
@@ -75,58 +75,6 @@ std::string CommandLine() {
 }
 
 }  // namespace
-
-void ApplyEnvironment(const EnvLookup& env, SessionOptions* options, std::vector<std::string>* warnings) {
-  auto integer = [&](const char* name, long fallback, long min, long max) {
-    return IntegerSetting(env, name, fallback, min, max, warnings);
-  };
-  options->flush_period_ms = static_cast<int>(integer("OCCTRACE_FLUSH_MS", options->flush_period_ms, 10, 60000));
-  options->buffer_bytes =
-      static_cast<size_t>(integer("OCCTRACE_BUFFER_MB", static_cast<long>(options->buffer_bytes >> 20), 1, 256)) << 20;
-  options->max_buffers =
-      static_cast<size_t>(integer("OCCTRACE_MAX_BUFFERS", static_cast<long>(options->max_buffers), 2, 65536));
-  options->zeroed_buffers = SwitchSetting(env, "OCCTRACE_ZERO_BUFFERS", options->zeroed_buffers, warnings);
-  options->cupti_device_buffer_bytes = static_cast<size_t>(integer(
-      "OCCTRACE_CUPTI_DEVICE_BUFFER_MB", static_cast<long>(options->cupti_device_buffer_bytes >> 20), 0, 1024)) << 20;
-  options->cupti_device_buffers = static_cast<size_t>(
-      integer("OCCTRACE_CUPTI_DEVICE_BUFFERS", static_cast<long>(options->cupti_device_buffers), 0, 200));
-  options->cupti_flush_period_ms =
-      static_cast<int>(integer("OCCTRACE_CUPTI_FLUSH_PERIOD_MS", options->cupti_flush_period_ms, 0, 60000));
-  if (std::optional<bool> pinned = OptionalSwitchSetting(env, "OCCTRACE_CUPTI_HOST_PINNED", warnings)) {
-    options->cupti_host_pinned = pinned;
-  }
-  if (std::optional<bool> per_thread = OptionalSwitchSetting(env, "OCCTRACE_CUPTI_PER_THREAD_BUFFERS", warnings)) {
-    options->cupti_per_thread_buffers = per_thread;
-  }
-  options->max_record_age_ms =
-      static_cast<int>(integer("OCCTRACE_MAX_RECORD_AGE_MS", options->max_record_age_ms, 0, 3600000));
-  options->debug_flush = SwitchSetting(env, "OCCTRACE_DEBUG_FLUSH", options->debug_flush, warnings);
-  options->quiet = SwitchSetting(env, "OCCTRACE_QUIET", options->quiet, warnings);
-  options->remove_if_empty = !SwitchSetting(env, "OCCTRACE_KEEP_EMPTY", false, warnings);
-  if (std::optional<std::string> mode = env("OCCTRACE_MODE")) {
-    const std::string_view value = TrimBlanks(*mode);
-    if (value == "light") {
-      options->light = true;
-    } else if (value == "full" || value.empty()) {
-      options->light = false;
-    } else {
-      warnings->push_back("OCCTRACE_MODE='" + *mode + "' is not full or light; using " +
-                          (options->light ? "light" : "full"));
-    }
-  }
-  KernelWindowSettings& windows = options->windows;
-  windows.period_ns = integer("OCCTRACE_LIGHT_PERIOD_MS", static_cast<long>(windows.period_ns / 1'000'000), 10, 3'600'000) * 1'000'000L;
-  windows.window_ns = integer("OCCTRACE_LIGHT_WINDOW_MS", static_cast<long>(windows.window_ns / 1'000'000), 1, 3'600'000) * 1'000'000L;
-  windows.max_duty = static_cast<double>(integer("OCCTRACE_LIGHT_MAX_DUTY_PCT", static_cast<long>(windows.max_duty * 100 + 0.5), 0, 100)) / 100.0;
-  windows.windows_for_new_configs =
-      SwitchSetting(env, "OCCTRACE_LIGHT_NEW_CONFIG_WINDOWS", windows.windows_for_new_configs, warnings);
-}
-
-void ApplyEnvironment(SessionOptions* options) {
-  std::vector<std::string> warnings;
-  ApplyEnvironment(ProcessEnvironment(), options, &warnings);
-  for (const std::string& warning : warnings) LogLine("%s", warning.c_str());
-}
 
 TraceSession::TraceSession(const SessionOptions& options, SessionHooks hooks)
     : options_(options), hooks_(std::move(hooks)), writer_(std::make_unique<TraceWriter>()),

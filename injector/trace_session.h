@@ -342,9 +342,4 @@ class TraceSession {
   std::string close_status_;
 };
 
-// Reads the OCCTRACE_* settings of SessionOptions (docs/tracing.md) into options; path
-// untouched. The first form reads getenv() and prints warnings to stderr.
-void ApplyEnvironment(SessionOptions* options);
-void ApplyEnvironment(const EnvLookup& env, SessionOptions* options, std::vector<std::string>* warnings);
-
 }  // namespace occ::inj

@@ -12,17 +12,6 @@ namespace {
 
 constexpr int64_t kMs = 1'000'000;
 
-struct FakeEnv {
-  std::map<std::string, std::string> values;
-  EnvLookup lookup() const {
-    return [this](const char* name) -> std::optional<std::string> {
-      auto it = values.find(name);
-      if (it == values.end()) return std::nullopt;
-      return it->second;
-    };
-  }
-};
-
 LaunchSignature Sig(uint64_t function, uint32_t grid = 66, uint32_t block = 256,
                     uint32_t smem = 0) {
   LaunchSignature s;
@@ -42,45 +31,6 @@ struct ManualClock {
   }
 };
 
-TEST(AchievedConfig, DefaultsWhenUnset) {
-  FakeEnv env;
-  std::vector<std::string> warnings;
-  AchievedConfig config = ParseAchievedConfig(env.lookup(), &warnings);
-  EXPECT_EQ(config.mode, AchievedMode::kSample);
-  EXPECT_EQ(config.samples_per_signature, 1);
-  EXPECT_DOUBLE_EQ(config.budget_fraction, 0.05);
-  EXPECT_TRUE(warnings.empty());
-}
-
-TEST(AchievedConfig, ReadsEveryVariable) {
-  FakeEnv env{{{"OCCTRACE_ACHIEVED", "all"}, {"OCCTRACE_SAMPLES", "3"},
-               {"OCCTRACE_SAMPLE_BUDGET", "0.2"}}};
-  std::vector<std::string> warnings;
-  AchievedConfig config = ParseAchievedConfig(env.lookup(), &warnings);
-  EXPECT_EQ(config.mode, AchievedMode::kAll);
-  EXPECT_EQ(config.samples_per_signature, 3);
-  EXPECT_DOUBLE_EQ(config.budget_fraction, 0.2);
-  EXPECT_TRUE(warnings.empty());
-
-  env.values["OCCTRACE_ACHIEVED"] = "off";
-  EXPECT_EQ(ParseAchievedConfig(env.lookup(), &warnings).mode, AchievedMode::kOff);
-  EXPECT_TRUE(warnings.empty());
-}
-
-// PM sampling crashed short programs at exit on an H100: `pm` falls back to `off` with one
-// warning unless a GPU test script asks for it (OCCTRACE_PM_UNSAFE=1).
-TEST(AchievedConfig, PmIsRefusedWithOneWarningUnlessAskedForAsUnsafe) {
-  FakeEnv env{{{"OCCTRACE_ACHIEVED", "pm"}}};
-  std::vector<std::string> warnings;
-  EXPECT_EQ(ParseAchievedConfig(env.lookup(), &warnings).mode, AchievedMode::kOff);
-  ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_NE(warnings[0].find("not yet safe"), std::string::npos) << warnings[0];
-  warnings.clear();
-  env.values["OCCTRACE_PM_UNSAFE"] = "1";
-  EXPECT_EQ(ParseAchievedConfig(env.lookup(), &warnings).mode, AchievedMode::kPm);
-  EXPECT_TRUE(warnings.empty());
-}
-
 TEST(AchievedConfig, BudgetAcceptsFractionsAndPercent) {
   EXPECT_DOUBLE_EQ(*ParseBudgetFraction("0.05"), 0.05);
   EXPECT_DOUBLE_EQ(*ParseBudgetFraction("5%"), 0.05);
@@ -97,28 +47,6 @@ TEST(AchievedConfig, BudgetAcceptsFractionsAndPercent) {
   EXPECT_FALSE(ParseBudgetFraction("%"));
   EXPECT_FALSE(ParseBudgetFraction("nan"));
   EXPECT_FALSE(ParseBudgetFraction("inf"));
-}
-
-TEST(AchievedConfig, BadValuesWarnOnceEachAndKeepDefaults) {
-  FakeEnv env{{{"OCCTRACE_ACHIEVED", "sometimes"}, {"OCCTRACE_SAMPLES", "0"},
-               {"OCCTRACE_SAMPLE_BUDGET", "200%"}}};
-  std::vector<std::string> warnings;
-  AchievedConfig config = ParseAchievedConfig(env.lookup(), &warnings);
-  EXPECT_EQ(config.mode, AchievedMode::kSample);
-  EXPECT_EQ(config.samples_per_signature, 1);
-  EXPECT_DOUBLE_EQ(config.budget_fraction, 0.05);
-  ASSERT_EQ(warnings.size(), 3u);
-  EXPECT_NE(warnings[0].find("OCCTRACE_ACHIEVED='sometimes'"), std::string::npos);
-  EXPECT_NE(warnings[1].find("OCCTRACE_SAMPLES='0'"), std::string::npos);
-  EXPECT_NE(warnings[2].find("OCCTRACE_SAMPLE_BUDGET='200%'"), std::string::npos);
-  for (const std::string& w : warnings) EXPECT_EQ(w.find('\n'), std::string::npos) << w;
-
-  for (const char* bad : {"-2", "2.5", "3x", "", "99999999999"}) {
-    warnings.clear();
-    FakeEnv samples{{{"OCCTRACE_SAMPLES", bad}}};
-    EXPECT_EQ(ParseAchievedConfig(samples.lookup(), &warnings).samples_per_signature, 1) << bad;
-    EXPECT_EQ(warnings.size(), 1u) << bad;
-  }
 }
 
 TEST(AchievedPolicy, FirstNPerSignature) {
@@ -231,93 +159,6 @@ TEST(AchievedPolicy, OffModeMeasuresNothing) {
   ManualClock clock;
   AchievedPolicy policy({AchievedMode::kOff, 1, 0.05, 500 * kMs}, clock.fn(), 0);
   EXPECT_FALSE(policy.Decide(Sig(1)).measure);
-}
-
-TEST(AchievedConfig, IdleSeconds) {
-  std::vector<std::string> warnings;
-  FakeEnv unset;
-  EXPECT_EQ(ParseAchievedConfig(unset.lookup(), &warnings).idle_park_ns, 200 * kMs);
-  FakeEnv env{{{"OCCTRACE_ACHIEVED_IDLE", "2.5"}}};
-  EXPECT_EQ(ParseAchievedConfig(env.lookup(), &warnings).idle_park_ns, 2500 * kMs);
-  EXPECT_TRUE(warnings.empty());
-  for (const char* bad : {"0", "-1", "soon", "1e9"}) {
-    warnings.clear();
-    FakeEnv b{{{"OCCTRACE_ACHIEVED_IDLE", bad}}};
-    EXPECT_EQ(ParseAchievedConfig(b.lookup(), &warnings).idle_park_ns, 200 * kMs) << bad;
-    ASSERT_EQ(warnings.size(), 1u) << bad;
-    EXPECT_NE(warnings[0].find("OCCTRACE_ACHIEVED_IDLE"), std::string::npos);
-  }
-}
-
-// A signature cap below the built-in one; 0 sets the profiler up without measuring anything.
-TEST(AchievedConfig, MaxSignatures) {
-  std::vector<std::string> warnings;
-  FakeEnv unset;
-  const int64_t built_in = ParseAchievedConfig(unset.lookup(), &warnings).max_signatures;
-  EXPECT_EQ(built_in, int64_t{1} << 20);
-  FakeEnv zero{{{"OCCTRACE_ACHIEVED_MAX_SIGNATURES", "0"}}};
-  EXPECT_EQ(ParseAchievedConfig(zero.lookup(), &warnings).max_signatures, 0);
-  FakeEnv some{{{"OCCTRACE_ACHIEVED_MAX_SIGNATURES", "500"}}};
-  EXPECT_EQ(ParseAchievedConfig(some.lookup(), &warnings).max_signatures, 500);
-  EXPECT_TRUE(warnings.empty());
-  for (const char* bad : {"-1", "many", "99999999999"}) {
-    warnings.clear();
-    FakeEnv b{{{"OCCTRACE_ACHIEVED_MAX_SIGNATURES", bad}}};
-    EXPECT_EQ(ParseAchievedConfig(b.lookup(), &warnings).max_signatures, built_in) << bad;
-    ASSERT_EQ(warnings.size(), 1u) << bad;
-    EXPECT_NE(warnings[0].find("OCCTRACE_ACHIEVED_MAX_SIGNATURES"), std::string::npos);
-  }
-}
-
-TEST(AchievedConfig, Replay) {
-  std::vector<std::string> warnings;
-  FakeEnv unset;
-  EXPECT_FALSE(ParseAchievedConfig(unset.lookup(), &warnings).user_replay);
-  FakeEnv user{{{"OCCTRACE_ACHIEVED_REPLAY", "user"}}};
-  EXPECT_TRUE(ParseAchievedConfig(user.lookup(), &warnings).user_replay);
-  FakeEnv kernel{{{"OCCTRACE_ACHIEVED_REPLAY", " kernel "}}};
-  EXPECT_FALSE(ParseAchievedConfig(kernel.lookup(), &warnings).user_replay);
-  EXPECT_TRUE(warnings.empty());
-  FakeEnv bad{{{"OCCTRACE_ACHIEVED_REPLAY", "application"}}};
-  EXPECT_FALSE(ParseAchievedConfig(bad.lookup(), &warnings).user_replay);
-  ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_NE(warnings[0].find("OCCTRACE_ACHIEVED_REPLAY"), std::string::npos);
-}
-
-TEST(AchievedConfig, Switches) {
-  std::vector<std::string> warnings;
-  FakeEnv unset;
-  const AchievedConfig defaults = ParseAchievedConfig(unset.lookup(), &warnings);
-  EXPECT_TRUE(defaults.background_setup);
-  EXPECT_TRUE(defaults.park_deinitializes);
-  EXPECT_TRUE(defaults.park_stops_callbacks);
-  EXPECT_EQ(defaults.listen_ns, 1'000'000'000);
-  FakeEnv flipped{{{"OCCTRACE_ACHIEVED_BACKGROUND_SETUP", "0"},
-                   {"OCCTRACE_ACHIEVED_PARK_DEINIT", " 0 "},
-                   {"OCCTRACE_ACHIEVED_QUIET_PARK", "off"},
-                   {"OCCTRACE_ACHIEVED_LISTEN_MS", "250"}}};
-  const AchievedConfig config = ParseAchievedConfig(flipped.lookup(), &warnings);
-  EXPECT_FALSE(config.background_setup);
-  EXPECT_FALSE(config.park_deinitializes);
-  EXPECT_FALSE(config.park_stops_callbacks);
-  EXPECT_EQ(config.listen_ns, 250'000'000);
-  EXPECT_TRUE(warnings.empty());
-  FakeEnv bad{{{"OCCTRACE_ACHIEVED_BACKGROUND_SETUP", "maybe"}}};
-  EXPECT_TRUE(ParseAchievedConfig(bad.lookup(), &warnings).background_setup);
-  ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_EQ(warnings[0], "OCCTRACE_ACHIEVED_BACKGROUND_SETUP='maybe' is not 0 or 1; using 1");
-}
-
-TEST(AchievedConfig, MetricSet) {
-  std::vector<std::string> warnings;
-  FakeEnv unset;
-  EXPECT_FALSE(ParseAchievedConfig(unset.lookup(), &warnings).occupancy_metric_only);
-  FakeEnv occ{{{"OCCTRACE_ACHIEVED_METRICS", "occupancy"}}};
-  EXPECT_TRUE(ParseAchievedConfig(occ.lookup(), &warnings).occupancy_metric_only);
-  EXPECT_TRUE(warnings.empty());
-  FakeEnv bad{{{"OCCTRACE_ACHIEVED_METRICS", "ipc"}}};
-  EXPECT_FALSE(ParseAchievedConfig(bad.lookup(), &warnings).occupancy_metric_only);
-  EXPECT_EQ(warnings.size(), 1u);
 }
 
 TEST(AchievedPolicy, AfterAPauseSamplingResumesOnlyForAWholeBurst) {

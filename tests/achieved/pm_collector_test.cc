@@ -294,25 +294,5 @@ TEST(PmCollectorTest, ShutdownIsIdempotentAndWorksWithoutAnyContext) {
   EXPECT_EQ(MetaValue(collector.SessionMeta(), "pm_devices"), "0");
 }
 
-TEST(PmSettingsTest, IntervalFromTheEnvironmentWithAWarningForBadValues) {
-  std::vector<std::string> warnings;
-  auto env = [](std::map<std::string, std::string> values) {
-    return [values](const char* name) -> std::optional<std::string> {
-      auto it = values.find(name);
-      if (it == values.end()) return std::nullopt;
-      return it->second;
-    };
-  };
-  EXPECT_EQ(ParsePmSettings(env({}), &warnings).device.interval_ns, 50'000u);
-  EXPECT_EQ(ParsePmSettings(env({{"OCCTRACE_PM_INTERVAL_US", "20"}}), &warnings).device.interval_ns, 20'000u);
-  EXPECT_TRUE(warnings.empty());
-  EXPECT_EQ(ParsePmSettings(env({{"OCCTRACE_PM_INTERVAL_US", "fast"}}), &warnings).device.interval_ns, 50'000u);
-  ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_NE(warnings[0].find("OCCTRACE_PM_INTERVAL_US='fast'"), std::string::npos);
-  // An image holds four decode periods of samples.
-  const PmCollectorSettings s = ParsePmSettings(env({{"OCCTRACE_PM_INTERVAL_US", "20"}}), &warnings);
-  EXPECT_EQ(s.device.max_samples_per_image, 4 * s.decode_period_ns / 20'000);
-}
-
 }  // namespace
 }  // namespace occ::inj

@@ -1,5 +1,5 @@
-// The one parser of OCCTRACE_* environment settings: what it accepts, and that a bad value
-// keeps the default with a warning that names variable, value and default.
+// The value parsers of the OCCTRACE_* settings (settings.h uses them): what they accept, and
+// that a bad value keeps the default with a warning that names variable, value and default.
 #include "injector/env_settings.h"
 
 #include <gtest/gtest.h>
@@ -7,8 +7,6 @@
 #include <map>
 #include <string>
 #include <vector>
-
-#include "injector/trace_session.h"
 
 namespace occ::inj {
 namespace {
@@ -67,33 +65,6 @@ TEST(EnvSettings, IntegerRange) {
   ASSERT_EQ(warnings.size(), 3u);
   EXPECT_EQ(warnings[0], "N='101' is not an integer in [1, 100]; using 7");
   EXPECT_EQ(warnings[1], "N='4k' is not an integer in [1, 100]; using 7");
-}
-
-TEST(EnvSettings, SessionOptionsFromEnvironment) {
-  std::vector<std::string> warnings;
-  SessionOptions options;
-  ApplyEnvironment(MapEnv({{"OCCTRACE_QUIET", "yes"},
-                           {"OCCTRACE_ZERO_BUFFERS", "0"},
-                           {"OCCTRACE_CUPTI_HOST_PINNED", "1"},
-                           {"OCCTRACE_CUPTI_PER_THREAD_BUFFERS", "0"},
-                           {"OCCTRACE_MAX_BUFFERS", "8"},
-                           {"OCCTRACE_CUPTI_FLUSH_PERIOD_MS", "250"}}),
-                   &options, &warnings);
-  EXPECT_TRUE(warnings.empty());
-  EXPECT_TRUE(options.quiet);
-  EXPECT_FALSE(options.zeroed_buffers);
-  EXPECT_EQ(options.cupti_host_pinned, std::optional<bool>(true));
-  EXPECT_EQ(options.cupti_per_thread_buffers, std::optional<bool>(false));
-  EXPECT_EQ(options.max_buffers, 8u);
-  EXPECT_EQ(options.cupti_flush_period_ms, 250);
-
-  SessionOptions defaults;
-  ApplyEnvironment(MapEnv({}), &defaults, &warnings);
-  EXPECT_FALSE(defaults.quiet);
-  EXPECT_TRUE(defaults.zeroed_buffers);
-  EXPECT_FALSE(defaults.cupti_host_pinned.has_value());
-  EXPECT_FALSE(defaults.cupti_per_thread_buffers.has_value());
-  EXPECT_TRUE(warnings.empty());
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// TraceSession in light mode: the OCCTRACE_MODE / OCCTRACE_LIGHT_* settings, launch calls
+// TraceSession in light mode (its settings: settings_test.cc): launch calls
 // appended from application threads reaching the file within the commit period, timing
 // windows switching kernel records through the hook, and the closing light_* OCC_META rows.
 #include <gtest/gtest.h>
@@ -21,79 +21,6 @@ namespace occ::inj {
 namespace {
 
 using testing::TraceReader;
-
-EnvLookup MapEnv(std::map<std::string, std::string> values) {
-  return [values = std::move(values)](const char* name) -> std::optional<std::string> {
-    auto it = values.find(name);
-    if (it == values.end()) return std::nullopt;
-    return it->second;
-  };
-}
-
-bool Contains(const std::vector<std::string>& lines, const std::string& text) {
-  for (const std::string& line : lines) {
-    if (line.find(text) != std::string::npos) return true;
-  }
-  return false;
-}
-
-TEST(TraceSessionLightSettingsTest, ModeAndWindowSettings) {
-  SessionOptions defaults;
-  std::vector<std::string> warnings;
-  ApplyEnvironment(MapEnv({}), &defaults, &warnings);
-  EXPECT_TRUE(warnings.empty());
-  EXPECT_FALSE(defaults.light);
-  EXPECT_EQ(defaults.windows.period_ns, 5'000'000'000);
-  EXPECT_EQ(defaults.windows.window_ns, 200'000'000);
-  EXPECT_DOUBLE_EQ(defaults.windows.max_duty, 0.10) << "the default survives the round trip through percent";
-  EXPECT_TRUE(defaults.windows.windows_for_new_configs);
-
-  SessionOptions light;
-  ApplyEnvironment(MapEnv({{"OCCTRACE_MODE", " light "},
-                           {"OCCTRACE_LIGHT_PERIOD_MS", "2000"},
-                           {"OCCTRACE_LIGHT_WINDOW_MS", "50"},
-                           {"OCCTRACE_LIGHT_MAX_DUTY_PCT", "25"},
-                           {"OCCTRACE_LIGHT_NEW_CONFIG_WINDOWS", "off"}}),
-                   &light, &warnings);
-  EXPECT_TRUE(warnings.empty()) << (warnings.empty() ? "" : warnings.front());
-  EXPECT_TRUE(light.light);
-  EXPECT_EQ(light.windows.period_ns, 2'000'000'000);
-  EXPECT_EQ(light.windows.window_ns, 50'000'000);
-  EXPECT_DOUBLE_EQ(light.windows.max_duty, 0.25);
-  EXPECT_FALSE(light.windows.windows_for_new_configs);
-
-  // full (or blank) switches back; a bad mode keeps the current one and says so.
-  ApplyEnvironment(MapEnv({{"OCCTRACE_MODE", "heavy"}}), &light, &warnings);
-  EXPECT_TRUE(light.light);
-  ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_EQ(warnings[0], "OCCTRACE_MODE='heavy' is not full or light; using light");
-  ApplyEnvironment(MapEnv({{"OCCTRACE_MODE", "full"}}), &light, &warnings);
-  EXPECT_FALSE(light.light);
-  light.light = true;
-  ApplyEnvironment(MapEnv({{"OCCTRACE_MODE", ""}}), &light, &warnings);
-  EXPECT_FALSE(light.light);
-  EXPECT_EQ(warnings.size(), 1u);
-  // Settings applied again without the variables keep their values.
-  EXPECT_EQ(light.windows.period_ns, 2'000'000'000);
-  EXPECT_DOUBLE_EQ(light.windows.max_duty, 0.25);
-
-  SessionOptions bad;
-  warnings.clear();
-  ApplyEnvironment(MapEnv({{"OCCTRACE_LIGHT_PERIOD_MS", "5"},
-                           {"OCCTRACE_LIGHT_WINDOW_MS", "0"},
-                           {"OCCTRACE_LIGHT_MAX_DUTY_PCT", "101"},
-                           {"OCCTRACE_LIGHT_NEW_CONFIG_WINDOWS", "maybe"}}),
-                   &bad, &warnings);
-  EXPECT_EQ(warnings.size(), 4u);
-  EXPECT_TRUE(Contains(warnings, "OCCTRACE_LIGHT_PERIOD_MS='5' is not an integer in [10, 3600000]; using 5000"));
-  EXPECT_TRUE(Contains(warnings, "OCCTRACE_LIGHT_WINDOW_MS='0' is not an integer in [1, 3600000]; using 200"));
-  EXPECT_TRUE(Contains(warnings, "OCCTRACE_LIGHT_MAX_DUTY_PCT='101' is not an integer in [0, 100]; using 10"));
-  EXPECT_TRUE(Contains(warnings, "OCCTRACE_LIGHT_NEW_CONFIG_WINDOWS='maybe'"));
-  EXPECT_EQ(bad.windows.period_ns, 5'000'000'000);
-  EXPECT_EQ(bad.windows.window_ns, 200'000'000);
-  EXPECT_DOUBLE_EQ(bad.windows.max_duty, 0.10);
-  EXPECT_TRUE(bad.windows.windows_for_new_configs);
-}
 
 const FunctionFacts& SquareFacts() {
   static const FunctionFacts facts = [] {

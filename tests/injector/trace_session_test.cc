@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "injector/settings.h"
 #include "tests/injector/fake_records.h"
 
 namespace occ::inj {
@@ -767,7 +768,7 @@ TEST(TraceSessionTest, EnvironmentSettings) {
   setenv("OCCTRACE_BUFFER_MB", "8", 1);
   setenv("OCCTRACE_QUIET", "1", 1);
   setenv("OCCTRACE_MAX_RECORD_AGE_MS", "0", 1);
-  ApplyEnvironment(&options);
+  options = ReadProcessSettings().session;
   EXPECT_EQ(options.max_record_age_ms, 0);
   EXPECT_EQ(SessionOptions{}.max_record_age_ms, 500);
   unsetenv("OCCTRACE_MAX_RECORD_AGE_MS");
@@ -779,7 +780,7 @@ TEST(TraceSessionTest, EnvironmentSettings) {
   setenv("OCCTRACE_BUFFER_MB", "100000", 1);
   setenv("OCCTRACE_QUIET", "0", 1);
   ::testing::internal::CaptureStderr();
-  ApplyEnvironment(&defaults);
+  defaults = ReadProcessSettings().session;
   const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(defaults.flush_period_ms, 250);
   EXPECT_EQ(defaults.buffer_bytes, size_t{4} << 20);
@@ -798,7 +799,7 @@ TEST(TraceSessionTest, EnvironmentSettings) {
 TEST(TraceSessionTest, AProcessThatLaunchedNothingLeavesNoFile) {
   SessionOptions from_env;
   unsetenv("OCCTRACE_KEEP_EMPTY");
-  ApplyEnvironment(&from_env);
+  from_env = ReadProcessSettings().session;
   EXPECT_TRUE(from_env.remove_if_empty);
   EXPECT_FALSE(SessionOptions{}.remove_if_empty) << "sessions made in code keep their file";
 
@@ -833,7 +834,7 @@ TEST(TraceSessionTest, AProcessThatLaunchedNothingLeavesNoFile) {
 
   setenv("OCCTRACE_KEEP_EMPTY", "1", 1);
   SessionOptions keep;
-  ApplyEnvironment(&keep);
+  keep = ReadProcessSettings().session;
   EXPECT_FALSE(keep.remove_if_empty);
   unsetenv("OCCTRACE_KEEP_EMPTY");
 }
