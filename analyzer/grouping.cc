@@ -49,12 +49,28 @@ void FileShare::Add(const FileShare& other) {
   achieved_sum += other.achieved_sum;
 }
 
+std::string GroupKey(const ConfigStats& c, const TraceDevice* device, bool what_if) {
+  return (what_if ? std::string("what-if") : DeviceKey(device)) + "#" + ConfigKey(c);
+}
+
+const Group* LaunchGroups::Find(const std::string& key) const {
+  std::string k = key;
+  // A fold never goes to a group that was folded itself, but a damaged chain must not loop.
+  for (size_t hops = 0; hops <= folded_into.size(); ++hops) {
+    if (auto it = by_key.find(k); it != by_key.end()) return &it->second;
+    auto fold = folded_into.find(k);
+    if (fold == folded_into.end()) return nullptr;
+    k = fold->second;
+  }
+  return nullptr;
+}
+
 void AddToGroups(std::vector<ConfigStats> configs, const std::vector<TraceDevice>& devices,
                  bool what_if, LaunchGroups* groups) {
   for (auto& c : configs) {
     if (!c.matched) continue;
     const TraceDevice* device = FindDevice(devices, c.device_id);
-    std::string key = (what_if ? std::string("what-if") : DeviceKey(device)) + "#" + ConfigKey(c);
+    std::string key = GroupKey(c, device, what_if);
     auto it = groups->by_key.find(key);
     if (it == groups->by_key.end()) {
       Group g;
@@ -117,6 +133,7 @@ void FoldProfiledLaunches(LaunchGroups* groups) {
         into.device_ids.insert(g.device_ids.begin(), g.device_ids.end());
         for (const auto& [file, share] : g.by_file) into.by_file[file].Add(share);
         MergeInto(&into.stats, g.stats);
+        groups->folded_into[key] = it->second;
         groups->by_key.erase(key);
         continue;
       }

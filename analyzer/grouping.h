@@ -38,7 +38,15 @@ struct Group {
 struct LaunchGroups {
   std::map<std::string, Group> by_key;
   std::vector<std::string> order;
+  // Keys FoldProfiledLaunches folded away -> the key of the group that took their launches.
+  std::map<std::string, std::string> folded_into;
+
+  // The group a configuration's launches are in, after folding; nullptr when it has none.
+  const Group* Find(const std::string& key) const;
 };
+
+// The key AddToGroups files a configuration under (`device`: its file's device, or nullptr).
+std::string GroupKey(const ConfigStats& config, const TraceDevice* device, bool what_if);
 
 // Adds one file's configurations that match --kernel; `devices` are that file's. With `what_if`
 // (--gpu) every group is judged on one GPU, so the traced GPU model does not split groups.

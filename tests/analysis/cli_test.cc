@@ -112,7 +112,7 @@ TEST_F(Cli, LaunchesListsOneRowPerLaunch) {
   std::getline(lines, header);
   EXPECT_NE(header.find("Theo%"), std::string::npos);
   int rows = 0;
-  while (std::getline(lines, line)) {
+  while (std::getline(lines, line) && !line.empty()) {  // the notes follow a blank line
     ++rows;
     EXPECT_NE(line.find("gemm_kernel"), std::string::npos) << line;
     EXPECT_NE(line.find("37.5"), std::string::npos) << line;  // ncu: 67 regs x 256 -> 37.5 %
@@ -126,9 +126,19 @@ TEST_F(Cli, LaunchesListsOneRowPerLaunch) {
   std::getline(csv_lines, header);
   EXPECT_EQ(header.rfind("Start (ns),Duration (ns),GrdX", 0), 0u) << header;
   std::getline(csv_lines, line);
-  EXPECT_EQ(line, "1600000,50000,66,1,1,256,1,1,16,0,0,100.0,12.4,replay,,0,7,6,tiny_grid(int)");
-  std::getline(csv_lines, line);  // the profiled launch: its time from OCC_ACHIEVED
-  EXPECT_EQ(line, "0,52000,66,1,1,256,1,1,16,0,0,100.0,12.6,replay,,0,7,7,tiny_grid(int)");
+  // Starts count from the trace's first launch (start 1000, h100_trace.sql).
+  EXPECT_EQ(line, "1599000,50000,66,1,1,256,1,1,16,0,0,100.0,12.4,replay,,,0,7,6,tiny_grid(int)");
+  std::getline(csv_lines, line);  // the profiled launch: no start, its time from OCC_ACHIEVED
+  EXPECT_EQ(line, ",52000,66,1,1,256,1,1,16,0,0,100.0,12.6,replay,,,0,7,7,tiny_grid(int)");
+
+  // Text: the replayed launch has no start ("-"), and the notes say what the columns mean.
+  auto text = RunCli({"launches", path_, "--kernel", "tiny_grid"});
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("\n         1599000        50000"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("\n               -        52000"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("Start: ns after the trace's first timed launch; - : 1 launch replayed by the "
+                          "profiler"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("!:"), std::string::npos) << text.out;  // 12.4 and 12.6 are below 100
 
   auto quoted = RunCli({"launches", path_, "--format", "csv", "--kernel", "DROP"});
   ASSERT_EQ(quoted.code, 0) << quoted.err;

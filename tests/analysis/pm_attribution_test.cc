@@ -452,9 +452,10 @@ TEST(PmAttribution, TheLaunchesListingGivesEachLaunchItsOwnCleanSamples) {
   MakeOccTrace(dir.Path("l.db"), rows.Sql());
   auto csv = RunCli({"launches", dir.Path("l.db"), "--format", "csv"});
   ASSERT_EQ(csv.code, 0) << csv.err;
-  EXPECT_NE(csv.out.find("Achieved Occupancy (%),Achieved Source,PM Clean Samples,"), std::string::npos) << csv.out;
-  EXPECT_NE(csv.out.find(",49.49,pm,50,"), std::string::npos) << csv.out;
-  EXPECT_NE(csv.out.find(",,,10,"), std::string::npos) << csv.out;
+  EXPECT_NE(csv.out.find("Achieved Occupancy (%),Achieved Source,Achieved Above Theoretical,PM Clean Samples,"),
+            std::string::npos) << csv.out;
+  EXPECT_NE(csv.out.find(",49.49,pm,,50,"), std::string::npos) << csv.out;
+  EXPECT_NE(csv.out.find(",,,,10,"), std::string::npos) << csv.out;
   auto text = RunCli({"launches", dir.Path("l.db")});
   ASSERT_EQ(text.code, 0) << text.err;
   EXPECT_NE(text.out.find("49.5p"), std::string::npos) << text.out;

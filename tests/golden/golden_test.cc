@@ -11,6 +11,7 @@
 //
 // Regenerate after an intended change:  OCC_UPDATE_GOLDEN=1 ctest -L golden  (then review
 // `git diff tests/golden` line by line before committing).
+#include <google/protobuf/struct.pb.h>
 #include <google/protobuf/util/json_util.h>
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
@@ -18,6 +19,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -65,6 +67,15 @@ bool UpdateMode() {
   return env != nullptr && std::string(env) == "1";
 }
 
+std::vector<std::string> ParseArgs(const std::string& text);
+std::string ReadFile(const fs::path& path);
+
+// A case whose args start with `launches` lists launches: text, CSV and JSON are its formats.
+bool IsLaunchesCase(const fs::path& case_dir) {
+  const std::vector<std::string> args = ParseArgs(ReadFile(case_dir / "args"));
+  return !args.empty() && args[0] == "launches";
+}
+
 std::vector<GoldenCase> DiscoverCases() {
   std::vector<GoldenCase> cases;
   std::vector<std::string> names;
@@ -75,7 +86,12 @@ std::vector<GoldenCase> DiscoverCases() {
   }
   std::sort(names.begin(), names.end());
   for (const std::string& name : names) {
-    for (const Format& format : kFormats) cases.push_back({name, format});
+    const bool launches = IsLaunchesCase(fs::path(OCC_GOLDEN_DIR) / name);
+    for (const Format& format : kFormats) {
+      const std::string f = format.name;
+      if (launches && f != "text" && f != "csv" && f != "json") continue;
+      cases.push_back({name, format});
+    }
   }
   return cases;
 }
@@ -170,8 +186,17 @@ int RunIn(const fs::path& dir, const std::vector<std::string>& args, std::string
   return code;
 }
 
-// Builds every <name>.sql of a case into <name>.db in `dir`.
+// Builds every <name>.sql of a case into <name>.db in `dir`; a case with an `inputs_from` file
+// (another case's folder name) takes that case's inputs, so a large trace is checked in once.
 void BuildCase(const fs::path& case_dir, const fs::path& dir) {
+  if (fs::exists(case_dir / "inputs_from")) {
+    std::istringstream from(ReadFile(case_dir / "inputs_from"));
+    std::string other;
+    from >> other;
+    ASSERT_TRUE(fs::exists(case_dir.parent_path() / other / "args")) << case_dir / "inputs_from";
+    BuildCase(case_dir.parent_path() / other, dir);
+    return;
+  }
   for (const auto& entry : fs::directory_iterator(case_dir)) {
     // torch.profiler traces (*.json.gz, as recorded) are read as they are.
     const std::string file = entry.path().filename().string();
@@ -216,8 +241,9 @@ TEST_P(GoldenTest, MatchesExpectedOutput) {
   fs::create_directories(artifacts);
   std::ofstream(artifacts / (std::string("actual.") + c.format.extension), std::ios::binary) << actual;
 
-  if (std::string(c.format.name) == "text") {
-    // The text report's promise, checked on real pipeline output too.
+  if (std::string(c.format.name) == "text" && !IsLaunchesCase(case_dir)) {
+    // The text report's promise, checked on real pipeline output too (a launch listing's rows
+    // hold whole kernel names, as nvprof's do).
     std::istringstream lines(actual);
     for (std::string line; std::getline(lines, line);) {
       EXPECT_LE(reports::DisplayWidth(line), 100) << line;
@@ -333,6 +359,7 @@ occtrace::KernelGroup WithoutViewFields(occtrace::KernelGroup g) {
 TEST(ReportConsistency, SharedFiguresDoNotDependOnViewOptions) {
   for (const auto& entry : fs::directory_iterator(OCC_GOLDEN_DIR)) {
     if (!entry.is_directory() || !fs::exists(entry.path() / "args")) continue;
+    if (IsLaunchesCase(entry.path())) continue;  // no report views to compare
     const std::string name = entry.path().filename().string();
     SCOPED_TRACE(name);
     ScratchDir scratch;
@@ -411,6 +438,133 @@ TEST(ReportConsistency, SharedFiguresDoNotDependOnViewOptions) {
       }
     }
   }
+}
+
+// ---- Per-launch views agree with the per-configuration ones (#32 item 3) ---------------------
+// For every golden trace, `occ-report launches --format json` against the report's JSON
+// (--top 0: every configuration): each launch's theoretical occupancy is the report's figure for
+// the configuration it is counted in, found by what the configuration is (file, device, name,
+// grid, block, cluster, registers, shared memory, executed carveout, launch count); each
+// configuration holds as many listed launches as the report counts; a launch is flagged exactly
+// where its achieved figure reads above that theoretical one at the printed precision; starts
+// count from each file's first timed launch.
+
+const google::protobuf::Value* Field(const google::protobuf::Struct& s, const std::string& key) {
+  auto it = s.fields().find(key);
+  return it == s.fields().end() ? nullptr : &it->second;
+}
+double Num(const google::protobuf::Struct& s, const std::string& key) {
+  const auto* v = Field(s, key);
+  return v == nullptr ? -1 : v->number_value();
+}
+bool IsNull(const google::protobuf::Struct& s, const std::string& key) {
+  const auto* v = Field(s, key);
+  return v == nullptr || v->kind_case() == google::protobuf::Value::kNullValue;
+}
+double Dim(const google::protobuf::Struct& s, const std::string& key, int i) {
+  return Field(s, key)->list_value().values(i).number_value();
+}
+
+TEST(LaunchesConsistency, EveryLaunchShowsItsConfigurationsTheoreticalOccupancy) {
+  int cases = 0;
+  for (const auto& entry : fs::directory_iterator(OCC_GOLDEN_DIR)) {
+    if (!entry.is_directory() || !fs::exists(entry.path() / "args")) continue;
+    if (IsLaunchesCase(entry.path())) continue;
+    std::vector<std::string> args = WithoutViewOptions(ParseArgs(ReadFile(entry.path() / "args")));
+    // --gpu judges another GPU than the one `launches` lists; --diff's base is not an input.
+    if (std::find(args.begin(), args.end(), "--gpu") != args.end()) continue;
+    std::vector<std::string> inputs;
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (args[i] == "--diff") {
+        ++i;
+        continue;
+      }
+      if (args[i].rfind("-", 0) != 0) inputs.push_back(args[i]);
+    }
+    const std::string name = entry.path().filename().string();
+    SCOPED_TRACE(name);
+    ScratchDir scratch;
+    ASSERT_FALSE(scratch.path().empty());
+    BuildCase(entry.path(), scratch.path());
+    if (HasFatalFailure()) return;
+    ++cases;
+
+    std::vector<std::string> report_args = inputs;
+    report_args.insert(report_args.end(), {"--top", "0", "--format", "json"});
+    std::string out, err;
+    ASSERT_EQ(RunIn(scratch.path(), report_args, &out, &err), 0) << err;
+    occtrace::Report report;
+    ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(out, &report).ok());
+    std::vector<const occtrace::KernelGroup*> groups;
+    for (const auto& g : report.groups()) groups.push_back(&g);
+    for (const auto& g : report.unjudged()) groups.push_back(&g);
+
+    std::vector<std::string> launches_args = {"launches"};
+    launches_args.insert(launches_args.end(), inputs.begin(), inputs.end());
+    launches_args.insert(launches_args.end(), {"--format", "json"});
+    ASSERT_EQ(RunIn(scratch.path(), launches_args, &out, &err), 0) << err;
+    google::protobuf::Struct listing;
+    ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(out, &listing).ok()) << out.substr(0, 500);
+    const auto& rows = Field(listing, "launches")->list_value().values();
+    ASSERT_GT(rows.size(), 0);
+
+    std::map<const occtrace::KernelGroup*, int64_t> listed;
+    std::map<int, double> earliest;  // file -> smallest start_ns
+    int64_t above = 0;
+    for (const auto& value : rows) {
+      const google::protobuf::Struct& l = value.struct_value();
+      const int file = static_cast<int>(Num(l, "file_index"));
+      const std::string kernel = Field(l, "name")->string_value();
+      SCOPED_TRACE(kernel + " correlation " + std::to_string(static_cast<int64_t>(Num(l, "correlation_id"))));
+      if (!IsNull(l, "start_ns")) {
+        EXPECT_GE(Num(l, "start_ns"), 0);
+        earliest[file] = earliest.count(file) ? std::min(earliest[file], Num(l, "start_ns")) : Num(l, "start_ns");
+      }
+      ASSERT_NE(Field(l, "configuration"), nullptr) << "a listed launch the report does not count";
+      const google::protobuf::Struct& config = Field(l, "configuration")->struct_value();
+      std::vector<const occtrace::KernelGroup*> matches;
+      for (const occtrace::KernelGroup* g : groups) {
+        if ((g->file_index() == file || g->file_index() == -1) && g->device_id() == Num(l, "device_id") &&
+            g->name() == kernel && g->grid_x() == Dim(l, "grid", 0) && g->grid_y() == Dim(l, "grid", 1) &&
+            g->grid_z() == Dim(l, "grid", 2) && g->block_x() == Dim(l, "block", 0) &&
+            g->block_y() == Dim(l, "block", 1) && g->block_z() == Dim(l, "block", 2) &&
+            g->cluster_x() == Dim(l, "cluster", 0) && g->cluster_y() == Dim(l, "cluster", 1) &&
+            g->cluster_z() == Dim(l, "cluster", 2) &&
+            (IsNull(l, "registers_per_thread") || g->registers_per_thread() == Num(l, "registers_per_thread")) &&
+            g->static_shared_mem() == Num(l, "static_shared_mem") &&
+            g->dynamic_shared_mem() == Num(l, "dynamic_shared_mem") &&
+            g->shared_mem_executed() == Num(config, "shared_mem_executed") &&
+            static_cast<double>(g->launches()) == Num(config, "launches")) {
+          matches.push_back(g);
+        }
+      }
+      ASSERT_EQ(matches.size(), 1u) << "configurations of the report that hold this launch";
+      const occtrace::KernelGroup& g = *matches[0];
+      ++listed[&g];
+      if (!g.judged()) {
+        EXPECT_TRUE(IsNull(l, "theoretical_occupancy_pct"));
+        continue;
+      }
+      ASSERT_FALSE(IsNull(l, "theoretical_occupancy_pct"));
+      const double theo = Num(l, "theoretical_occupancy_pct");
+      EXPECT_EQ(theo, g.occupancy().theoretical_occupancy_pct());
+      const bool measured = !IsNull(l, "achieved_occupancy_pct");
+      const bool is_above = measured && std::lround(Num(l, "achieved_occupancy_pct") * 10) > std::lround(theo * 10);
+      EXPECT_EQ(Field(l, "achieved_above_theoretical")->bool_value(), is_above)
+          << Num(l, "achieved_occupancy_pct") << " against " << theo;
+      above += is_above;
+    }
+    EXPECT_EQ(Num(listing, "achieved_above_theoretical"), static_cast<double>(above));
+    for (const auto& [file, start] : earliest) EXPECT_EQ(start, 0) << "file " << file;
+    // Where every launch the report counts has a row (no launch calls of a light trace, no
+    // launches counted across a re-attach gap), each configuration holds exactly its count.
+    int64_t counted = 0;
+    for (const auto* g : groups) counted += g->launches();
+    if (counted == static_cast<int64_t>(rows.size())) {
+      for (const auto* g : groups) EXPECT_EQ(listed[g], g->launches()) << g->name();
+    }
+  }
+  EXPECT_GE(cases, 15);
 }
 
 INSTANTIATE_TEST_SUITE_P(Reports, GoldenTest, ::testing::ValuesIn(DiscoverCases()), CaseName);
