@@ -171,8 +171,7 @@ bool AchievedContexts::EnsureProfilerSession(ProfilerError* error) {
 
 bool AchievedContexts::Enable(ContextState* state, CUcontext ctx, ProfilerError* error) {
   if (EnsureProfilerSession(error)) {
-    state->profiler =
-        device_->CreateContextProfiler(ctx, policy_.config().occupancy_metric_only, error);
+    state->profiler = device_->CreateContextProfiler(ctx, error);
   }
   if (!state->profiler) return false;
   AcquireProfilerSession();

@@ -82,9 +82,6 @@ struct AchievedConfig {
   // OCCTRACE_ACHIEVED_REPLAY=user: the range profiler configured for user replay instead of
   // kernel replay (range_profiler.h ProfilerReplay); one pass either way.
   bool user_replay = false;
-  // OCCTRACE_ACHIEVED_METRICS=occupancy: collect only ncu's occupancy metric (no duration or
-  // cycle counts); default "all" (still one pass on GH100).
-  bool occupancy_metric_only = false;
   // At most this many signatures are remembered (~80 B of heap each, so ~80 MiB at the cap;
   // bench/injector/achieved_launch_bench --memory): a program with millions of distinct grids
   // must not grow the tracer without bound. Launches of signatures first seen after the table

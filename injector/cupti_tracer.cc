@@ -254,41 +254,18 @@ bool EnableTracing(Tracer* tracer, bool again) {
   // worse). Shared buffers: 0 dropped. In `sample` mode the budget keeps profiled launches far
   // rarer, and shared buffers cost 0.7 us per launch on the program's threads (H100,
   // 2026-11-25; docs/performance.md), so every other mode keeps CUPTI's per-thread default.
-  // Must be set before the callbacks are registered. OCCTRACE_CUPTI_PER_THREAD_BUFFERS
-  // overrides, except in `all` mode.
-  const SessionOptions& options = tracer->session->options();
-  const bool shared_needed = tracer->achieved && tracer->achieved->NeedsSharedActivityBuffers();
-  if (shared_needed || options.cupti_per_thread_buffers.has_value()) {
-    uint8_t per_thread = !shared_needed && options.cupti_per_thread_buffers.value_or(true) ? 1 : 0;
+  // Must be set before the callbacks are registered.
+  if (tracer->achieved && tracer->achieved->NeedsSharedActivityBuffers()) {
+    uint8_t per_thread = 0;
     size_t size = sizeof(per_thread);
     OCC_CUPTI_LOG(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, &size, &per_thread));
   }
-  if (options.cupti_host_pinned.has_value()) {
-    uint8_t pinned = *options.cupti_host_pinned ? 1 : 0;
-    size_t size = sizeof(pinned);
-    OCC_CUPTI_LOG(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED, &size, &pinned));
-  }
-  if (options.zeroed_buffers) {
+  // Our buffers reach CUPTI zeroed (TraceSession::AcquireBuffer), so CUPTI does not zero them on
+  // the application's thread.
+  {
     uint8_t zeroed = 1;
     size_t size = sizeof(zeroed);
     OCC_CUPTI_LOG(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &size, &zeroed));
-  }
-  // Before any context exists (we run inside cuInit), so they apply to every context's buffers.
-  if (options.cupti_device_buffer_bytes > 0) {
-    size_t bytes = options.cupti_device_buffer_bytes;
-    size_t size = sizeof(bytes);
-    OCC_CUPTI_LOG(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &size, &bytes));
-  }
-  if (options.cupti_device_buffers > 0) {
-    size_t limit = 0;
-    size_t size = sizeof(limit);
-    // The pre-allocated count must stay below the pool limit (250 by default).
-    if (cuptiActivityGetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_POOL_LIMIT, &size, &limit) == CUPTI_SUCCESS &&
-        options.cupti_device_buffers < limit) {
-      size_t count = options.cupti_device_buffers;
-      size = sizeof(count);
-      OCC_CUPTI_LOG(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE, &size, &count));
-    }
   }
   OCC_CUPTI_CHECK(cuptiActivityRegisterCallbacks(BufferRequested, BufferCompleted));
   if (!again) OCC_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE));
@@ -298,9 +275,6 @@ bool EnableTracing(Tracer* tracer, bool again) {
   // Light tracing keeps them on until its first window ends (kernel_windows.h).
   if (tracer->light && !tracer->light->EnableCallbacks(tracer->subscriber)) return false;
   OCC_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
-  if (options.cupti_flush_period_ms > 0) {
-    OCC_CUPTI_LOG(cuptiActivityFlushPeriod(static_cast<uint32_t>(options.cupti_flush_period_ms)));
-  }
   return true;
 }
 
@@ -459,17 +433,19 @@ void WriteStartMeta(TraceSession& session, const Settings& settings, const std::
   session.SetMeta("output_path", path);
 }
 
-// Mode::kLight and kLightDetached: launches from the launch callbacks (and, detached, the hook).
-void SetUpLight(Tracer* tracer, const Settings& settings) {
+// Mode::kLight: launches from the launch callbacks. kLightDetached: also from the launch hook,
+// which is what records them while CUPTI is gone.
+void SetUpLight(Tracer* tracer, bool detached) {
   LaunchCallStreams* launch_calls = tracer->session->launch_calls();
   if (launch_calls == nullptr) return;
+  LightTracerOptions options;
+  options.cupti_free = detached;
   tracer->light = std::make_unique<LightTracer>(
-      launch_calls, [tracer] { if (tracer->session) tracer->session->NotifyNewLaunchShape(); }, settings.light);
-  if (settings.light_detach) {
-    tracer->light->SetIdTranslation(&tracer->ids);
-    tracer->attachment = std::make_unique<CuptiAttachment>(DetachHooks(tracer));
-  }
-  if (settings.light_hook) tracer->launch_callbacks = MakeLaunchCallbackSwitch(tracer);
+      launch_calls, [tracer] { if (tracer->session) tracer->session->NotifyNewLaunchShape(); }, options);
+  if (!detached) return;
+  tracer->light->SetIdTranslation(&tracer->ids);
+  tracer->attachment = std::make_unique<CuptiAttachment>(DetachHooks(tracer));
+  tracer->launch_callbacks = MakeLaunchCallbackSwitch(tracer);
 }
 
 // Mode::kFullReattach: a gaps-only light tracer, the attachment and the launch-callback switch.
@@ -521,15 +497,13 @@ void KeepAttached(Tracer* tracer) {
   tracer->attachment->Stop();
 }
 
-// With a launch-callback switch (the re-attach, or light tracing's hook): the launch hook in
-// its role, or why there is none in OCC_META.
+// With a launch-callback switch (kFullReattach, kLightDetached): the launch hook in its role, or
+// why there is none in OCC_META.
 void InstallLaunchHook(Tracer* tracer) {
   TraceSession& session = *tracer->session;
   std::string ignored;
   if (!tracer->achieved) tracer->launch_callbacks->Want(LaunchCallbackSwitch::Owner::kAchieved, false, &ignored);
-  const LaunchHook::Role role = tracer->reattach.on  ? LaunchHook::Role::kFullGaps
-                                : tracer->attachment ? LaunchHook::Role::kLightDetached
-                                                     : LaunchHook::Role::kLight;
+  const LaunchHook::Role role = tracer->reattach.on ? LaunchHook::Role::kFullGaps : LaunchHook::Role::kLightDetached;
   if (role == LaunchHook::Role::kFullGaps) {
     // A full trace without sampling has nothing to re-attach for: no hook, no callbacks.
     if (!tracer->achieved) {
@@ -550,9 +524,9 @@ void InstallLaunchHook(Tracer* tracer) {
   }
   LaunchHook* hook = LaunchHook::Install(tracer->light.get(), tracer->launch_callbacks.get(), SteadyNs(), role);
   if (hook == nullptr) {
-    LogLine("light tracing: the launch hook found no driver launch entry points; CUPTI's launch callbacks stay on%s",
-            tracer->attachment ? ", and CUPTI attached" : "");
-    if (tracer->attachment) tracer->attachment->Stop();
+    LogLine("light tracing: the launch hook found no driver launch entry points; CUPTI stays attached, with its "
+            "launch callbacks on");
+    tracer->attachment->Stop();
   }
   session.SetMeta("light_hook", hook != nullptr ? "on" : "unavailable");
   tracer->hook.store(hook, std::memory_order_release);
@@ -604,8 +578,8 @@ int InitializeTracing() {
   switch (mode) {
     case Mode::kFull: break;
     case Mode::kFullReattach: SetUpReattach(tracer, settings); break;
-    case Mode::kLight:
-    case Mode::kLightDetached: SetUpLight(tracer, settings); break;
+    case Mode::kLight: SetUpLight(tracer, /*detached=*/false); break;
+    case Mode::kLightDetached: SetUpLight(tracer, /*detached=*/true); break;
   }
   CreateAchieved(tracer, settings);
   tracer->tracing.store(true);

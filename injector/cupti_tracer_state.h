@@ -31,7 +31,7 @@ struct Tracer {
   std::unique_ptr<TraceSession> session;
   std::unique_ptr<AchievedProfiler> achieved;
   std::unique_ptr<LightTracer> light;  // OCCTRACE_MODE=light
-  // OCCTRACE_LIGHT_HOOK=1: light tracing's launch hook, and the switch by which it and the
+  // Mode::kLightDetached and kFullReattach: the launch hook, and the switch by which it and the
   // achieved profiler share the launch callbacks (launch_hook.h).
   std::unique_ptr<LaunchCallbackSwitch> launch_callbacks;
   std::atomic<LaunchHook*> hook{nullptr};

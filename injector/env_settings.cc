@@ -35,18 +35,6 @@ std::string_view TrimBlanks(std::string_view text) {
   return text;
 }
 
-std::optional<bool> OptionalSwitchSetting(const EnvLookup& env, const char* name,
-                                          std::vector<std::string>* warnings) {
-  std::string raw;
-  std::optional<std::string> text = Lookup(env, name, &raw);
-  if (!text) return std::nullopt;
-  std::optional<bool> value = ParseSwitch(*text);
-  if (!value) {
-    warnings->push_back(std::string(name) + "='" + raw + "' is not 0 or 1; ignored");
-  }
-  return value;
-}
-
 bool SwitchSetting(const EnvLookup& env, const char* name, bool fallback,
                    std::vector<std::string>* warnings) {
   std::string raw;

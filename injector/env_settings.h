@@ -26,10 +26,6 @@ std::string_view TrimBlanks(std::string_view text);
 bool SwitchSetting(const EnvLookup& env, const char* name, bool fallback,
                    std::vector<std::string>* warnings);
 
-// An optional on/off setting: nullopt when unset, blank or malformed (then with a warning).
-std::optional<bool> OptionalSwitchSetting(const EnvLookup& env, const char* name,
-                                          std::vector<std::string>* warnings);
-
 // A decimal integer in [min, max]. Unset or blank: fallback.
 long IntegerSetting(const EnvLookup& env, const char* name, long fallback, long min, long max,
                     std::vector<std::string>* warnings);

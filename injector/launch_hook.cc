@@ -291,7 +291,7 @@ struct Found {
 };
 
 // Every address by which a program can reach a launch entry point, with what it is.
-std::map<void*, Found> FindEntryPoints(void* driver, bool detached_cupti) {
+std::map<void*, Found> FindEntryPoints(void* driver) {
   std::map<void*, Found> found;
   auto add = [&](void* address, CUpti_CallbackId cbid, Shape shape, const char* name) {
     if (address == nullptr) return;
@@ -301,8 +301,10 @@ std::map<void*, Found> FindEntryPoints(void* driver, bool detached_cupti) {
   };
   using GetProcAddress = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
   auto get_proc_address = reinterpret_cast<GetProcAddress>(dlsym(driver, "cuGetProcAddress_v2"));
+  // With CUPTI detached (both roles detach it) its graph-instantiation and module-unload
+  // callbacks are gone too: those entry points are wrapped as well.
   std::vector<EntryPoint> entries(std::begin(kEntryPoints), std::end(kEntryPoints));
-  if (detached_cupti) entries.insert(entries.end(), std::begin(kDetachedEntryPoints), std::end(kDetachedEntryPoints));
+  entries.insert(entries.end(), std::begin(kDetachedEntryPoints), std::end(kDetachedEntryPoints));
   for (const EntryPoint& entry : entries) {
     add(dlsym(driver, entry.name), entry.legacy, entry.shape, entry.name);
     const std::string per_thread_name = std::string(entry.name) + "_ptsz";
@@ -380,7 +382,6 @@ LaunchHook::LaunchHook(LightTracer* light, LaunchCallbackSwitch* callbacks, int6
 }
 
 LaunchHook* LaunchHook::Install(LightTracer* light, LaunchCallbackSwitch* callbacks, int64_t now_ns, Role role) {
-  const bool detached_cupti = role != Role::kLight;
   static LaunchHook* installed = nullptr;
   if (installed != nullptr) return nullptr;
   void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
@@ -389,7 +390,7 @@ LaunchHook* LaunchHook::Install(LightTracer* light, LaunchCallbackSwitch* callba
   if (g_ctx_get_current == nullptr) return nullptr;
   std::map<Shape, size_t> used;
   std::vector<ImportRedirect>& redirects = Redirects();
-  for (const auto& [address, found] : FindEntryPoints(driver, detached_cupti)) {
+  for (const auto& [address, found] : FindEntryPoints(driver)) {
     if (found.ambiguous) continue;
     size_t& next = used[found.shape];
     if (next >= kSlotsPerShape) continue;

@@ -1,6 +1,9 @@
-// Light tracing's launch hook (OCCTRACE_LIGHT_HOOK=1): every kernel and graph launch seen by
-// wrapping the driver's launch entry points, so that CUPTI's launch callbacks can stay off most
-// of the time.
+// The launch hook: every kernel and graph launch seen by wrapping the driver's launch entry
+// points, so that launches are recorded while CUPTI is detached -- light tracing's between
+// timing windows (OCCTRACE_LIGHT_DETACH=1) and the default mode's around a re-attach after
+// sampling (cupti_reattach.cc) -- and CUPTI's launch callbacks can stay off most of the time.
+// (Light tracing with the hook but CUPTI attached, once OCCTRACE_LIGHT_HOOK=1, did not lower
+// its cost and was removed.)
 //
 // Why: with CUPTI's kernel records off, light tracing's per-launch cost was CUPTI's callback
 // dispatch (+0.6-0.9 us per empty launch, +2 us per PyTorch launch; docs/performance.md), the
@@ -89,14 +92,12 @@ class HookWatchPolicy {
 class LaunchHook {
  public:
   enum class Role {
-    kLight,          // light tracing: every launch
     // Light tracing with CUPTI detached between windows (OCCTRACE_LIGHT_DETACH,
-    // cupti_attachment.h): also the graph instantiation and module unload entry points, whose
-    // CUPTI callbacks are gone while CUPTI is detached, and the launch callbacks on for every
-    // whole window instead of by the policy.
+    // cupti_attachment.h): every launch, and the launch callbacks on for every whole window
+    // instead of by the policy alone. Both roles also wrap graph instantiation and module
+    // unload, whose CUPTI callbacks are gone while CUPTI is detached.
     kLightDetached,
-    // A full trace's re-attach after sampling (cupti_reattach.cc): the same entry points as
-    // kLightDetached, launches recorded only around a re-attach (LightTracerOptions::gaps_only),
+    // A full trace's re-attach after sampling (cupti_reattach.cc): launches recorded only around a re-attach (LightTracerOptions::gaps_only),
     // the callbacks by the policy alone, watching every 30 s instead of every 10 s (a miss
     // matters only in a re-attach) and only while a re-attach may come (dormant otherwise: Tick),
     // and OCC_META rows named reattach_hook_*.
@@ -105,8 +106,7 @@ class LaunchHook {
   // Finds the driver's launch entry points and rewrites the pointers to them found now.
   // Null when the driver or its entry points cannot be found (light tracing then keeps CUPTI's
   // callbacks on). One per process: the wrappers reach `light` through a global.
-  static LaunchHook* Install(LightTracer* light, LaunchCallbackSwitch* callbacks, int64_t now_ns,
-                             Role role = Role::kLight);
+  static LaunchHook* Install(LightTracer* light, LaunchCallbackSwitch* callbacks, int64_t now_ns, Role role);
 
   // Writer thread, every wake-up: rescans and switches the callbacks as the policy says.
   // `dormant` (the kFullGaps role, while no re-attach can come: cupti_reattach.cc): the hook

@@ -279,7 +279,7 @@ bool LightTracer::Capturing(CUstream stream) {
   // driver costs a call per launch.
   if (stream == nullptr || stream == CU_STREAM_LEGACY) return false;
   // Detached, the capture callbacks are gone for most of the run: ask the driver.
-  if (!options_.cupti_free && options_.capture_callbacks && active_captures_.load(std::memory_order_acquire) == 0) {
+  if (!options_.cupti_free && active_captures_.load(std::memory_order_acquire) == 0) {
     return false;
   }
   const DriverApi& driver = Driver();
@@ -295,18 +295,18 @@ bool LightTracer::Capturing(CUstream stream) {
 
 bool LightTracer::EnableCallbacks(CUpti_SubscriberHandle subscriber) {
   for (CUpti_CallbackId cbid : kRuntimeLaunchCbids) {
-    if (!options_.runtime_callbacks && !gap_correlation_.load(std::memory_order_acquire)) break;
+    if (!gap_correlation_.load(std::memory_order_acquire)) break;
     if (!OCC_CUPTI_OK(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid))) return false;
   }
   for (CUpti_CallbackId cbid : kDriverLaunchCbids) {
     if (!OCC_CUPTI_OK(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid))) return false;
   }
   for (CUpti_CallbackId cbid : kCaptureBeginCbids) {
-    if (!options_.capture_callbacks || options_.cupti_free) break;
+    if (options_.cupti_free) break;
     if (!OCC_CUPTI_OK(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid))) return false;
   }
   for (CUpti_CallbackId cbid : kCaptureEndCbids) {
-    if (!options_.capture_callbacks || options_.cupti_free) break;
+    if (options_.cupti_free) break;
     if (!OCC_CUPTI_OK(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid))) return false;
   }
   for (CUpti_CallbackId cbid : {CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED, CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING,
@@ -318,7 +318,6 @@ bool LightTracer::EnableCallbacks(CUpti_SubscriberHandle subscriber) {
 
 bool LightTracer::SetGapCorrelation(CUpti_SubscriberHandle subscriber, bool on) {
   gap_correlation_.store(on, std::memory_order_release);
-  if (options_.runtime_callbacks) return true;  // on for good
   for (CUpti_CallbackId cbid : kRuntimeLaunchCbids) {
     if (!OCC_CUPTI_OK(cuptiEnableCallback(on ? 1 : 0, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid))) return false;
   }
@@ -336,7 +335,7 @@ void LightTracer::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
     // Runtime callbacks also fire, unasked, while CUPTI waits to detach (the whole domain is
     // on): an ENTER whose EXIT the finalize swallows must not leave a stale outer id (light
     // tracing ignores them; around a re-attach, ForgetOpenRuntimeLaunches clears such ids).
-    if (!(options_.runtime_callbacks || gap_correlation_.load(std::memory_order_relaxed)) || !IsRuntimeLaunchCbid(cbid)) {
+    if (!gap_correlation_.load(std::memory_order_relaxed) || !IsRuntimeLaunchCbid(cbid)) {
       return;
     }
     const auto* data = static_cast<const CUpti_CallbackData*>(cbdata);
@@ -476,7 +475,6 @@ void LightTracer::OnHookedGraphLaunch(CUpti_CallbackId cbid, const void* params,
 
 void LightTracer::RecordKernelLaunch(CUpti_CallbackId cbid, const void* params, CUcontext context,
                                      uint32_t correlation) {
-  if (options_.work == LightTracerOptions::Work::kCallbacksOnly) return;
   const LaunchArgs args = ReadLaunchArgs(cbid, params);
   if (args.function == nullptr) return;
   if (Capturing(args.stream)) return;
@@ -504,7 +502,7 @@ void LightTracer::RecordKernelLaunch(CUpti_CallbackId cbid, const void* params, 
   call.stream_id = StreamId(context, args.stream);
   call.correlation_id = correlation;
   if (options_.gaps_only) call.attach_epoch = AttachEpoch();
-  if (options_.work == LightTracerOptions::Work::kFull) call.api_start_ns = Now();
+  call.api_start_ns = Now();
   streams_->Append(call);
 }
 

@@ -31,19 +31,12 @@
 
 namespace occ::inj {
 
-// Benchmark switches that take parts of the per-launch path away, to measure what each costs
-// (bench/injector/gpu_bench.py variants; docs/performance.md). Defaults: the full path.
+// Light tracing takes the driver launch callbacks only: the runtime ones (for the outermost
+// correlation id, the kernel record's) cost ~1 us per launch (H100, 2026-11-25), and timed
+// launches find their configuration by shape. They come on only around a re-attach
+// (SetGapCorrelation). Stream-capture callbacks tell a launch into a capturing stream without a
+// driver call per launch (attached only).
 struct LightTracerOptions {
-  enum class Work { kFull, kNoTimestamp, kCallbacksOnly };
-  Work work = Work::kFull;         // OCCTRACE_LIGHT_CALLBACK_WORK=full|no-timestamp|none
-  // OCCTRACE_LIGHT_RUNTIME_CALLBACKS=1: the runtime launch callbacks too, for the outermost
-  // correlation id (the kernel record's). Off by default: they cost ~1 us per launch (H100,
-  // 2026-11-25, docs/performance.md), and timed launches find their configuration by shape.
-  bool runtime_callbacks = false;
-  // OCCTRACE_LIGHT_CAPTURE_CALLBACKS=0: no stream-capture callbacks; every launch asks the
-  // driver whether its stream is capturing instead. To measure what enabling any driver-API
-  // callback costs the program's other driver calls (docs/performance.md).
-  bool capture_callbacks = true;
   // OCCTRACE_LIGHT_DETACH=1 (cupti_attachment.h): CUPTI is finalized between timing windows,
   // so recording a launch calls no CUPTI function. Instead: the driver's context and stream
   // ids (the writer translates them to CUPTI's, id_translation.h), CLOCK_REALTIME (CUPTI's

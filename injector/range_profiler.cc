@@ -94,20 +94,44 @@ void DeinitializeCuptiProfiler() {
   cuptiProfilerDeInitialize(&params);
 }
 
-std::unique_ptr<ContextRangeProfiler> ContextRangeProfiler::Create(CUcontext ctx,
-                                                                   bool occupancy_only,
-                                                                   ProfilerReplay replay,
+std::unique_ptr<ContextRangeProfiler> ContextRangeProfiler::Create(CUcontext ctx, ProfilerReplay replay,
                                                                    ProfilerError* error) {
   ScopedCurrentContext current(ctx);  // outlives `profiler`: a failed setup disables under it
   std::unique_ptr<ContextRangeProfiler> profiler(new ContextRangeProfiler(ctx, replay));
-  if (!profiler->Setup(occupancy_only, error)) return nullptr;
+  if (!profiler->Setup(error)) return nullptr;
   return profiler;
 }
 
-bool ContextRangeProfiler::Setup(bool occupancy_only, ProfilerError* error) {
+bool ContextRangeProfiler::Setup(ProfilerError* error) {
   uint32_t device_index = 0;
   if (!CheckCupti(cuptiGetDeviceId(ctx_, &device_index), "cuptiGetDeviceId", error)) return false;
+  if (!CheckDeviceSupported(device_index, error)) return false;
 
+  CUpti_Device_GetChipName_Params chip{};
+  chip.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
+  chip.deviceIndex = device_index;
+  if (!CheckCupti(cuptiDeviceGetChipName(&chip), "cuptiDeviceGetChipName", error)) return false;
+  chip_name_ = chip.pChipName != nullptr ? chip.pChipName : "";
+
+  CUpti_Profiler_GetCounterAvailability_Params availability{};
+  availability.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
+  availability.ctx = ctx_;
+  if (!CheckCupti(cuptiProfilerGetCounterAvailability(&availability),
+                  "cuptiProfilerGetCounterAvailability", error)) {
+    return false;
+  }
+  std::vector<uint8_t> availability_image(availability.counterAvailabilityImageSize);
+  availability.pCounterAvailabilityImage = availability_image.data();
+  if (!CheckCupti(cuptiProfilerGetCounterAvailability(&availability),
+                  "cuptiProfilerGetCounterAvailability", error)) {
+    return false;
+  }
+
+  if (!BuildConfig(availability_image, error)) return false;
+  return EnableAndConfigure(error);
+}
+
+bool ContextRangeProfiler::CheckDeviceSupported(uint32_t device_index, ProfilerError* error) {
   CUdevice device = 0;
   if (Driver().cuDeviceGet == nullptr ||
       Driver().cuDeviceGet(&device, static_cast<int>(device_index)) != CUDA_SUCCESS) {
@@ -133,29 +157,12 @@ bool ContextRangeProfiler::Setup(bool occupancy_only, ProfilerError* error) {
                     SupportLevelName(supported.cmp) + ", wsl " + SupportLevelName(supported.wsl);
     return false;
   }
+  return true;
+}
 
-  CUpti_Device_GetChipName_Params chip{};
-  chip.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
-  chip.deviceIndex = device_index;
-  if (!CheckCupti(cuptiDeviceGetChipName(&chip), "cuptiDeviceGetChipName", error)) return false;
-  chip_name_ = chip.pChipName != nullptr ? chip.pChipName : "";
-
-  CUpti_Profiler_GetCounterAvailability_Params availability{};
-  availability.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
-  availability.ctx = ctx_;
-  if (!CheckCupti(cuptiProfilerGetCounterAvailability(&availability),
-                  "cuptiProfilerGetCounterAvailability", error)) {
-    return false;
-  }
-  std::vector<uint8_t> availability_image(availability.counterAvailabilityImageSize);
-  availability.pCounterAvailabilityImage = availability_image.data();
-  if (!CheckCupti(cuptiProfilerGetCounterAvailability(&availability),
-                  "cuptiProfilerGetCounterAvailability", error)) {
-    return false;
-  }
-
-  if (!BuildConfig(availability_image, occupancy_only, error)) return false;
-
+// With the configuration built (BuildConfig): the range profiler enabled on the context, its
+// counter-data image allocated and the configuration set.
+bool ContextRangeProfiler::EnableAndConfigure(ProfilerError* error) {
   CUpti_RangeProfiler_Enable_Params enable{};
   enable.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE;
   enable.ctx = ctx_;
@@ -195,8 +202,7 @@ bool ContextRangeProfiler::Setup(bool occupancy_only, ProfilerError* error) {
   return CheckCupti(cuptiRangeProfilerSetConfig(&config), "cuptiRangeProfilerSetConfig", error);
 }
 
-bool ContextRangeProfiler::BuildConfig(const std::vector<uint8_t>& availability,
-                                       bool occupancy_only, ProfilerError* error) {
+bool ContextRangeProfiler::BuildConfig(const std::vector<uint8_t>& availability, ProfilerError* error) {
   // Try the full set first, then smaller ones, until one fits in a single pass: a second pass
   // would mean kernel replay with save/restore of device memory on the application's launch.
   const std::vector<std::vector<const char*>> candidates = {
@@ -205,7 +211,7 @@ bool ContextRangeProfiler::BuildConfig(const std::vector<uint8_t>& availability,
        kTensorPipeMetric},
       {kOccupancyMetric, kWarpsPerCycleMetric, kCyclesActiveMetric, kGpuTimeMetric},
       {kOccupancyMetric}};
-  for (size_t c = occupancy_only ? candidates.size() - 1 : 0; c < candidates.size(); ++c) {
+  for (size_t c = 0; c < candidates.size(); ++c) {
     const std::vector<const char*>& metrics = candidates[c];
     if (host_ != nullptr) {
       CUpti_Profiler_Host_Deinitialize_Params deinit{
@@ -408,9 +414,9 @@ class CuptiProfilerDevice final : public ProfilerDevice {
 
   bool Initialize(ProfilerError* error) override { return InitializeCuptiProfiler(error); }
   void Deinitialize() override { DeinitializeCuptiProfiler(); }
-  std::unique_ptr<ContextProfiler> CreateContextProfiler(CUcontext ctx, bool occupancy_only,
+  std::unique_ptr<ContextProfiler> CreateContextProfiler(CUcontext ctx,
                                                          ProfilerError* error) override {
-    return ContextRangeProfiler::Create(ctx, occupancy_only, replay_, error);
+    return ContextRangeProfiler::Create(ctx, replay_, error);
   }
   bool StreamMayBeCapturing(CUstream stream) override {
     const auto is_capturing = Driver().cuStreamIsCapturing;

@@ -105,8 +105,7 @@ class ProfilerDevice {
   virtual void Deinitialize() = 0;
   // nullptr on failure, with *error naming the failing call (e.g. cuptiRangeProfilerEnable:
   // CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, or cuptiProfilerDeviceSupported: NOT_SUPPORTED).
-  virtual std::unique_ptr<ContextProfiler> CreateContextProfiler(CUcontext ctx, bool occupancy_only,
-                                                                 ProfilerError* error) = 0;
+  virtual std::unique_ptr<ContextProfiler> CreateContextProfiler(CUcontext ctx, ProfilerError* error) = 0;
   // Whether a launch into `stream` may be captured (cuStreamIsCapturing); true when that cannot
   // be told, because starting the profiler during a capture breaks the capture.
   virtual bool StreamMayBeCapturing(CUstream stream) = 0;
@@ -138,9 +137,7 @@ class ContextRangeProfiler final : public ContextProfiler {
   // Checks device support, builds the one-pass configuration (all four metrics when they fit
   // in one pass, else the occupancy metric alone) and enables the range profiler on `ctx`.
   // nullptr on failure, with *error saying which call failed.
-  // `occupancy_only` skips straight to the single-metric configuration.
-  static std::unique_ptr<ContextRangeProfiler> Create(CUcontext ctx, bool occupancy_only,
-                                                      ProfilerReplay replay, ProfilerError* error);
+  static std::unique_ptr<ContextRangeProfiler> Create(CUcontext ctx, ProfilerReplay replay, ProfilerError* error);
 
   ~ContextRangeProfiler() override;
   ContextRangeProfiler(const ContextRangeProfiler&) = delete;
@@ -158,9 +155,10 @@ class ContextRangeProfiler final : public ContextProfiler {
 
  private:
   ContextRangeProfiler(CUcontext ctx, ProfilerReplay replay) : ctx_(ctx), replay_(replay) {}
-  bool Setup(bool occupancy_only, ProfilerError* error);
-  bool BuildConfig(const std::vector<uint8_t>& availability, bool occupancy_only,
-                   ProfilerError* error);
+  bool Setup(ProfilerError* error);
+  bool CheckDeviceSupported(uint32_t device_index, ProfilerError* error);
+  bool BuildConfig(const std::vector<uint8_t>& availability, ProfilerError* error);
+  bool EnableAndConfigure(ProfilerError* error);
   bool ResetCounterData(ProfilerError* error);
 
   CUcontext ctx_;

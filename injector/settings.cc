@@ -38,20 +38,10 @@ constexpr KnownSetting kKnownSettings[] = {
     {"OCCTRACE_MAX_RECORD_AGE_MS", kDeveloper},
     {"OCCTRACE_BUFFER_MB", kDeveloper},
     {"OCCTRACE_DEBUG_FLUSH", kDeveloper},
-    {"OCCTRACE_ZERO_BUFFERS", kDeveloper},
-    {"OCCTRACE_CUPTI_DEVICE_BUFFER_MB", kDeveloper},
-    {"OCCTRACE_CUPTI_DEVICE_BUFFERS", kDeveloper},
-    {"OCCTRACE_CUPTI_HOST_PINNED", kDeveloper},
-    {"OCCTRACE_CUPTI_FLUSH_PERIOD_MS", kDeveloper},
-    {"OCCTRACE_CUPTI_PER_THREAD_BUFFERS", kDeveloper},
     {"OCCTRACE_TRITON_METADATA", kDeveloper},
     {"OCCTRACE_WATCH_SUBSCRIBERS", kDeveloper},
     {"OCCTRACE_LIGHT_MAX_DUTY_PCT", kDeveloper},
     {"OCCTRACE_LIGHT_NEW_CONFIG_WINDOWS", kDeveloper},
-    {"OCCTRACE_LIGHT_HOOK", kDeveloper},
-    {"OCCTRACE_LIGHT_CALLBACK_WORK", kDeveloper},
-    {"OCCTRACE_LIGHT_RUNTIME_CALLBACKS", kDeveloper},
-    {"OCCTRACE_LIGHT_CAPTURE_CALLBACKS", kDeveloper},
     {"OCCTRACE_ACHIEVED_REATTACH", kDeveloper},
     {"OCCTRACE_SAMPLE_BURST_MS", kDeveloper},
     {"OCCTRACE_ACHIEVED_IDLE", kDeveloper},
@@ -60,7 +50,6 @@ constexpr KnownSetting kKnownSettings[] = {
     {"OCCTRACE_ACHIEVED_PARK_DEINIT", kDeveloper},
     {"OCCTRACE_ACHIEVED_BACKGROUND_SETUP", kDeveloper},
     {"OCCTRACE_ACHIEVED_MAX_SIGNATURES", kDeveloper},
-    {"OCCTRACE_ACHIEVED_METRICS", kDeveloper},
     {"OCCTRACE_ACHIEVED_REPLAY", kDeveloper},
     {"OCCTRACE_PM_UNSAFE", kDeveloper},
     {"OCCTRACE_PM_INTERVAL_US", kDeveloper},
@@ -93,19 +82,6 @@ void ParseSession(const EnvLookup& env, SessionOptions* options, std::vector<std
       static_cast<size_t>(integer("OCCTRACE_BUFFER_MB", static_cast<long>(options->buffer_bytes >> 20), 1, 256)) << 20;
   options->max_buffers =
       static_cast<size_t>(integer("OCCTRACE_MAX_BUFFERS", static_cast<long>(options->max_buffers), 2, 65536));
-  options->zeroed_buffers = SwitchSetting(env, "OCCTRACE_ZERO_BUFFERS", options->zeroed_buffers, warnings);
-  options->cupti_device_buffer_bytes = static_cast<size_t>(integer(
-      "OCCTRACE_CUPTI_DEVICE_BUFFER_MB", static_cast<long>(options->cupti_device_buffer_bytes >> 20), 0, 1024)) << 20;
-  options->cupti_device_buffers = static_cast<size_t>(
-      integer("OCCTRACE_CUPTI_DEVICE_BUFFERS", static_cast<long>(options->cupti_device_buffers), 0, 200));
-  options->cupti_flush_period_ms =
-      static_cast<int>(integer("OCCTRACE_CUPTI_FLUSH_PERIOD_MS", options->cupti_flush_period_ms, 0, 60000));
-  if (std::optional<bool> pinned = OptionalSwitchSetting(env, "OCCTRACE_CUPTI_HOST_PINNED", warnings)) {
-    options->cupti_host_pinned = pinned;
-  }
-  if (std::optional<bool> per_thread = OptionalSwitchSetting(env, "OCCTRACE_CUPTI_PER_THREAD_BUFFERS", warnings)) {
-    options->cupti_per_thread_buffers = per_thread;
-  }
   options->max_record_age_ms =
       static_cast<int>(integer("OCCTRACE_MAX_RECORD_AGE_MS", options->max_record_age_ms, 0, 3600000));
   options->debug_flush = SwitchSetting(env, "OCCTRACE_DEBUG_FLUSH", options->debug_flush, warnings);
@@ -137,26 +113,13 @@ void ParseLight(const EnvLookup& env, Settings* settings, std::vector<std::strin
   windows.windows_for_new_configs =
       SwitchSetting(env, "OCCTRACE_LIGHT_NEW_CONFIG_WINDOWS", windows.windows_for_new_configs, warnings);
 
-  // Settings of light tracing alone: read in every mode (a bad value is reported either way),
+  // Light tracing's own setting: read in every mode (a bad value is reported either way),
   // ignored with one line outside it.
   const bool detach = SwitchSetting(env, "OCCTRACE_LIGHT_DETACH", false, warnings);
-  const bool hook = SwitchSetting(env, "OCCTRACE_LIGHT_HOOK", false, warnings);
-  if (!options.light) {
-    if (hook) warnings->push_back("OCCTRACE_LIGHT_HOOK=1 applies to light tracing only (OCCTRACE_MODE=light); ignored");
-    if (detach) warnings->push_back("OCCTRACE_LIGHT_DETACH=1 applies to light tracing only (OCCTRACE_MODE=light); ignored");
+  if (!options.light && detach) {
+    warnings->push_back("OCCTRACE_LIGHT_DETACH=1 applies to light tracing only (OCCTRACE_MODE=light); ignored");
   }
   settings->light_detach = options.light && detach;
-  // Detaching needs the hook: it is what records launches while CUPTI is gone.
-  settings->light_hook = options.light && (detach || hook);
-  LightTracerOptions& light = settings->light;
-  if (std::optional<std::string> work = env("OCCTRACE_LIGHT_CALLBACK_WORK")) {
-    const std::string_view value = TrimBlanks(*work);
-    if (value == "no-timestamp") light.work = LightTracerOptions::Work::kNoTimestamp;
-    if (value == "none") light.work = LightTracerOptions::Work::kCallbacksOnly;
-  }
-  light.runtime_callbacks = SwitchSetting(env, "OCCTRACE_LIGHT_RUNTIME_CALLBACKS", false, warnings);
-  light.capture_callbacks = SwitchSetting(env, "OCCTRACE_LIGHT_CAPTURE_CALLBACKS", true, warnings);
-  light.cupti_free = settings->light_detach;
 }
 
 // OCCTRACE_ACHIEVED. `pm` is refused unless OCCTRACE_PM_UNSAFE=1: on an H100 (2026-11-27) CUDA
@@ -241,14 +204,6 @@ void ParseProfiler(const EnvLookup& env, AchievedConfig* config, std::vector<std
       warnings->push_back("OCCTRACE_ACHIEVED_REPLAY='" + *replay + "' is not kernel or user; using kernel");
     }
   }
-  if (std::optional<std::string> metrics = env("OCCTRACE_ACHIEVED_METRICS")) {
-    std::string_view text = TrimBlanks(*metrics);
-    if (text == "occupancy") {
-      config->occupancy_metric_only = true;
-    } else if (text != "all") {
-      warnings->push_back("OCCTRACE_ACHIEVED_METRICS='" + *metrics + "' is not all|occupancy; using 'all'");
-    }
-  }
 }
 
 // OCCTRACE_PM_INTERVAL_US (default 50 us); the others measure the collector only.
@@ -280,16 +235,6 @@ Reattach ParseReattach(const EnvLookup& env, std::vector<std::string>* warnings)
 }  // namespace
 
 std::span<const KnownSetting> KnownSettings() { return kKnownSettings; }
-
-std::string_view ModeName(Mode mode) {
-  switch (mode) {
-    case Mode::kFull: return "full";
-    case Mode::kFullReattach: return "full-reattach";
-    case Mode::kLight: return "light";
-    case Mode::kLightDetached: return "light-detached";
-  }
-  return "unknown";
-}
 
 Mode Settings::mode() const {
   if (session.light) return light_detach ? Mode::kLightDetached : Mode::kLight;

@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "injector/achieved_policy.h"
-#include "injector/light_tracer.h"
 #include "injector/output_path.h"
 #include "injector/pm_collector.h"
 #include "injector/trace_session.h"
@@ -52,8 +51,6 @@ enum class Mode {
   kLightDetached,
 };
 
-std::string_view ModeName(Mode mode);
-
 // OCCTRACE_ACHIEVED_REATTACH: 1 (default), 0, or force (a diagnostic: one re-attach even when
 // nothing was measured, to tell what re-attaching costs from what kernel replay leaves).
 enum class Reattach { kOff, kOn, kForce };
@@ -67,10 +64,6 @@ struct Settings {
   // `triton_cache_roots` are left for InitializeTracing.
   SessionOptions session;
   bool light_detach = false;     // OCCTRACE_LIGHT_DETACH (light tracing only)
-  bool light_hook = false;       // OCCTRACE_LIGHT_HOOK (light tracing only; implied by light_detach)
-  // OCCTRACE_LIGHT_CALLBACK_WORK, _LIGHT_RUNTIME_CALLBACKS, _LIGHT_CAPTURE_CALLBACKS;
-  // cupti_free and gaps_only follow from the mode.
-  LightTracerOptions light;
   Reattach reattach = Reattach::kOn;
   AchievedConfig achieved;       // OCCTRACE_ACHIEVED, _SAMPLES, _SAMPLE_BUDGET, ... (achieved_policy.h)
   PmCollectorSettings pm;        // OCCTRACE_PM_* (OCCTRACE_ACHIEVED=pm only)

@@ -105,9 +105,6 @@ std::unique_ptr<TraceSession> TraceSession::Start(const SessionOptions& options,
   w.SetMeta("start_time_ns", std::to_string(RealtimeNs()));
   w.SetMeta("setting_flush_period_ms", std::to_string(options.flush_period_ms));
   w.SetMeta("setting_buffer_bytes", std::to_string(options.buffer_bytes));
-  w.SetMeta("setting_zeroed_buffers", options.zeroed_buffers ? "1" : "0");
-  w.SetMeta("setting_cupti_device_buffer_bytes", std::to_string(options.cupti_device_buffer_bytes));
-  w.SetMeta("setting_cupti_device_buffers", std::to_string(options.cupti_device_buffers));
   w.SetMeta("setting_max_buffers", std::to_string(options.max_buffers));
   w.SetMeta("setting_max_record_age_ms", std::to_string(options.max_record_age_ms));
   w.SetMeta("trace_mode", options.light ? "light" : "full");

@@ -98,27 +98,6 @@ struct SessionOptions {
   bool handle_signals = true;
   size_t max_queued_module_bytes = 256 << 20;  // cubin copies waiting for the writer
   int flush_lock_wait_ms = 2000;         // FlushActivity: longest wait for another flush
-  // Buffers are handed to CUPTI already zeroed (CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER):
-  // otherwise CUPTI zeroes each one on the thread that needs it, the application's. Fresh ones
-  // come from calloc; used ones are zeroed on the writer thread when it gives them back.
-  // OCCTRACE_ZERO_BUFFERS=0 leaves it to CUPTI.
-  bool zeroed_buffers = true;
-  // CUPTI's device-side record buffers per context, 0 = CUPTI's default (3.2 MB, 3
-  // pre-allocated): OCCTRACE_CUPTI_DEVICE_BUFFER_MB, OCCTRACE_CUPTI_DEVICE_BUFFERS. CUPTI
-  // allocates further ones on the launching thread when the pre-allocated ones are in use.
-  size_t cupti_device_buffer_bytes = 0;
-  size_t cupti_device_buffers = 0;
-  // CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED (OCCTRACE_CUPTI_HOST_PINNED): CUPTI's
-  // device-side record buffers in pinned host memory instead of device memory; unset = CUPTI's
-  // default (device memory).
-  std::optional<bool> cupti_host_pinned;
-  // CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER (OCCTRACE_CUPTI_PER_THREAD_BUFFERS); unset =
-  // CUPTI's default (per-thread) unless the achieved profiler runs, which needs shared buffers.
-  std::optional<bool> cupti_per_thread_buffers;
-  // cuptiActivityFlushPeriod (OCCTRACE_CUPTI_FLUSH_PERIOD_MS): CUPTI's worker thread wakes on
-  // this period instead of its own heuristics; 0 = CUPTI's heuristics. It returns only full
-  // buffers, so occtrace's own periodic flush (flush_period_ms) stays.
-  int cupti_flush_period_ms = 0;
   // OCCTRACE_MAX_RECORD_AGE_MS: longest a buffer may stay with CUPTI before the writer forces a
   // flush (held_buffers.h). A forced flush hands back kernels still running without their end
   // time (stored with duration 0, counted in OCC_META incomplete_kernel_records); 0 = never

@@ -50,9 +50,7 @@ uint8_t* TraceSession::AcquireBuffer(size_t* size) {
   } else if (allocated_buffers_ < options_.max_buffers) {
     // CUPTI requires 8-byte alignment (ACTIVITY_RECORD_ALIGNMENT); calloc gives 16, and for
     // buffers this large fresh zero pages rather than a memset here, on CUPTI's thread.
-    buffer = static_cast<uint8_t*>(options_.zeroed_buffers
-                                       ? std::calloc(1, options_.buffer_bytes)
-                                       : std::aligned_alloc(8, options_.buffer_bytes));
+    buffer = static_cast<uint8_t*>(std::calloc(1, options_.buffer_bytes));
     if (buffer != nullptr) ++allocated_buffers_;
   }
   if (buffer == nullptr) {
@@ -66,8 +64,9 @@ uint8_t* TraceSession::AcquireBuffer(size_t* size) {
 }
 
 void TraceSession::ReleaseBuffer(uint8_t* buffer) {
-  // Before it is back in the pool (SessionOptions::zeroed_buffers); normally on the writer.
-  if (options_.zeroed_buffers) std::memset(buffer, 0, options_.buffer_bytes);
+  // Zeroed before it is back in the pool (CUPTI is told its buffers come zeroed, cupti_tracer.cc);
+  // normally on the writer.
+  std::memset(buffer, 0, options_.buffer_bytes);
   std::lock_guard lock(mutex_);
   free_buffers_.push_back(buffer);
 }

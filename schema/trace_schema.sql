@@ -186,7 +186,7 @@ CREATE TABLE IF NOT EXISTS OCC_LAUNCH_CALL (
   apiStart      INTEGER NOT NULL,  -- ns (CUPTI timestamp) when the launch API returned
   configId      INTEGER NOT NULL,  -- OCC_KERNEL_CONFIG.id
   streamId      INTEGER NOT NULL,
-  correlationId INTEGER NOT NULL   -- the driver launch API's (the runtime call's with OCCTRACE_LIGHT_RUNTIME_CALLBACKS=1), as the light trace's OCC_ACHIEVED rows carry it
+  correlationId INTEGER NOT NULL   -- the driver launch API's (the runtime call's in older traces made with OCCTRACE_LIGHT_RUNTIME_CALLBACKS=1), as the light trace's OCC_ACHIEVED rows carry it
 );
 
 -- Achieved occupancy: one row per launch the range profiler was asked to measure.

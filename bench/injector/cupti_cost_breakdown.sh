@@ -2,7 +2,8 @@
 # Where does tracing cost go? Launch throughput or train_small.py step time, interleaved
 # (gpu_bench.py --variant), for: untraced runs; CUPTI injected, attached with nothing enabled;
 # bare CUPTI kernel tracing with and without a subscriber, shared / pinned-host buffers, a fixed
-# worker flush period; libocctrace.so with the same CUPTI settings.
+# worker flush period. (libocctrace.so's variants with the same CUPTI settings went with the
+# removed OCCTRACE_CUPTI_* switches; their figures are in bench/results.)
 #   PART=launch|train bench/injector/cupti_cost_breakdown.sh STAGE   (STAGE made by tests/gpu/stage.sh;
 #   logs in $OUT). Each part fits in 10 minutes: launch ~3 min; train ~8 min (a
 #   2000-step train_small.py run takes ~17 s, 11 variants x ROUNDS).
@@ -35,9 +36,6 @@ timeout 480 python3 "$stage/bench/injector/gpu_bench.py" --lib "$stage/bin/liboc
   --variant attach=bare-cupti:BARE_CUPTI_MODE=attach \
   --variant bare-sub=bare-cupti:BARE_CUPTI_SUBSCRIBE=1 \
   --variant bare-fp250=bare-cupti:BARE_CUPTI_FLUSH_PERIOD_MS=250 \
-  --variant occ-fp250=traced:OCCTRACE_CUPTI_FLUSH_PERIOD_MS=250 \
   --variant bare-shared=bare-cupti:BARE_CUPTI_PER_THREAD=0 \
   --variant bare-pinned=bare-cupti:BARE_CUPTI_HOST_PINNED=1 \
-  --variant occ-shared=traced:OCCTRACE_CUPTI_PER_THREAD_BUFFERS=0 \
-  --variant occ-pinned=traced:OCCTRACE_CUPTI_HOST_PINNED=1 \
   --json "$out/breakdown-$part.json" 2>&1 | tee "$out/breakdown-$part.log"

@@ -39,7 +39,7 @@ SAMPLING = {}  # variant -> per-run sampling facts of sample-mode traces
 
 
 def parse_variant(text):
-    """'pinned=traced:OCCTRACE_CUPTI_HOST_PINNED=1' -> ('pinned', 'traced', {...})."""
+    """'light=traced:OCCTRACE_MODE=light' -> ('light', 'traced', {...})."""
     name, sep, rest = text.partition("=")
     base, _, settings = rest.partition(":")
     if not sep or not name or base not in ("untraced", "traced", "bare-cupti", "torchprof"):

@@ -120,8 +120,7 @@ class FakeDevice final : public ProfilerDevice {
     return true;
   }
   void Deinitialize() override { state_->deinitializes.fetch_add(1); }
-  std::unique_ptr<ContextProfiler> CreateContextProfiler(CUcontext /*ctx*/, bool /*occupancy_only*/,
-                                                         ProfilerError* error) override {
+  std::unique_ptr<ContextProfiler> CreateContextProfiler(CUcontext /*ctx*/, ProfilerError* error) override {
     state_->creates.fetch_add(1);
     state_->WaitWhileCreatesHeld();
     if (!state_->create_error.ok()) {

@@ -1,31 +1,34 @@
 #!/usr/bin/env bash
-# Light tracing's launch hook (OCCTRACE_LIGHT_HOOK=1, injector/launch_hook.h) on a GPU, in one
-# device call. Writes logs to $OUT/hook.tgz and the summary to $OUT/hook.txt.
+# The launch hook (injector/launch_hook.h) in light tracing on a GPU, in one device call: the
+# hook records launches while CUPTI is detached between windows (OCCTRACE_LIGHT_DETACH=1).
+# Writes logs to $OUT/hook.tgz and the summary to $OUT/hook.txt. The variants of the removed
+# experiment switches (OCCTRACE_LIGHT_HOOK=1 alone, OCCTRACE_LIGHT_CALLBACK_WORK,
+# OCCTRACE_LIGHT_CAPTURE_CALLBACKS: light-hook, light-hook-nowindows, light-hook-nocap,
+# light-detach-nowork) are gone with them; their last figures are in bench/results.
 #   STAGE=gpu-stage tests/gpu/light_hook.sh
 # Parts (SKIP_CHECKS, SKIP_LAUNCH, SKIP_TURNS=1 leave one out):
-#   1. light_checks.py with the hook: launch counts per configuration equal to a full trace,
-#      estimates within 5 % (LIGHT_ONLY picks programs); every light trace's light_hook_* rows.
-#      LIGHT_DETACH=1: light traces with CUPTI detached between windows (OCCTRACE_LIGHT_DETACH),
-#      and their light_detach_* rows (ids learned equal, re-attaches, finalize times).
+#   1. light_checks.py with CUPTI detached between windows (the hook; LIGHT_DETACH=0: light
+#      tracing with CUPTI's callbacks alone): launch counts per configuration equal to a full
+#      trace, estimates within 5 % (LIGHT_ONLY picks programs); every light trace's
+#      light_hook_* and light_detach_* rows (ids learned equal, re-attaches, finalize times).
 #      GAP_KERNEL=NAME: each configuration of kernel NAME, full trace against light samples
 #      (tests/gpu/diag/estimate_gap.py).
-#   2. empty-kernel launch cost: untraced, `off`, light (CUPTI callbacks), light + hook, light
-#      with CUPTI detached.
-#   3. step time in turns (turns_bench.py): untraced, `off`, light, light + hook, on
-#      TURN_WORKLOADS (train_small by default), CYCLES, REPEATS; TURN_ONLY adds light + hook
-#      without capture callbacks (light-hook-nocap), `sample` (the default: CUPTI's profiler
-#      session ends while parked) and `sample` keeping the session (sample-keep). Leave the
+#   2. empty-kernel launch cost: untraced, `off`, light (CUPTI callbacks), light with CUPTI
+#      detached.
+#   3. step time in turns (turns_bench.py): untraced, `off`, light, light-detach, on
+#      TURN_WORKLOADS (train_small by default), CYCLES, REPEATS; TURN_ONLY adds `sample` (the
+#      default: CUPTI's profiler session ends while parked) and `sample` keeping the session
+#      (sample-keep). Leave the
 #      summary time: TURNS_TIMEOUT must cover start-up, warm-ups and every cycle. To take light
 #      tracing's cost apart: cupti-inject (CUPTI loaded, nothing enabled), cupti-attach (a
-#      subscriber, nothing enabled), bare-cupti (kernel records alone), light-hook-nowindows
-#      (no timing windows after the first), light-detach (CUPTI detached between windows),
+#      subscriber, nothing enabled), bare-cupti (kernel records alone), light-detach (CUPTI
+#      detached between windows),
 #      light-detach-sample (the same, achieved occupancy sampled first, detaching once it rests),
 #      light-detach-30s (a window every 30 s instead of 5 s: what the windows' attach, records
-#      and finalize cost, against the hook's recording and the writer),
-#      light-detach-nowork (the same, with the hook recording nothing: what the wrappers cost);
+#      and finalize cost, against the hook's recording and the writer);
 #      untraced-again, a second untraced process (the A/A control: every variant is then also
 #      compared with the mean of the two untraced processes), e.g.
-#      TURN_ONLY=untraced,cupti-inject,cupti-attach,light-hook,light-hook-nowindows
+#      TURN_ONLY=untraced,cupti-inject,cupti-attach,light,light-detach
 #      What CUPTI costs after it was used, and whether detaching gives it back
 #      (bench/injector/bare_cupti_phases.h): cupti-callbacks-off, cupti-records-off,
 #      cupti-records-detach, cupti-windows-keep, cupti-windows-detach; cupti-ids checks that
@@ -38,8 +41,8 @@ pack() { tar -C "$work" -czf "$out/hook.tgz" logs; }
 trap pack EXIT
 
 if [[ -z "${SKIP_CHECKS:-}" ]]; then
-  echo "== light vs full traces, light with the launch hook"
-  OCCTRACE_LIGHT_HOOK=1 OCCTRACE_LIGHT_DETACH="${LIGHT_DETACH:-0}" timeout "${CHECKS_TIMEOUT:-240}" python3 "$root/tests/gpu/light_checks.py" --lib "$lib" \
+  echo "== light vs full traces, light with CUPTI detached between windows (the launch hook)"
+  OCCTRACE_LIGHT_DETACH="${LIGHT_DETACH:-1}" timeout "${CHECKS_TIMEOUT:-240}" python3 "$root/tests/gpu/light_checks.py" --lib "$lib" \
     --launch-matrix "$stage/bin/launch_matrix" --workloads "$wl" --out "$work/light" --json "$logs/light_checks.json" \
     --only "${LIGHT_ONLY:-launch_matrix,train_small,compiled_graphs,numba}" 2>&1 | tee "$logs/light_checks.txt" | grep -E "PASS|FAIL|==|Traceback|Error" 
   # GAP_KERNEL=NAME: why the estimate of NAME's configurations differs (tests/gpu/diag/estimate_gap.py).
@@ -65,7 +68,7 @@ if [[ -z "${SKIP_LAUNCH:-}" ]]; then
   echo "== empty-kernel launch cost"
   timeout "${LAUNCH_TIMEOUT:-150}" python3 "$root/bench/injector/gpu_bench.py" --lib "$lib" --launch-overhead "$stage/bin/launch_overhead" \
     --train "$wl/train_small.py" --skip-train --rounds "${LAUNCH_ROUNDS:-3}" --launches 200000 --skip-bare-cupti --no-torchprof \
-    --variant "light=traced:OCCTRACE_MODE=light" --variant "light-hook=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_HOOK=1" \
+    --variant "light=traced:OCCTRACE_MODE=light" \
     --variant "light-detach=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_DETACH=1" \
     --json "$logs/launch.json" 2>&1 | tee "$logs/launch.txt" | tail -25
   pack
@@ -86,16 +89,12 @@ if [[ -z "${SKIP_TURNS:-}" ]]; then
     --variant "cupti-ids=bare-cupti:BARE_CUPTI_MODE=ids" \
     --variant "untraced-again=untraced:TURNS_SAME_AS=untraced" \
     --variant "light=traced:OCCTRACE_MODE=light" \
-    --variant "light-hook=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_HOOK=1" \
-    --variant "light-hook-nowindows=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_HOOK=1,OCCTRACE_LIGHT_PERIOD_MS=3600000,OCCTRACE_LIGHT_NEW_CONFIG_WINDOWS=0" \
     --variant "light-detach=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_DETACH=1" \
     --variant "light-detach-sample=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_DETACH=1,OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5" \
     --variant "light-detach-30s=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_DETACH=1,OCCTRACE_LIGHT_PERIOD_MS=30000" \
-    --variant "light-detach-nowork=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_DETACH=1,OCCTRACE_LIGHT_CALLBACK_WORK=none" \
-    --variant "light-hook-nocap=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_HOOK=1,OCCTRACE_LIGHT_CAPTURE_CALLBACKS=0" \
     --variant "sample=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5" \
     --variant "sample-keep=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5,OCCTRACE_ACHIEVED_PARK_DEINIT=0" \
-    --only "${TURN_ONLY:-untraced,traced,light,light-hook}" \
+    --only "${TURN_ONLY:-untraced,traced,light,light-detach}" \
     $([[ ",${TURN_ONLY:-}," == *,untraced-again,* ]] && echo --pool untraced,untraced-again) \
     --repeats "${REPEATS:-2}" --cycles "${CYCLES:-60}" --warm-s "${WARM_S:-25}" --warm-s-unsampled "${WARM_S_UNSAMPLED:-8}" \
     --logs "$logs/turns" --json "$logs/turns.json" 2>&1 | tee "$logs/turns.txt" | tail -40

@@ -12,9 +12,9 @@
 #                                       variant against the mean of the two `off` processes;
 #                                       TURN_ONLY may add setup-reattach (the profiler set up,
 #                                       nothing measured, one re-attach forced: what re-attaching
-#                                       itself leaves, OCCTRACE_ACHIEVED_REATTACH=force) and
-#                                       sample-shared-noreattach (no re-attach, CUPTI's shared
-#                                       activity buffers instead of per-thread ones);
+#                                       itself leaves, OCCTRACE_ACHIEVED_REATTACH=force)
+#                                       (sample-shared-noreattach went with the removed
+#                                       OCCTRACE_CUPTI_PER_THREAD_BUFFERS switch);
 #                                       TURN_WORKLOADS, CYCLES, REPEATS, WARM_S, TURNS_TIMEOUT
 #   PART=all    both, checks first (CHECK_STEPS, default 15000; CHECK_SKIP_TRAIN=1: only the
 #               CUDA program; SKIP_KILL=1: no kill tests)
@@ -49,7 +49,6 @@ if [[ "$part" == turns || "$part" == all ]]; then
     --variant "traced-again=traced:TURNS_SAME_AS=traced" \
     --variant "sample=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5" \
     --variant "sample-noreattach=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5,OCCTRACE_ACHIEVED_REATTACH=0" \
-    --variant "sample-shared-noreattach=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5,OCCTRACE_ACHIEVED_REATTACH=0,OCCTRACE_CUPTI_PER_THREAD_BUFFERS=0" \
     --variant "setup-reattach=traced:OCCTRACE_ACHIEVED=sample,OCCTRACE_SAMPLE_BUDGET=0.5,OCCTRACE_ACHIEVED_MAX_SIGNATURES=0,OCCTRACE_ACHIEVED_REATTACH=force" \
     --only "${TURN_ONLY:-traced,traced-again,sample,sample-noreattach}" \
     $([[ ",${TURN_ONLY:-traced-again}," == *,traced-again,* ]] && echo --pool traced,traced-again) \

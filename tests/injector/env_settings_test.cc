@@ -43,17 +43,6 @@ TEST(EnvSettings, BadSwitchKeepsFallbackAndSaysSo) {
   EXPECT_EQ(warnings[1], "OCCTRACE_Y='enable' is not 0 or 1; using 0");
 }
 
-TEST(EnvSettings, OptionalSwitch) {
-  std::vector<std::string> warnings;
-  EXPECT_EQ(OptionalSwitchSetting(MapEnv({}), "X", &warnings), std::nullopt);
-  EXPECT_EQ(OptionalSwitchSetting(MapEnv({{"X", "1"}}), "X", &warnings), std::optional<bool>(true));
-  EXPECT_EQ(OptionalSwitchSetting(MapEnv({{"X", "off"}}), "X", &warnings), std::optional<bool>(false));
-  EXPECT_TRUE(warnings.empty());
-  EXPECT_EQ(OptionalSwitchSetting(MapEnv({{"X", "pinned"}}), "X", &warnings), std::nullopt);
-  ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_EQ(warnings[0], "X='pinned' is not 0 or 1; ignored");
-}
-
 TEST(EnvSettings, IntegerRange) {
   std::vector<std::string> warnings;
   EXPECT_EQ(IntegerSetting(MapEnv({{"N", " 42 "}}), "N", 7, 1, 100, &warnings), 42);

@@ -30,7 +30,9 @@ using hook_testing::MetaOf;
 TEST(LaunchHookWithAStandInDriver, WrapsTheRuntimeStyleTableAndPassesEverythingThrough) {
   ASSERT_EQ(client_init(), 0);
   LaunchCallStreams streams;
-  LightTracer light(&streams, nullptr);
+  LightTracerOptions options;
+  options.cupti_free = true;  // as in light tracing with CUPTI detached, the hook's role here
+  LightTracer light(&streams, nullptr, options);
   std::vector<bool> switched;
   LaunchCallbackSwitch callbacks([&](bool on, std::string*) { switched.push_back(on); return true; }, true);
   std::string error;
@@ -40,17 +42,20 @@ TEST(LaunchHookWithAStandInDriver, WrapsTheRuntimeStyleTableAndPassesEverythingT
   ASSERT_EQ(client_launch(false, Fake(0xf1), 4, 128, 0, nullptr), 0);
   EXPECT_EQ(fake_driver_calls.classic, 1);
 
-  LaunchHook* hook = LaunchHook::Install(&light, &callbacks, 0);
+  LaunchHook* hook = LaunchHook::Install(&light, &callbacks, 0, LaunchHook::Role::kLightDetached);
   ASSERT_NE(hook, nullptr);
   auto meta = MetaOf(*hook);
-  EXPECT_EQ(meta["light_hook_entry_points"], "8") << "4 entry points, legacy and per-thread";
+  EXPECT_EQ(meta["light_hook_entry_points"], "14")
+      << "8 launch entry points, instantiation with flags, with params (legacy and per-thread), two unloads, "
+         "cuGetProcAddress_v2";
   EXPECT_GE(std::stoi(meta["light_hook_pointers_rewritten"]), 5) << "the client's table";
   EXPECT_NE(meta["light_hook_objects"].find("occ_test_fake_cuda_client"), std::string::npos) << meta["light_hook_objects"];
   EXPECT_EQ(meta["light_hook_rescans"], "1") << "the scan at installation";
   EXPECT_EQ(meta["light_hook_rescans_at_s"], "none") << "times of rescans after the first";
   EXPECT_GE(std::stod(meta["light_hook_callbacks_on_ms"]), 0.0);
   EXPECT_GE(std::stod(meta["light_hook_scan_ms_max"]), 0.0);
-  EXPECT_EQ(LaunchHook::Install(&light, &callbacks, 0), nullptr) << "one hook per process";
+  EXPECT_EQ(LaunchHook::Install(&light, &callbacks, 0, LaunchHook::Role::kLightDetached), nullptr)
+      << "one hook per process";
 
   // Every argument and the result pass through; successful launches are recorded (their
   // facts cannot be read without a driver: counted as unreadable, the recording path ran).

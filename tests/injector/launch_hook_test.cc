@@ -1,7 +1,7 @@
 // The launch hook's decisions (when CUPTI's launch callbacks watch it, when it rescans, when it
 // gives up) and the switch by which it shares the callbacks with the achieved profiler. The
 // pointer rewriting itself is tested on real shared objects in import_redirect_test.cc; the
-// hook end to end on a GPU (tests/gpu/light_checks.py with OCCTRACE_LIGHT_HOOK=1).
+// hook end to end on a GPU (tests/gpu/light_hook.sh: light_checks.py with OCCTRACE_LIGHT_DETACH=1).
 #include "injector/launch_hook.h"
 
 #include <gtest/gtest.h>

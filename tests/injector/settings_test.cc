@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <fstream>
 #include <functional>
 #include <map>
+#include <sstream>
 #include <set>
 #include <string>
 #include <vector>
@@ -47,7 +49,6 @@ struct Row {
 
 std::vector<Row> Rows() {
   const Variables light = {{"OCCTRACE_MODE", "light"}};
-  using W = LightTracerOptions::Work;
   return {
       {"OCCTRACE_OUTPUT", "t-%p.db", nullptr, [](const Settings& s) { return s.output_pattern == "t-%p.db"; }},
       {"OCCTRACE_FORCE", "1", "2", [](const Settings& s) { return s.force; }},
@@ -65,24 +66,11 @@ std::vector<Row> Rows() {
       {"OCCTRACE_MAX_RECORD_AGE_MS", "0", "-1", [](const Settings& s) { return s.session.max_record_age_ms == 0; }},
       {"OCCTRACE_BUFFER_MB", "8", "100000", [](const Settings& s) { return s.session.buffer_bytes == size_t{8} << 20; }},
       {"OCCTRACE_DEBUG_FLUSH", "1", "y", [](const Settings& s) { return s.session.debug_flush; }},
-      {"OCCTRACE_ZERO_BUFFERS", "0", "2", [](const Settings& s) { return !s.session.zeroed_buffers; }},
-      {"OCCTRACE_CUPTI_DEVICE_BUFFER_MB", "8", "2000",
-       [](const Settings& s) { return s.session.cupti_device_buffer_bytes == size_t{8} << 20; }},
-      {"OCCTRACE_CUPTI_DEVICE_BUFFERS", "4", "300", [](const Settings& s) { return s.session.cupti_device_buffers == 4; }},
-      {"OCCTRACE_CUPTI_HOST_PINNED", "1", "pinned",
-       [](const Settings& s) { return s.session.cupti_host_pinned == std::optional<bool>(true); }},
-      {"OCCTRACE_CUPTI_FLUSH_PERIOD_MS", "250", "-5", [](const Settings& s) { return s.session.cupti_flush_period_ms == 250; }},
-      {"OCCTRACE_CUPTI_PER_THREAD_BUFFERS", "0", "x",
-       [](const Settings& s) { return s.session.cupti_per_thread_buffers == std::optional<bool>(false); }},
       {"OCCTRACE_TRITON_METADATA", "0", "x", [](const Settings& s) { return !s.triton_metadata; }},
       {"OCCTRACE_WATCH_SUBSCRIBERS", "0", "x", [](const Settings& s) { return !s.watch_subscribers; }},
       {"OCCTRACE_LIGHT_MAX_DUTY_PCT", "25", "101", [](const Settings& s) { return s.session.windows.max_duty == 0.25; }},
       {"OCCTRACE_LIGHT_NEW_CONFIG_WINDOWS", "off", "maybe",
        [](const Settings& s) { return !s.session.windows.windows_for_new_configs; }},
-      {"OCCTRACE_LIGHT_HOOK", "1", "x", [](const Settings& s) { return s.light_hook; }, light},
-      {"OCCTRACE_LIGHT_CALLBACK_WORK", "none", nullptr, [](const Settings& s) { return s.light.work == W::kCallbacksOnly; }},
-      {"OCCTRACE_LIGHT_RUNTIME_CALLBACKS", "1", "x", [](const Settings& s) { return s.light.runtime_callbacks; }},
-      {"OCCTRACE_LIGHT_CAPTURE_CALLBACKS", "0", "x", [](const Settings& s) { return !s.light.capture_callbacks; }},
       {"OCCTRACE_ACHIEVED_REATTACH", "0", "sometimes", [](const Settings& s) { return s.reattach == Reattach::kOff; }},
       {"OCCTRACE_SAMPLE_BURST_MS", "0", "-1", [](const Settings& s) { return s.achieved.burst_ns == 0; }},
       {"OCCTRACE_ACHIEVED_IDLE", "2.5", "soon", [](const Settings& s) { return s.achieved.idle_park_ns == 2500 * kMs; }},
@@ -91,7 +79,6 @@ std::vector<Row> Rows() {
       {"OCCTRACE_ACHIEVED_PARK_DEINIT", "0", "x", [](const Settings& s) { return !s.achieved.park_deinitializes; }},
       {"OCCTRACE_ACHIEVED_BACKGROUND_SETUP", "0", "maybe", [](const Settings& s) { return !s.achieved.background_setup; }},
       {"OCCTRACE_ACHIEVED_MAX_SIGNATURES", "500", "many", [](const Settings& s) { return s.achieved.max_signatures == 500; }},
-      {"OCCTRACE_ACHIEVED_METRICS", "occupancy", "ipc", [](const Settings& s) { return s.achieved.occupancy_metric_only; }},
       {"OCCTRACE_ACHIEVED_REPLAY", "user", "application", [](const Settings& s) { return s.achieved.user_replay; }},
       {"OCCTRACE_PM_UNSAFE", "1", nullptr, [](const Settings& s) { return s.achieved.mode == AchievedMode::kPm; },
        {{"OCCTRACE_ACHIEVED", "pm"}}},
@@ -118,6 +105,33 @@ TEST(Settings, AtMostTwelveUserSettings) {
   int users = 0;
   for (const KnownSetting& setting : KnownSettings()) users += setting.audience == SettingAudience::kUser ? 1 : 0;
   EXPECT_LE(users, 12);
+}
+
+// docs/tracing.md lists each user setting in its first table and each developer setting in
+// its "Developer settings" section, so that the documented list is the read one.
+TEST(Settings, TheDocsListEverySettingForItsAudience) {
+  std::ifstream file(OCC_TRACING_DOC);
+  ASSERT_TRUE(file) << OCC_TRACING_DOC;
+  std::stringstream text;
+  text << file.rdbuf();
+  const std::string doc = text.str();
+  const size_t user_end = doc.find("## The default mode's re-attach");
+  const size_t developer_begin = doc.find("## Developer settings");
+  const size_t developer_end = doc.find("\nRemoved (", developer_begin);
+  ASSERT_NE(user_end, std::string::npos);
+  ASSERT_NE(developer_begin, std::string::npos);
+  ASSERT_NE(developer_end, std::string::npos);
+  const std::string user_part = doc.substr(0, user_end);
+  const std::string developer_part = doc.substr(developer_begin, developer_end - developer_begin);
+  for (const KnownSetting& setting : KnownSettings()) {
+    const std::string quoted = "`" + std::string(setting.name) + "`";
+    if (setting.audience == SettingAudience::kUser) {
+      EXPECT_NE(user_part.find(quoted), std::string::npos) << setting.name << " is not in the user settings";
+      EXPECT_EQ(developer_part.find(quoted), std::string::npos) << setting.name << " is a user setting";
+    } else {
+      EXPECT_NE(developer_part.find(quoted), std::string::npos) << setting.name << " is not in Developer settings";
+    }
+  }
 }
 
 TEST(Settings, EveryKnownNameIsRead) {
@@ -169,14 +183,19 @@ TEST(Settings, Modes) {
   EXPECT_EQ(mode({{"OCCTRACE_MODE", "light"}, {"OCCTRACE_LIGHT_DETACH", "1"}}), Mode::kLightDetached);
   EXPECT_TRUE(warnings.empty()) << warnings.front();
 
-  // Light tracing's own settings outside it: ignored, with one line each.
-  const Settings full = Parse({{"OCCTRACE_LIGHT_DETACH", "1"}, {"OCCTRACE_LIGHT_HOOK", "1"}}, &warnings);
+  // Light tracing's own setting outside it: ignored, with one line.
+  const Settings full = Parse({{"OCCTRACE_LIGHT_DETACH", "1"}}, &warnings);
   EXPECT_EQ(full.mode(), Mode::kFullReattach);
   EXPECT_FALSE(full.light_detach);
-  EXPECT_FALSE(full.light_hook);
-  ASSERT_EQ(warnings.size(), 2u);
-  EXPECT_TRUE(Contains(warnings, "OCCTRACE_LIGHT_DETACH=1 applies to light tracing only (OCCTRACE_MODE=light); ignored"));
-  EXPECT_TRUE(Contains(warnings, "OCCTRACE_LIGHT_HOOK=1 applies to light tracing only (OCCTRACE_MODE=light); ignored"));
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0], "OCCTRACE_LIGHT_DETACH=1 applies to light tracing only (OCCTRACE_MODE=light); ignored");
+
+  // A removed experiment switch is an unknown name now: one line, nothing else changes.
+  warnings.clear();
+  const Settings removed = Parse({{"OCCTRACE_MODE", "light"}, {"OCCTRACE_LIGHT_HOOK", "1"}}, &warnings);
+  EXPECT_EQ(removed.mode(), Mode::kLight);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0], "OCCTRACE_LIGHT_HOOK is not an occtrace setting (docs/tracing.md lists them); ignored");
 }
 
 TEST(Settings, WhatTheModeImplies) {
@@ -191,14 +210,9 @@ TEST(Settings, WhatTheModeImplies) {
   EXPECT_TRUE(pm.session.pm_samples);
   EXPECT_FALSE(pm.session.gap_calls);
   const Settings detached = Parse({{"OCCTRACE_MODE", "light"}, {"OCCTRACE_LIGHT_DETACH", "1"}}, &warnings);
-  EXPECT_TRUE(detached.light_hook) << "detaching needs the hook";
-  EXPECT_TRUE(detached.light.cupti_free);
+  EXPECT_TRUE(detached.session.light);
   EXPECT_FALSE(detached.session.gap_calls);
-  const Settings light = Parse({{"OCCTRACE_MODE", "light"}}, &warnings);
-  EXPECT_FALSE(light.light_hook);
-  EXPECT_FALSE(light.light.cupti_free);
   EXPECT_TRUE(warnings.empty());
-  EXPECT_EQ(ModeName(Mode::kFullReattach), "full-reattach");
 }
 
 TEST(Settings, OutputPattern) {
@@ -229,26 +243,15 @@ TEST(Settings, ProcessVariablesAreTheOcctraceOnes) {
 
 TEST(Settings, SessionOptionsFromTheEnvironment) {
   std::vector<std::string> warnings;
-  const SessionOptions options = Parse({{"OCCTRACE_QUIET", "yes"},
-                           {"OCCTRACE_ZERO_BUFFERS", "0"},
-                           {"OCCTRACE_CUPTI_HOST_PINNED", "1"},
-                           {"OCCTRACE_CUPTI_PER_THREAD_BUFFERS", "0"},
-                           {"OCCTRACE_MAX_BUFFERS", "8"},
-                           {"OCCTRACE_CUPTI_FLUSH_PERIOD_MS", "250"}},
-                                        &warnings).session;
+  const SessionOptions options = Parse({{"OCCTRACE_QUIET", "yes"}, {"OCCTRACE_MAX_BUFFERS", "8"}}, &warnings).session;
   EXPECT_TRUE(warnings.empty());
   EXPECT_TRUE(options.quiet);
-  EXPECT_FALSE(options.zeroed_buffers);
-  EXPECT_EQ(options.cupti_host_pinned, std::optional<bool>(true));
-  EXPECT_EQ(options.cupti_per_thread_buffers, std::optional<bool>(false));
   EXPECT_EQ(options.max_buffers, 8u);
-  EXPECT_EQ(options.cupti_flush_period_ms, 250);
 
   const SessionOptions defaults = Parse({}, &warnings).session;
   EXPECT_FALSE(defaults.quiet);
-  EXPECT_TRUE(defaults.zeroed_buffers);
-  EXPECT_FALSE(defaults.cupti_host_pinned.has_value());
-  EXPECT_FALSE(defaults.cupti_per_thread_buffers.has_value());
+  EXPECT_EQ(defaults.max_buffers, 64u);
+  EXPECT_TRUE(defaults.remove_if_empty) << "from the environment, an empty trace is removed";
   EXPECT_TRUE(warnings.empty());
 }
 
@@ -434,18 +437,6 @@ TEST(SettingsAchieved, Switches) {
   EXPECT_TRUE(ParseSettings(bad.values, &warnings).achieved.background_setup);
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_EQ(warnings[0], "OCCTRACE_ACHIEVED_BACKGROUND_SETUP='maybe' is not 0 or 1; using 1");
-}
-
-TEST(SettingsAchieved, MetricSet) {
-  std::vector<std::string> warnings;
-  FakeEnv unset;
-  EXPECT_FALSE(ParseSettings(unset.values, &warnings).achieved.occupancy_metric_only);
-  FakeEnv occ{{{"OCCTRACE_ACHIEVED_METRICS", "occupancy"}}};
-  EXPECT_TRUE(ParseSettings(occ.values, &warnings).achieved.occupancy_metric_only);
-  EXPECT_TRUE(warnings.empty());
-  FakeEnv bad{{{"OCCTRACE_ACHIEVED_METRICS", "ipc"}}};
-  EXPECT_FALSE(ParseSettings(bad.values, &warnings).achieved.occupancy_metric_only);
-  EXPECT_EQ(warnings.size(), 1u);
 }
 
 TEST(Settings, PmIntervalWithAWarningForBadValues) {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "injector/achieved.h"
+#include "injector/settings.h"
 
 namespace {
 
@@ -113,7 +114,9 @@ void WriteCsv() {
 extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
   static std::once_flag once;
   std::call_once(once, [] {
-    g_profiler = occ::inj::CreateAchievedProfiler([](occ::inj::AchievedSample&& sample) {
+    // The OCCTRACE_* settings as libocctrace.so reads them (warnings printed).
+    const occ::inj::Settings settings = occ::inj::ReadProcessSettings();
+    g_profiler = occ::inj::CreateAchievedProfiler(settings.achieved, [](occ::inj::AchievedSample&& sample) {
       std::lock_guard<std::mutex> lock(g_mutex);
       const std::string cluster = std::to_string(t_cluster[0]) + "x" + std::to_string(t_cluster[1]) +
                                   "x" + std::to_string(t_cluster[2]);
