@@ -333,7 +333,12 @@ Judged JudgeGroup(JudgeContext* ctx, const Group& g, int64_t run_total_ns) {
       a->set_min_pct(a->pm().achieved_pct());
       a->set_max_pct(a->pm().achieved_pct());
     }
-    // Only meaningful on the GPU the trace ran on.
+    // Only meaningful on the GPU the trace ran on: under --gpu the figures stay that GPU's,
+    // said so, and are never set against the what-if GPU's theoretical occupancy.
+    if (ctx->what_if && (a->samples() > 0 || a->has_pm())) {
+      a->set_measured_on_gpu(g.device != nullptr && g.device->known ? g.device->props.name
+                                                                     : "the traced GPU");
+    }
     if (a->samples() > 0 && !ctx->what_if) {
       a->set_gap_points(r.theoretical_occupancy_pct - a->mean_pct());
       ExplainGap(c, r, w, device->num_sms, a);

@@ -112,8 +112,9 @@ void MarkNotTunable(const KernelOrigin& origin, occtrace::KernelGroup* g) {
 // `larger_measured_not_faster`: the trace ran this function with larger blocks on the same work
 // and they were not faster, which contradicts the advice.
 void AddShortBlockAdvice(KernelOriginKind kind, bool larger_measured_not_faster, occtrace::KernelGroup* g) {
-  // Near a hardware ceiling the gap is not what limits the kernel.
-  if (larger_measured_not_faster || NearCeiling(*g)) return;
+  // Near a hardware ceiling the gap is not what limits the kernel; measured on another GPU than
+  // the one judged (--gpu), there is no gap to read.
+  if (larger_measured_not_faster || NearCeiling(*g) || !g->achieved().measured_on_gpu().empty()) return;
   const auto& a = g->achieved();
   const double theoretical = g->occupancy().theoretical_occupancy_pct();
   if (a.samples() <= 0 || theoretical <= 0 || a.mean_pct() >= kGapRatio * theoretical) return;
@@ -188,24 +189,29 @@ void PhraseForOwner(KernelOriginKind kind, const occtrace::KernelGroup& g, occtr
 }
 
 // The configurations of one function (`members`, indexes into `groups`) that ran the same work as
-// groups[i], one point per block size (the fastest where two configurations share one), when
-// at least two block sizes ran it.
+// groups[i], one point per block shape (the fastest where two configurations share one), when
+// at least two shapes ran it. Shapes, not thread counts: (32, 8) and (16, 16) are different
+// launches with different speeds, and the advice names the fastest shape.
 void AddMeasuredPoints(const std::vector<size_t>& members, size_t i,
                        std::vector<occtrace::KernelGroup>* groups) {
   auto& g = (*groups)[i];
   const int64_t threads = Threads(g);
-  std::map<int64_t, const occtrace::KernelGroup*> by_block;
+  // (threads per block, x, y, z): ordered by block size, then shape.
+  std::map<std::tuple<int64_t, int, int, int>, const occtrace::KernelGroup*> by_shape;
   for (size_t j : members) {
     const auto& h = (*groups)[j];
     if (!SameWork(g, h)) continue;
-    const occtrace::KernelGroup*& slot = by_block[BlockThreads(h)];
+    const occtrace::KernelGroup*& slot = by_shape[{BlockThreads(h), h.block_x(), h.block_y(), h.block_z()}];
     if (slot == nullptr || j == i || (slot != &g && h.mean_ns() < slot->mean_ns())) slot = &h;
   }
-  if (by_block.size() < 2) return;
+  if (by_shape.size() < 2) return;
   g.set_measured_work_threads(threads);
-  for (const auto& [block, h] : by_block) {
+  for (const auto& [shape, h] : by_shape) {
     occtrace::MeasuredPoint* p = g.add_measured_points();
-    p->set_block_size(static_cast<int32_t>(block));
+    p->set_block_size(static_cast<int32_t>(std::get<0>(shape)));
+    p->set_block_x(h->block_x());
+    p->set_block_y(h->block_y());
+    p->set_block_z(h->block_z());
     p->set_launches(h->launches());
     p->set_mean_ns(h->mean_ns());
     p->set_theoretical_pct(h->occupancy().theoretical_occupancy_pct());
@@ -378,6 +384,9 @@ void ApplyOwnerAndEvidence(std::vector<occtrace::KernelGroup>* groups, int64_t r
       occtrace::Suggestion* s = g.add_suggestions();
       s->set_kind("measured_config");
       s->set_block_size(static_cast<int32_t>(BlockThreads(*best)));
+      s->set_block_x(best->block_x());
+      s->set_block_y(best->block_y());
+      s->set_block_z(best->block_z());
       s->set_predicted_occupancy_pct(best->occupancy().theoretical_occupancy_pct());
       s->set_text("Launch it as " + ConfigInOwnersWords(origins[i].kind, *best) + ": measured in this trace, block " +
                   BlockText(*best) + " takes " + Micros(best->mean_ns()) + " for the same " +

@@ -14,7 +14,8 @@ namespace {
 
 // Column names follow nsys' cuda_gpu_trace / cuda_gpu_kern_sum (and nvprof's GPU trace), then
 // Nsight Compute's occupancy names. Units in the header, raw numbers in the cells.
-const std::vector<std::string>& Header() {
+// --gpu: the achieved columns hold the traced GPU's measurements, never the what-if GPU's.
+std::vector<std::string> Header(bool what_if) {
   static const std::vector<std::string> kHeader = {
       "Rank", "Name", "GrdX", "GrdY", "GrdZ", "BlkX", "BlkY", "BlkZ", "Reg/Trd", "StcSMem (B)",
       "DymSMem (B)", "LclMem/Trd (B)", "Instances", "Total Time (ns)", "Avg (ns)", "Min (ns)",
@@ -31,7 +32,13 @@ const std::vector<std::string>& Header() {
       "Slowest Rank Total (ns)", "Median Rank Total (ns)", "Slowest Over Median (%)",
       "Per-Rank Total (ns)", "Device", "GPU", "CC",
       "SMs", "Input", "Tool"};
-  return kHeader;
+  if (!what_if) return kHeader;
+  std::vector<std::string> header = kHeader;
+  for (std::string& name : header) {
+    if (name == "Achieved Occupancy (measured) (%)") name = "Achieved Occupancy (measured on the traced GPU) (%)";
+    if (name == "PM Achieved Occupancy (%)") name = "PM Achieved Occupancy (traced GPU) (%)";
+  }
+  return header;
 }
 
 // Empty for "no limit": a number column must stay numeric for spreadsheets and pandas.
@@ -186,7 +193,7 @@ void WriteRow(const std::vector<std::string>& cells, std::ostream& out) {
 }  // namespace
 
 void CsvPrinter::DoPrint(const occtrace::Report& report, const PrintOptions&, std::ostream& out) {
-  WriteRow(Header(), out);
+  WriteRow(Header(!report.what_if_gpu().empty()), out);
   for (const occtrace::KernelGroup& g : report.groups()) WriteRow(Row(report, g), out);
   for (const occtrace::KernelGroup& g : report.unjudged()) WriteRow(Row(report, g), out);
 }

@@ -195,7 +195,11 @@ void PrintSummary(const occtrace::Report& report, std::ostream& out) {
   Card(out, "Theoretical occupancy", FormatPct(s.weighted_theoretical_occupancy_pct()),
        "GPU-time weighted; from the occupancy model",
        OccupancyClass(s.weighted_theoretical_occupancy_pct()));
-  if (AnyAchieved(report)) {
+  if (AnyAchieved(report) && !TracedGpuForAchieved(report).empty()) {
+    Card(out, "Achieved occupancy (traced GPU)", FormatPct(s.weighted_achieved_occupancy_pct()),
+         "measured on the traced " + TracedGpuForAchieved(report) +
+             ": not the what-if GPU's, not compared with its theoretical");
+  } else if (AnyAchieved(report)) {
     Card(out, "Achieved occupancy (measured)", FormatPct(s.weighted_achieved_occupancy_pct()),
          "GPU-time weighted over measured configurations; hardware counters");
   } else {
@@ -257,6 +261,10 @@ void PrintTopTable(const occtrace::Report& report, std::ostream& out) {
   out << "<p class=\"muted\">Click a column header to sort. Theoretical occupancy comes from the "
          "occupancy model; achieved occupancy is measured with hardware counters (– = not "
          "measured).";
+  if (!report.what_if_gpu().empty()) {
+    out << " Theoretical occupancy is the what-if GPU's; achieved occupancy was measured on the traced "
+        << E(TracedGpuForAchieved(report)) << " and is not comparable with it.";
+  }
   if (AnyPm(report)) out << ' ' << E(std::string(kPmWideTableLegend));
   out << "</p>\n";
   out << "<div class=\"scroll\"><table class=\"sortable\" id=\"top-table\">\n<thead><tr>"
@@ -264,7 +272,9 @@ void PrintTopTable(const occtrace::Report& report, std::ostream& out) {
          "<th class=\"num\">Total time</th><th class=\"num\">Launches</th><th class=\"num\">Grid</th>"
          "<th class=\"num\">Block</th><th class=\"num\">Reg/Trd</th>"
          "<th class=\"num\">Theoretical occupancy (%)</th>"
-         "<th class=\"num\">Achieved, measured (%)</th><th>Limiter</th>"
+      << (report.what_if_gpu().empty() ? "<th class=\"num\">Achieved, measured (%)</th>"
+                                       : "<th class=\"num\">Achieved, measured on the traced GPU (%)</th>")
+      << "<th>Limiter</th>"
          "<th class=\"num\">Recoverable</th></tr></thead>\n<tbody>\n";
   for (const occtrace::KernelGroup& g : report.groups()) {
     out << "<tr>" << NumCell(std::to_string(g.rank()), g.rank()) << "<td class=\"name\"><a href=\"#k"
@@ -372,8 +382,10 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
   if (g.measured_points_size() > 0) {
     const int fastest = FastestMeasuredPoint(g);
     out << "<p><strong>Measured in this trace</strong>, " << E(MeasuredWorkText(g)) << ":</p>\n"
-        << "<table class=\"metrics\">\n<thead><tr><th>Block</th><th>Time per launch</th>"
-           "<th>Launches</th><th>Theoretical</th><th>Achieved</th><th></th></tr></thead>\n<tbody>\n";
+        << "<table class=\"metrics\">\n<thead><tr><th>Block</th><th>Time per launch</th><th>Launches</th>"
+        << (report.what_if_gpu().empty() ? "<th>Theoretical</th><th>Achieved</th>"
+                                         : "<th>Theoretical (what-if GPU)</th><th>Achieved (traced GPU)</th>")
+        << "<th></th></tr></thead>\n<tbody>\n";
     for (int i = 0; i < g.measured_points_size(); ++i) {
       const occtrace::MeasuredPoint& p = g.measured_points(i);
       const MeasuredPointCells cells = MeasuredCells(p);
@@ -389,7 +401,9 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
 
   out << "<p><strong>Waves per SM:</strong> " << E(WavesText(g)) << "</p>\n";
   if (HasAchieved(g)) {
-    out << "<p><strong>Achieved vs theoretical:</strong> " << E(GapText(g)) << ".</p>\n";
+    out << (g.achieved().measured_on_gpu().empty() ? "<p><strong>Achieved vs theoretical:</strong> "
+                                                   : "<p><strong>Achieved:</strong> ")
+        << E(GapText(g)) << ".</p>\n";
     if (g.achieved().gap_explanations_size() > 0) {
       out << "<ul class=\"tight\">\n";
       for (const std::string& why : g.achieved().gap_explanations()) out << "<li>" << E(why) << "</li>\n";

@@ -49,7 +49,11 @@ void PrintHeader(const occtrace::Report& report, std::ostream& out) {
       << " GPU time runs below 50% theoretical occupancy. GPU-time-weighted theoretical "
          "occupancy "
       << FormatPct(s.weighted_theoretical_occupancy_pct());
-  if (AnyAchieved(report)) {
+  if (AnyAchieved(report) && !TracedGpuForAchieved(report).empty()) {
+    out << "; achieved " << FormatPct(s.weighted_achieved_occupancy_pct()) << ", measured on the traced "
+        << MarkdownText(TracedGpuForAchieved(report))
+        << " (not the what-if GPU's, not compared with its theoretical)";
+  } else if (AnyAchieved(report)) {
     out << "; achieved (measured) " << FormatPct(s.weighted_achieved_occupancy_pct());
   } else {
     out << "; achieved occupancy not measured";
@@ -137,7 +141,10 @@ void PrintTopTable(const occtrace::Report& report, std::ostream& out) {
     return;
   }
   TableHeader({"#", "Kernel", "Time (%)", "Total Time", "Instances", "Grid", "Block", "Reg/Trd",
-               "Theoretical Occupancy (%)", "Achieved Occupancy (measured) (%)", "Limiter",
+               "Theoretical Occupancy (%)",
+               report.what_if_gpu().empty() ? "Achieved Occupancy (measured) (%)"
+                                            : "Achieved Occupancy (measured on the traced GPU) (%)",
+               "Limiter",
                "Recoverable"},
               {true, false, true, true, true, true, true, true, true, true, false, true}, out);
   for (const occtrace::KernelGroup& g : report.groups()) {
@@ -181,7 +188,8 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
     out << "**Waves:** " << MarkdownText(WavesText(g)) << "\n\n";
   }
   if (HasAchieved(g)) {
-    out << "**Achieved vs theoretical:** " << MarkdownText(GapText(g)) << ".\n";
+    out << (g.achieved().measured_on_gpu().empty() ? "**Achieved vs theoretical:** " : "**Achieved:** ")
+        << MarkdownText(GapText(g)) << ".\n";
     for (const std::string& why : g.achieved().gap_explanations()) out << "- " << MarkdownText(why) << '\n';
     out << '\n';
   }
@@ -190,7 +198,9 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
   }
   if (g.measured_points_size() > 0) {
     out << "**Measured in this trace**, " << MarkdownText(MeasuredWorkText(g)) << ":\n\n";
-    TableHeader({"Block", "Time per launch", "Launches", "Theoretical", "Achieved", ""},
+    const bool what_if = !report.what_if_gpu().empty();
+    TableHeader({"Block", "Time per launch", "Launches", what_if ? "Theoretical (what-if GPU)" : "Theoretical",
+                 what_if ? "Achieved (traced GPU)" : "Achieved", ""},
                 {false, true, true, true, true, false}, out);
     const int fastest = FastestMeasuredPoint(g);
     for (int i = 0; i < g.measured_points_size(); ++i) {

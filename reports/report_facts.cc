@@ -424,13 +424,26 @@ int FastestMeasuredPoint(const occtrace::KernelGroup& group) {
   return fastest;
 }
 
+// 256 for a 1-D block, (32, 8) or (8, 8, 4) otherwise: as the advice writes it.
+std::string BlockShapeText(const occtrace::MeasuredPoint& point) {
+  if (point.block_x() <= 0) return std::to_string(point.block_size());  // no shape recorded
+  if (point.block_y() <= 1 && point.block_z() <= 1) return std::to_string(point.block_x());
+  std::string text = "(" + std::to_string(point.block_x()) + ", " + std::to_string(point.block_y());
+  if (point.block_z() > 1) text += ", " + std::to_string(point.block_z());
+  return text + ")";
+}
+
 MeasuredPointCells MeasuredCells(const occtrace::MeasuredPoint& point) {
-  return {"block " + std::to_string(point.block_size()),
+  return {"block " + BlockShapeText(point),
           FormatDuration(static_cast<int64_t>(point.mean_ns() + 0.5)), FormatPct(point.theoretical_pct()),
           point.achieved_pct() >= 0 ? FormatPct(point.achieved_pct()) : "–"};
 }
 
 std::string GapText(const occtrace::KernelGroup& group) {
+  if (!group.achieved().measured_on_gpu().empty()) {
+    return "measured on " + group.achieved().measured_on_gpu() +
+           " (the traced GPU), not on the what-if GPU: not compared with its theoretical occupancy";
+  }
   const double gap = group.achieved().gap_points();
   if (gap >= 0.05) return FormatFixed(gap, 1) + " points below theoretical";
   if (gap <= -0.05) {
@@ -439,6 +452,19 @@ std::string GapText(const occtrace::KernelGroup& group) {
     return FormatFixed(-gap, 1) + " points above theoretical (check the recorded configuration)";
   }
   return "equal to theoretical";
+}
+
+std::string TracedGpuForAchieved(const occtrace::Report& report) {
+  if (report.what_if_gpu().empty()) return "";
+  std::vector<std::string> names;
+  for (const occtrace::Device& d : report.devices()) {
+    if (d.device_id() >= 0 && std::find(names.begin(), names.end(), d.name()) == names.end()) {
+      names.push_back(d.name());
+    }
+  }
+  std::string text;
+  for (const std::string& n : names) text += (text.empty() ? "" : " and ") + n;
+  return text.empty() ? "the traced GPU" : text;
 }
 
 std::string ThroughputText(const occtrace::KernelGroup& group) {
@@ -579,9 +605,12 @@ std::vector<Metric> OccupancyMetrics(const occtrace::KernelGroup& g) {
   if (HasAchieved(g)) {
     const occtrace::Achieved& a = g.achieved();
     const bool pm = a.source() == "pm";
-    const std::string how = pm ? " (PM samples)" : " (replay)";
+    std::string how = pm ? " (PM samples)" : " (replay)";
+    // --gpu: measured on the traced GPU; its warps per SM are not the what-if GPU's.
+    const bool elsewhere = !a.measured_on_gpu().empty();
+    if (elsewhere) how += " on " + a.measured_on_gpu();
     rows.push_back({"Achieved Occupancy" + how, FormatFixed(a.mean_pct(), 2) + " %"});
-    if (occ.max_warps_per_sm() > 0) {
+    if (occ.max_warps_per_sm() > 0 && !elsewhere) {
       rows.push_back({"Achieved Active Warps Per SM" + how,
                       FormatFixed(a.mean_pct() * occ.max_warps_per_sm() / 100.0, 2)});
     }

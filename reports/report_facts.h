@@ -97,6 +97,9 @@ extern const std::string_view kPmWideTableLegend;
 // "14.4 points below theoretical", "0.4 points above theoretical (measurement noise)" when the
 // measured value exceeds the model's, "equal to theoretical".
 std::string GapText(const occtrace::KernelGroup& group);
+// --gpu what-if: "NVIDIA H100 80GB HBM3", the traced GPU(s) achieved figures were measured on,
+// for labels that keep them apart from the what-if GPU's theoretical occupancy; "" otherwise.
+std::string TracedGpuForAchieved(const occtrace::Report& report);
 // "DRAM 90.7%, L2 35.7%, L1 2.3%, issue slots 5.6%, tensor pipe 0.0% of peak (mean of 30 measured
 // launches): near the DRAM ceiling ..."; "" when the trace recorded no throughput for the group.
 std::string ThroughputText(const occtrace::KernelGroup& group);
@@ -124,7 +127,7 @@ double UnjudgedTimePct(const occtrace::Report& report);
 double ListedUnjudgedTimePct(const occtrace::Report& report);
 // Measured points (KernelGroup.measured_points): "the same 4,194,304 threads per launch"; the
 // index of the fastest point (-1 when none); one point's cells, shared by every printer:
-// "block 256", "12.1 µs", "100.0%", "61.5%" or "–" (not measured).
+// "block 256" (or "block (32, 8)": a shape), "12.1 µs", "100.0%", "61.5%" or "–" (not measured).
 std::string MeasuredWorkText(const occtrace::KernelGroup& group);
 int FastestMeasuredPoint(const occtrace::KernelGroup& group);
 struct MeasuredPointCells {

@@ -144,7 +144,7 @@ std::string OccupancyCurveSvg(const occtrace::KernelGroup& group) {
     const std::string time = FormatDuration(static_cast<int64_t>(p.mean_ns() + 0.5));
     svg += "<rect x=\"" + Num(sx(p.block_size()) - 4.5) + "\" y=\"" + Num(y - 4.5) +
            "\" width=\"9\" height=\"9\" fill=\"" + std::string(kMeasuredColor) + "\"><title>" +
-           HtmlEscape("measured: block " + std::to_string(p.block_size()) + ", " + time + " per launch, " +
+           HtmlEscape("measured: " + MeasuredCells(p).block + " (" + std::to_string(p.block_size()) + " threads), " + time + " per launch, " +
                       (p.achieved_pct() >= 0 ? "achieved " + FormatPct(p.achieved_pct()) : "achieved not measured")) +
            "</title></rect>";
     svg += "<text x=\"" + Num(x) + "\" y=\"" + Num(label_y) +

@@ -143,10 +143,13 @@ void PrintSummary(const occtrace::Report& report, TextWriter& w) {
           0, s.time_below_50pct_theoretical_pct() >= 25 ? Style::kWarn : Style::kPlain);
   std::string occupancy =
       FormatPct(s.weighted_theoretical_occupancy_pct()) + " theoretical (GPU-time weighted); ";
-  occupancy += AnyAchieved(report)
+  const std::string traced = TracedGpuForAchieved(report);
+  occupancy += !AnyAchieved(report) ? "achieved not measured"
+               : traced.empty()
                    ? FormatPct(s.weighted_achieved_occupancy_pct()) +
                          " achieved (measured, GPU-time weighted over measured configurations)"
-                   : "achieved not measured";
+                   : FormatPct(s.weighted_achieved_occupancy_pct()) + " achieved, measured on the traced " +
+                         traced + ": not the what-if GPU's, not compared with its theoretical";
   w.Field("Occupancy", occupancy);
   w.Field("Recoverable", SummaryRecoverableText(s));
   if (s.unjudged_groups() > 0) {
@@ -203,8 +206,13 @@ void PrintTopTable(const occtrace::Report& report, TextWriter& w) {
          g.judged() ? LimiterShortLabel(g.limiting_factor()) : "not judged"},
         styles);
   }
-  w.Paragraph("Theo% = theoretical occupancy (model); Ach% = achieved occupancy, measured "
-              "(– = not measured)." + (AnyPm(report) ? " " + std::string(kPmTableLegend) : ""),
+  const std::string traced = TracedGpuForAchieved(report);
+  w.Paragraph(std::string(traced.empty() ? "Theo% = theoretical occupancy (model); Ach% = achieved occupancy, measured "
+                                           "(– = not measured)."
+                                         : "Theo% = theoretical occupancy (model) on the what-if GPU; Ach% = achieved "
+                                           "occupancy measured on the traced " + traced +
+                                               ", not comparable with Theo% (– = not measured).") +
+                  (AnyPm(report) ? " " + std::string(kPmTableLegend) : ""),
               Style::kDim);
 }
 
@@ -228,23 +236,33 @@ void PrintActions(const occtrace::Report& report, TextWriter& w) {
 
 // The same work at every block size the trace ran it with: time per launch as bars (the longest
 // fills the bar width), the model's and the measured occupancy beside them.
-void PrintMeasuredPoints(const occtrace::KernelGroup& g, TextWriter& w, int indent) {
+void PrintMeasuredPoints(const occtrace::Report& report, const occtrace::KernelGroup& g, TextWriter& w,
+                         int indent) {
   if (g.measured_points_size() < 2) return;
-  w.Field("Measured", "this function at each block size it ran with, " + MeasuredWorkText(g) +
-                          " (time per launch; theoretical / achieved occupancy)",
+  const std::string traced = TracedGpuForAchieved(report);
+  w.Field("Measured", "this function at each block shape it ran with, " + MeasuredWorkText(g) +
+                          (traced.empty() ? " (time per launch; theoretical / achieved occupancy)"
+                                          : " (time per launch and achieved occupancy on the traced " + traced +
+                                                "; theoretical on the what-if GPU)"),
           indent);
   double slowest = 0;
   for (const auto& p : g.measured_points()) slowest = std::max(slowest, p.mean_ns());
   const int fastest = FastestMeasuredPoint(g);
-  constexpr int kBarWidth = 24;
+  // A shape label such as "block (8, 8, 4)" takes its room from the bars: the line keeps its width.
+  int label = 11;
+  for (const auto& p : g.measured_points()) {
+    label = std::max(label, DisplayWidth(MeasuredCells(p).block) + 1);
+  }
+  const int bar_width = std::max(8, 24 - (label - 11));
   const std::string pad(static_cast<size_t>(indent + kLabelWidth), ' ');
   for (int i = 0; i < g.measured_points_size(); ++i) {
     const occtrace::MeasuredPoint& p = g.measured_points(i);
     const MeasuredPointCells cells = MeasuredCells(p);
-    const int bar = slowest > 0 ? std::max(1, static_cast<int>(kBarWidth * p.mean_ns() / slowest + 0.5)) : 1;
+    const int bar = slowest > 0 ? std::max(1, static_cast<int>(bar_width * p.mean_ns() / slowest + 0.5)) : 1;
     std::string bars;
     for (int b = 0; b < bar; ++b) bars += "█";
-    std::string line = PadRight(cells.block, 11) + PadLeft(cells.time, 9) + "  " + PadRight(bars, kBarWidth) +
+    std::string line = PadRight(cells.block, label) + PadLeft(cells.time, 9) + "  " +
+                       PadRight(bars, bar_width) +
                        "  " + PadLeft(cells.theoretical, 6) + " / " + PadLeft(cells.achieved, 6);
     if (p.current()) line += "  (this)";
     if (i == fastest) line += "  fastest";
@@ -299,7 +317,7 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
     w.Field("Throughput", throughput, kIndent);
   }
   w.Field("Waves per SM", WavesText(g), kIndent);
-  PrintMeasuredPoints(g, w, kIndent);
+  PrintMeasuredPoints(report, g, w, kIndent);
   const std::string label_pad(static_cast<size_t>(kIndent), ' ');
   for (int i = 0; i < g.issues_size(); ++i) {
     w.Bullet("- ", SanitizeForDisplay(g.issues(i)), kIndent + kLabelWidth, Style::kWarn,
