@@ -178,7 +178,13 @@ void PhraseForOwner(KernelOriginKind kind, const occtrace::KernelGroup& g, occtr
       knob = "triton.Config({...}, " + TritonConfigArgs(g, "num_warps", std::max(1, s->block_size() / 32)) +
              ") (" + std::to_string(s->block_size()) + " threads per program)";
     } else if (kind == KernelOriginKind::kNumba) {
-      knob = "kernel[grid, " + std::to_string(s->block_size()) + "] (grid scaled to keep the work)";
+      // A 2-D or 3-D block is suggested as a shape (group_advice.cc): Numba takes it as a tuple.
+      std::string block = std::to_string(s->block_size());
+      if (s->block_y() > 1 || s->block_z() > 1) {
+        block = "(" + std::to_string(s->block_x()) + ", " + std::to_string(s->block_y()) +
+                (s->block_z() > 1 ? ", " + std::to_string(s->block_z()) : "") + ")";
+      }
+      knob = "kernel[grid, " + block + "] (grid scaled to keep the work)";
     }
   } else if (s->kind() == "shared_memory" && triton) {
     knob = "use less shared memory: fewer num_stages or smaller block constexprs";

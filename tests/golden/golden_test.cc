@@ -574,7 +574,8 @@ TEST(LaunchesConsistency, EveryLaunchShowsItsConfigurationsTheoreticalOccupancy)
 // one thread count), the group's own shape is its "this" point, and where the report advises a
 // measured-faster configuration, the table's fastest point is the shape the advice names. On the
 // real H200 CuPy sweep, the fastest blur2d shape is also found straight from the trace's
-// launch durations (SQL over OCC_LAUNCH), independent of the report.
+// launch durations (SQL over OCC_LAUNCH), independent of the report. The model's block-size
+// advice for a 2-D or 3-D block names a shape keeping its inner dimensions.
 
 bool SameShape(const occtrace::MeasuredPoint& p, int x, int y, int z) {
   return p.block_x() == x && p.block_y() == y && p.block_z() == z;
@@ -598,8 +599,20 @@ TEST(BlockShapes, MeasuredFastestIsTheShapeTheAdviceNames) {
     occtrace::Report report;
     ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(out, &report).ok());
     for (const auto& g : report.groups()) {
-      if (g.measured_points_size() == 0) continue;
       SCOPED_TRACE(g.name());
+      // The model's block-size advice for a 2-D or 3-D block names a shape that keeps the inner
+      // dimensions (or, where none fits, stays in threads and names no shape).
+      for (const auto& s : g.suggestions()) {
+        if (s.kind() != "block_size" || (g.block_y() <= 1 && g.block_z() <= 1) || s.block_x() == 0) continue;
+        ++advised;
+        EXPECT_EQ(s.block_x() * s.block_y() * s.block_z(), s.block_size());
+        EXPECT_EQ(s.block_x(), g.block_x());
+        if (g.block_z() > 1) {
+          EXPECT_EQ(s.block_y(), g.block_y());
+        }
+        EXPECT_NE(s.text().find("Use block ("), std::string::npos) << s.text();
+      }
+      if (g.measured_points_size() == 0) continue;
       int current = 0, fastest = 0;
       for (int i = 0; i < g.measured_points_size(); ++i) {
         const auto& p = g.measured_points(i);
