@@ -239,6 +239,104 @@ void TraceSession::HandleSignalOnWriter(int signal_number) {
   ResendSignal(signal_number);
 }
 
+void TraceSession::AddLightClosingMeta(std::vector<std::pair<std::string, std::string>>* out) const {
+  auto& rows = *out;
+  const WriterStats& stats = writer_->stats();
+  rows.emplace_back("launch_count", std::to_string(stats.launch_calls));
+  rows.emplace_back("timed_launch_count", std::to_string(stats.timed_launches));
+  rows.emplace_back("light_graph_launches", std::to_string(stats.graph_launches));
+  rows.emplace_back("light_unknown_graph_launches", std::to_string(stats.unknown_graph_launches));
+  rows.emplace_back("light_timed_unmatched", std::to_string(stats.timed_unmatched));
+  rows.emplace_back("light_timed_dropped_at_switch", std::to_string(stats.timed_dropped_at_switch));
+  rows.emplace_back("light_launches_dropped", std::to_string(launch_calls_->dropped()));
+  const int64_t now = SteadyNs();
+  rows.emplace_back("light_windows", std::to_string(windows_ ? windows_->windows_opened() : 0));
+  rows.emplace_back("light_windows_for_new_configs", std::to_string(windows_ ? windows_->windows_for_new_configs() : 0));
+  rows.emplace_back("light_windows_for_under_timed", std::to_string(windows_ ? windows_->windows_for_under_timed() : 0));
+  rows.emplace_back("light_records_on_ms", std::to_string(windows_ ? windows_->open_ns_total(now) / 1'000'000 : 0));
+  rows.emplace_back("light_records_on_pct", std::to_string(windows_ && windows_->started() && now > windows_start_ns_
+      ? 100.0 * static_cast<double>(windows_->open_ns_total(now)) / static_cast<double>(now - windows_start_ns_) : 0.0));
+  rows.emplace_back("light_records_switch_on_ms_max", std::to_string(static_cast<double>(records_switch_ns_max_[1]) / 1e6));
+  rows.emplace_back("light_records_switch_off_ms_max", std::to_string(static_cast<double>(records_switch_ns_max_[0]) / 1e6));
+  rows.emplace_back("light_records_switch_on_ms_total", std::to_string(static_cast<double>(records_switch_ns_total_[1]) / 1e6));
+  rows.emplace_back("light_records_switch_off_ms_total", std::to_string(static_cast<double>(records_switch_ns_total_[0]) / 1e6));
+}
+
+// Built from the writer's stats at the time of the call: Close() itself may fail and change
+// them (its COMMIT rolls back what it could not write).
+std::vector<std::pair<std::string, std::string>> TraceSession::ClosingMeta(
+    const std::string& status, const std::vector<std::pair<std::string, std::string>>& hook_rows) const {
+  std::vector<std::pair<std::string, std::string>> rows = hook_rows;
+  const WriterStats& stats = writer_->stats();
+  if (!launch_calls_) rows.emplace_back("launch_count", std::to_string(stats.launches + stats.gap_launches));
+  rows.emplace_back("kernel_count", std::to_string(stats.kernels));
+  rows.emplace_back("config_count", std::to_string(stats.configs));
+  rows.emplace_back("achieved_count", std::to_string(stats.achieved));
+  if (options_.pm_samples) {
+    rows.emplace_back("pm_samples", std::to_string(stats.pm_samples));
+    rows.emplace_back("pm_samples_idle", std::to_string(stats.pm_samples_idle));
+    rows.emplace_back("pm_evaluate_errors", std::to_string(stats.pm_evaluate_errors));
+    rows.emplace_back("pm_samples_lost_write_error", std::to_string(stats.pm_samples_lost));
+    rows.emplace_back("pm_writer_ms", std::to_string(stats.pm_writer_ns / 1'000'000));
+  }
+  rows.emplace_back("dropped_records", std::to_string(dropped_records_.load() + stats.records_lost));
+  rows.emplace_back("records_lost_write_error", std::to_string(stats.records_lost));
+  rows.emplace_back("incomplete_kernel_records", std::to_string(stats.incomplete_kernels));
+  rows.emplace_back("stale_forced_flushes", std::to_string(stale_forced_flushes_));
+  rows.emplace_back("achieved_lost_write_error", std::to_string(stats.achieved_lost));
+  rows.emplace_back("refused_buffer_requests", std::to_string(refused_buffers_.load()));
+  rows.emplace_back("unserialized_flushes", std::to_string(unserialized_flushes_.load()));
+  rows.emplace_back("cubin_modules_parsed", std::to_string(stats.modules_parsed));
+  rows.emplace_back("cubin_modules_skipped", std::to_string(stats.modules_skipped));
+  rows.emplace_back("cubin_modules_dropped", std::to_string(dropped_modules_.load()));
+  rows.emplace_back("function_count", std::to_string(stats.functions));
+  rows.emplace_back("module_loader_captures", std::to_string(stats.loader_captures));
+  rows.emplace_back("module_loaders_found", std::to_string(stats.loaders_found));
+  rows.emplace_back("module_loader_capture_ns_total", std::to_string(stats.loader_capture_ns_total));
+  rows.emplace_back("module_loader_capture_ns_max", std::to_string(stats.loader_capture_ns_max));
+  if (gap_calls_) {
+    rows.emplace_back("reattach_gap_calls_held", std::to_string(stats.gap_calls_held));
+    rows.emplace_back("reattach_gap_launches", std::to_string(stats.gap_launches));
+    rows.emplace_back("reattach_gap_duplicates", std::to_string(stats.gap_duplicates));
+    rows.emplace_back("reattach_gap_configs_from_calls", std::to_string(stats.gap_configs_from_calls));
+    rows.emplace_back("reattach_gap_calls_dropped", std::to_string(gap_calls_->dropped()));
+  }
+  if (launch_calls_) AddLightClosingMeta(&rows);
+  // Kinds occtrace never enables arriving in its buffers: another client (Kineto since
+  // 2026-08 enables activities without subscribing) changed CUPTI's process-wide activity
+  // state, and may also disable kernel records at its stop.
+  rows.emplace_back("foreign_activity_records", std::to_string(stats.other_records));
+  rows.emplace_back("end_time_ns", std::to_string(RealtimeNs()));
+  rows.emplace_back("status", !writer_->failed()      ? status
+                              : status == "complete" ? std::string("failed: write error")
+                                                     : "failed: write error; " + status);
+  return rows;
+}
+
+// The exit line: launches, kernels, the file, and whatever was lost.
+void TraceSession::PrintSummary(const WriterStats& stats, bool ok, bool meta_written) const {
+  const uint64_t dropped = dropped_records_.load() + stats.records_lost;
+  char dropped_text[128] = "";
+  if (stats.records_lost > 0 || stats.achieved_lost > 0) {
+    std::snprintf(dropped_text, sizeof(dropped_text),
+                  ", %llu records dropped (%llu records and %llu achieved samples lost to the write error)",
+                  static_cast<unsigned long long>(dropped),
+                  static_cast<unsigned long long>(stats.records_lost),
+                  static_cast<unsigned long long>(stats.achieved_lost));
+  } else if (dropped > 0) {
+    std::snprintf(dropped_text, sizeof(dropped_text), ", %llu records dropped",
+                  static_cast<unsigned long long>(dropped));
+  }
+  const char* outcome = ok             ? ""
+                        : meta_written ? " (incomplete: write error; counts in OCC_META)"
+                                       : " (incomplete: write error; OCC_META could not be updated)";
+  // Light traces count their launch calls; full traces their records and any re-attach gap's.
+  const uint64_t launches = launch_calls_ ? stats.launch_calls : stats.launches + stats.gap_launches;
+  LogLine("%llu kernel launches of %llu kernels%s -> %s%s",
+          static_cast<unsigned long long>(launches),
+          static_cast<unsigned long long>(stats.kernels), dropped_text, options_.path.c_str(), outcome);
+}
+
 void TraceSession::CloseWriter(const std::string& status) {
   // Calls still held from a re-attach whose resolution had not come (the final flush has
   // added every kernel record by now).
@@ -249,82 +347,14 @@ void TraceSession::CloseWriter(const std::string& status) {
   }
   std::vector<std::pair<std::string, std::string>> hook_rows;
   if (hooks_.final_meta) hook_rows = hooks_.final_meta();
-  // Built from the writer's stats at the time of the call: Close() itself may fail and
-  // change them (its COMMIT rolls back what it could not write).
-  auto closing_meta = [&] {
-    std::vector<std::pair<std::string, std::string>> rows = hook_rows;
-    const WriterStats& stats = writer_->stats();
-    if (!launch_calls_) rows.emplace_back("launch_count", std::to_string(stats.launches + stats.gap_launches));
-    rows.emplace_back("kernel_count", std::to_string(stats.kernels));
-    rows.emplace_back("config_count", std::to_string(stats.configs));
-    rows.emplace_back("achieved_count", std::to_string(stats.achieved));
-    if (options_.pm_samples) {
-      rows.emplace_back("pm_samples", std::to_string(stats.pm_samples));
-      rows.emplace_back("pm_samples_idle", std::to_string(stats.pm_samples_idle));
-      rows.emplace_back("pm_evaluate_errors", std::to_string(stats.pm_evaluate_errors));
-      rows.emplace_back("pm_samples_lost_write_error", std::to_string(stats.pm_samples_lost));
-      rows.emplace_back("pm_writer_ms", std::to_string(stats.pm_writer_ns / 1'000'000));
-    }
-    rows.emplace_back("dropped_records", std::to_string(dropped_records_.load() + stats.records_lost));
-    rows.emplace_back("records_lost_write_error", std::to_string(stats.records_lost));
-    rows.emplace_back("incomplete_kernel_records", std::to_string(stats.incomplete_kernels));
-    rows.emplace_back("stale_forced_flushes", std::to_string(stale_forced_flushes_));
-    rows.emplace_back("achieved_lost_write_error", std::to_string(stats.achieved_lost));
-    rows.emplace_back("refused_buffer_requests", std::to_string(refused_buffers_.load()));
-    rows.emplace_back("unserialized_flushes", std::to_string(unserialized_flushes_.load()));
-    rows.emplace_back("cubin_modules_parsed", std::to_string(stats.modules_parsed));
-    rows.emplace_back("cubin_modules_skipped", std::to_string(stats.modules_skipped));
-    rows.emplace_back("cubin_modules_dropped", std::to_string(dropped_modules_.load()));
-    rows.emplace_back("function_count", std::to_string(stats.functions));
-    rows.emplace_back("module_loader_captures", std::to_string(stats.loader_captures));
-    rows.emplace_back("module_loaders_found", std::to_string(stats.loaders_found));
-    rows.emplace_back("module_loader_capture_ns_total", std::to_string(stats.loader_capture_ns_total));
-    rows.emplace_back("module_loader_capture_ns_max", std::to_string(stats.loader_capture_ns_max));
-    if (gap_calls_) {
-      rows.emplace_back("reattach_gap_calls_held", std::to_string(stats.gap_calls_held));
-      rows.emplace_back("reattach_gap_launches", std::to_string(stats.gap_launches));
-      rows.emplace_back("reattach_gap_duplicates", std::to_string(stats.gap_duplicates));
-      rows.emplace_back("reattach_gap_configs_from_calls", std::to_string(stats.gap_configs_from_calls));
-      rows.emplace_back("reattach_gap_calls_dropped", std::to_string(gap_calls_->dropped()));
-    }
-    if (launch_calls_) {
-      rows.emplace_back("launch_count", std::to_string(stats.launch_calls));
-      rows.emplace_back("timed_launch_count", std::to_string(stats.timed_launches));
-      rows.emplace_back("light_graph_launches", std::to_string(stats.graph_launches));
-      rows.emplace_back("light_unknown_graph_launches", std::to_string(stats.unknown_graph_launches));
-      rows.emplace_back("light_timed_unmatched", std::to_string(stats.timed_unmatched));
-      rows.emplace_back("light_timed_dropped_at_switch", std::to_string(stats.timed_dropped_at_switch));
-      rows.emplace_back("light_launches_dropped", std::to_string(launch_calls_->dropped()));
-      const int64_t now = SteadyNs();
-      rows.emplace_back("light_windows", std::to_string(windows_ ? windows_->windows_opened() : 0));
-      rows.emplace_back("light_windows_for_new_configs", std::to_string(windows_ ? windows_->windows_for_new_configs() : 0));
-      rows.emplace_back("light_windows_for_under_timed", std::to_string(windows_ ? windows_->windows_for_under_timed() : 0));
-      rows.emplace_back("light_records_on_ms", std::to_string(windows_ ? windows_->open_ns_total(now) / 1'000'000 : 0));
-      rows.emplace_back("light_records_on_pct", std::to_string(windows_ && windows_->started() && now > windows_start_ns_
-          ? 100.0 * static_cast<double>(windows_->open_ns_total(now)) / static_cast<double>(now - windows_start_ns_) : 0.0));
-      rows.emplace_back("light_records_switch_on_ms_max", std::to_string(static_cast<double>(records_switch_ns_max_[1]) / 1e6));
-      rows.emplace_back("light_records_switch_off_ms_max", std::to_string(static_cast<double>(records_switch_ns_max_[0]) / 1e6));
-      rows.emplace_back("light_records_switch_on_ms_total", std::to_string(static_cast<double>(records_switch_ns_total_[1]) / 1e6));
-      rows.emplace_back("light_records_switch_off_ms_total", std::to_string(static_cast<double>(records_switch_ns_total_[0]) / 1e6));
-    }
-    // Kinds occtrace never enables arriving in its buffers: another client (Kineto since
-    // 2026-08 enables activities without subscribing) changed CUPTI's process-wide activity
-    // state, and may also disable kernel records at its stop.
-    rows.emplace_back("foreign_activity_records", std::to_string(stats.other_records));
-    rows.emplace_back("end_time_ns", std::to_string(RealtimeNs()));
-    rows.emplace_back("status", !writer_->failed()      ? status
-                                : status == "complete" ? std::string("failed: write error")
-                                                       : "failed: write error; " + status);
-    return rows;
-  };
   bool ok = false;
   bool meta_written = false;
   if (!writer_->failed()) {
-    for (const auto& [name, value] : closing_meta()) writer_->SetMeta(name, value);
+    for (const auto& [name, value] : ClosingMeta(status, hook_rows)) writer_->SetMeta(name, value);
     ok = writer_->Close();
     meta_written = ok;
   }
-  if (!ok) meta_written = writer_->WriteMetaAfterFailure(closing_meta());
+  if (!ok) meta_written = writer_->WriteMetaAfterFailure(ClosingMeta(status, hook_rows));
   const WriterStats& stats = writer_->stats();
   if (stats.other_records > 0) {
     LogLine("%llu activity records of kinds occtrace does not enable arrived: another CUPTI client "
@@ -341,28 +371,7 @@ void TraceSession::CloseWriter(const std::string& status) {
     return;
   }
   // Lost data is reported even under OCCTRACE_QUIET: the line is then an error, not a summary.
-  if (!options_.quiet || !ok) {
-    const uint64_t dropped = dropped_records_.load() + stats.records_lost;
-    char dropped_text[128] = "";
-    if (stats.records_lost > 0 || stats.achieved_lost > 0) {
-      std::snprintf(dropped_text, sizeof(dropped_text),
-                    ", %llu records dropped (%llu records and %llu achieved samples lost to the write error)",
-                    static_cast<unsigned long long>(dropped),
-                    static_cast<unsigned long long>(stats.records_lost),
-                    static_cast<unsigned long long>(stats.achieved_lost));
-    } else if (dropped > 0) {
-      std::snprintf(dropped_text, sizeof(dropped_text), ", %llu records dropped",
-                    static_cast<unsigned long long>(dropped));
-    }
-    const char* outcome = ok             ? ""
-                          : meta_written ? " (incomplete: write error; counts in OCC_META)"
-                                         : " (incomplete: write error; OCC_META could not be updated)";
-    // Light traces count their launch calls; full traces their records and any re-attach gap's.
-    const uint64_t launches = launch_calls_ ? stats.launch_calls : stats.launches + stats.gap_launches;
-    LogLine("%llu kernel launches of %llu kernels%s -> %s%s",
-            static_cast<unsigned long long>(launches),
-            static_cast<unsigned long long>(stats.kernels), dropped_text, options_.path.c_str(), outcome);
-  }
+  if (!options_.quiet || !ok) PrintSummary(stats, ok, meta_written);
 }
 
 }  // namespace occ::inj

@@ -274,6 +274,12 @@ class TraceSession {
   void CloseOnWriter();
   void HandleSignalOnWriter(int signal_number);
   void CloseWriter(const std::string& status);
+  // CloseWriter's parts: the closing OCC_META rows (light tracing's in AddLightClosingMeta),
+  // and the exit line.
+  std::vector<std::pair<std::string, std::string>> ClosingMeta(
+      const std::string& status, const std::vector<std::pair<std::string, std::string>>& hook_rows) const;
+  void AddLightClosingMeta(std::vector<std::pair<std::string, std::string>>* rows) const;
+  void PrintSummary(const WriterStats& stats, bool ok, bool meta_written) const;
 
   static inline std::atomic<bool> forked_child_{false};  // set in a forked child (OnForkChild)
 
