@@ -99,6 +99,83 @@ uint32_t LoadU32(const uint8_t* p) {
   return value;
 }
 
+// The section headers, names resolved. Empty when the section name table is unreadable.
+std::vector<Section> ReadSections(const Bytes& bytes, uint64_t shoff, uint16_t shnum, uint16_t shstrndx) {
+  std::vector<Section> sections(shnum);
+  for (uint16_t i = 0; i < shnum; ++i) {
+    const uint64_t at = shoff + uint64_t{i} * kShdrSize;
+    Section& s = sections[i];
+    s.name = *bytes.Read<uint32_t>(at);
+    s.type = *bytes.Read<uint32_t>(at + 4);
+    s.flags = *bytes.Read<uint64_t>(at + 8);
+    s.offset = *bytes.Read<uint64_t>(at + 24);
+    s.size = *bytes.Read<uint64_t>(at + 32);
+    s.link = *bytes.Read<uint32_t>(at + 40);
+    s.readable = s.type != kShtNobits && (s.flags & kShfCompressed) == 0 && bytes.Has(s.offset, s.size);
+  }
+  if (!sections[shstrndx].readable) return {};
+  for (Section& s : sections) s.name_text = NameAt(bytes, sections[shstrndx], s.name);
+  return sections;
+}
+
+// Symbol index -> name (the global .nv.info keys its per-function entries by symbol).
+std::unordered_map<uint32_t, std::string_view> SymbolNames(const Bytes& bytes, const std::vector<Section>& sections) {
+  std::unordered_map<uint32_t, std::string_view> symbol_names;
+  for (const Section& s : sections) {
+    if (s.type != kShtSymtab || !s.readable || s.link >= sections.size()) continue;
+    const Section& strings = sections[s.link];
+    const uint64_t count = s.size / kSymSize;
+    for (uint64_t k = 0; k < count && k <= UINT32_MAX; ++k) {
+      const uint32_t name_index = *bytes.Read<uint32_t>(s.offset + k * kSymSize);
+      std::string_view name = NameAt(bytes, strings, name_index);
+      if (!name.empty()) symbol_names.emplace(static_cast<uint32_t>(k), name);
+    }
+    break;
+  }
+  return symbol_names;
+}
+
+constexpr std::string_view kText = ".text.";
+constexpr std::string_view kInfo = ".nv.info.";
+
+// The global .nv.info section's per-function entries: registers, frame and stack sizes.
+template <typename Find>
+void ReadGlobalInfo(const Bytes& bytes, const Section& s,
+                    const std::unordered_map<uint32_t, std::string_view>& symbol_names, Find find) {
+  ForEachAttribute(bytes, s, [&](uint8_t attribute, uint8_t format, const uint8_t* payload, size_t length) {
+    if (format != kEifmtSval || length < 8) return;
+    auto symbol = symbol_names.find(LoadU32(payload));
+    if (symbol == symbol_names.end()) return;
+    CubinFunction* function = find(symbol->second);
+    if (function == nullptr) return;
+    const int64_t value = LoadU32(payload + 4);
+    switch (attribute) {
+      case kEiattrRegcount: function->registers = value; break;
+      case kEiattrFrameSize: function->frame_size = value; break;
+      case kEiattrMinStackSize: function->min_stack_size = value; break;
+      case kEiattrMaxStackSize: function->max_stack_size = value; break;
+      default: break;
+    }
+  });
+}
+
+// A function's own .nv.info.NAME section: named barriers and launch bounds.
+void ReadFunctionInfo(const Bytes& bytes, const Section& s, CubinFunction* function) {
+  ForEachAttribute(bytes, s, [&](uint8_t attribute, uint8_t format, const uint8_t* payload, size_t length) {
+    if (attribute == kEiattrNumBarriers && (format == kEifmtBval || format == kEifmtHval)) {
+      function->barrier_count = format == kEifmtBval ? payload[0] : (payload[0] | (payload[1] << 8));
+    } else if (attribute == kEiattrMaxThreads && format == kEifmtSval && length >= 12) {
+      const int64_t x = LoadU32(payload), y = LoadU32(payload + 4), z = LoadU32(payload + 8);
+      // Block dimensions are at most 1024; larger values mean a corrupt entry (and could
+      // overflow the product).
+      constexpr int64_t kMaxDimension = 1 << 16;
+      if (x <= kMaxDimension && y <= kMaxDimension && z <= kMaxDimension) {
+        function->max_threads_per_block = x * y * z;
+      }
+    }
+  });
+}
+
 }  // namespace
 
 CubinParseResult ParseCubin(const uint8_t* data, size_t size) {
@@ -122,37 +199,10 @@ CubinParseResult ParseCubin(const uint8_t* data, size_t size) {
   if (!bytes.Has(shoff, uint64_t{shnum} * kShdrSize)) return fail("truncated section header table");
   if (shstrndx >= shnum) return fail("bad section name table index");
 
-  std::vector<Section> sections(shnum);
-  for (uint16_t i = 0; i < shnum; ++i) {
-    const uint64_t at = shoff + uint64_t{i} * kShdrSize;
-    Section& s = sections[i];
-    s.name = *bytes.Read<uint32_t>(at);
-    s.type = *bytes.Read<uint32_t>(at + 4);
-    s.flags = *bytes.Read<uint64_t>(at + 8);
-    s.offset = *bytes.Read<uint64_t>(at + 24);
-    s.size = *bytes.Read<uint64_t>(at + 32);
-    s.link = *bytes.Read<uint32_t>(at + 40);
-    s.readable = s.type != kShtNobits && (s.flags & kShfCompressed) == 0 && bytes.Has(s.offset, s.size);
-  }
-  if (!sections[shstrndx].readable) return fail("section name table out of bounds");
-  for (Section& s : sections) s.name_text = NameAt(bytes, sections[shstrndx], s.name);
+  const std::vector<Section> sections = ReadSections(bytes, shoff, shnum, shstrndx);
+  if (sections.empty()) return fail("section name table out of bounds");
+  const std::unordered_map<uint32_t, std::string_view> symbol_names = SymbolNames(bytes, sections);
 
-  // Symbol index -> name (the global .nv.info keys its per-function entries by symbol).
-  std::unordered_map<uint32_t, std::string_view> symbol_names;
-  for (const Section& s : sections) {
-    if (s.type != kShtSymtab || !s.readable || s.link >= shnum) continue;
-    const Section& strings = sections[s.link];
-    const uint64_t count = s.size / kSymSize;
-    for (uint64_t k = 0; k < count && k <= UINT32_MAX; ++k) {
-      const uint32_t name_index = *bytes.Read<uint32_t>(s.offset + k * kSymSize);
-      std::string_view name = NameAt(bytes, strings, name_index);
-      if (!name.empty()) symbol_names.emplace(static_cast<uint32_t>(k), name);
-    }
-    break;
-  }
-
-  constexpr std::string_view kText = ".text.";
-  constexpr std::string_view kInfo = ".nv.info.";
   std::unordered_map<std::string_view, size_t> by_name;
   for (const Section& s : sections) {
     if (s.name_text.size() <= kText.size() || s.name_text.substr(0, kText.size()) != kText) continue;
@@ -170,40 +220,9 @@ CubinParseResult ParseCubin(const uint8_t* data, size_t size) {
 
   for (const Section& s : sections) {
     if (s.name_text == ".nv.info") {
-      ForEachAttribute(bytes, s, [&](uint8_t attribute, uint8_t format, const uint8_t* payload,
-                                     size_t length) {
-        if (format != kEifmtSval || length < 8) return;
-        auto symbol = symbol_names.find(LoadU32(payload));
-        if (symbol == symbol_names.end()) return;
-        CubinFunction* function = find(symbol->second);
-        if (function == nullptr) return;
-        const int64_t value = LoadU32(payload + 4);
-        switch (attribute) {
-          case kEiattrRegcount: function->registers = value; break;
-          case kEiattrFrameSize: function->frame_size = value; break;
-          case kEiattrMinStackSize: function->min_stack_size = value; break;
-          case kEiattrMaxStackSize: function->max_stack_size = value; break;
-          default: break;
-        }
-      });
+      ReadGlobalInfo(bytes, s, symbol_names, find);
     } else if (s.name_text.size() > kInfo.size() && s.name_text.substr(0, kInfo.size()) == kInfo) {
-      CubinFunction* function = find(s.name_text.substr(kInfo.size()));
-      if (function == nullptr) continue;
-      ForEachAttribute(bytes, s, [&](uint8_t attribute, uint8_t format, const uint8_t* payload,
-                                     size_t length) {
-        if (attribute == kEiattrNumBarriers && (format == kEifmtBval || format == kEifmtHval)) {
-          function->barrier_count =
-              format == kEifmtBval ? payload[0] : (payload[0] | (payload[1] << 8));
-        } else if (attribute == kEiattrMaxThreads && format == kEifmtSval && length >= 12) {
-          const int64_t x = LoadU32(payload), y = LoadU32(payload + 4), z = LoadU32(payload + 8);
-          // Block dimensions are at most 1024; larger values mean a corrupt entry (and could
-          // overflow the product).
-          constexpr int64_t kMaxDimension = 1 << 16;
-          if (x <= kMaxDimension && y <= kMaxDimension && z <= kMaxDimension) {
-            function->max_threads_per_block = x * y * z;
-          }
-        }
-      });
+      if (CubinFunction* function = find(s.name_text.substr(kInfo.size()))) ReadFunctionInfo(bytes, s, function);
     }
   }
   result.ok = true;
