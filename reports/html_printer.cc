@@ -359,7 +359,7 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
     out << "<tr><th>" << E(metric.name) << "</th><td class=\"num\">" << E(metric.value) << "</td></tr>\n";
   }
   out << "</tbody>\n</table>\n</div>\n<div>\n";
-  const std::string chart = OccupancyCurveSvg(g);
+  const std::string chart = OccupancyCurveSvg(g, !report.what_if_gpu().empty());
   if (chart.empty()) {
     out << "<p class=\"muted\">No occupancy curve for this configuration.</p>\n";
   } else {
@@ -373,8 +373,11 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
           << E(FormatPct(s.predicted_occupancy_pct())) << " predicted";
     }
     if (g.measured_points_size() > 0) {
-      out << "<i style=\"background:#9c36b5\"></i>measured in the trace: achieved occupancy "
-             "(when measured) and time per launch at each block size";
+      out << (report.what_if_gpu().empty()
+                  ? "<i style=\"background:#9c36b5\"></i>measured in the trace: achieved occupancy "
+                    "(when measured) and time per launch at each block shape"
+                  : "<i style=\"background:#9c36b5\"></i>measured in the trace on the traced GPU: time per "
+                    "launch at each block shape (on the axis: their achieved occupancy is not this GPU's)");
     }
     out << "</div>\n";
   }

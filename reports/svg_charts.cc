@@ -47,7 +47,7 @@ std::string_view LimiterColor(std::string_view limiter) {
   return "#868e96";
 }
 
-std::string OccupancyCurveSvg(const occtrace::KernelGroup& group) {
+std::string OccupancyCurveSvg(const occtrace::KernelGroup& group, bool what_if) {
   if (group.curve_size() == 0) return "";
   constexpr double kWidth = 560, kHeight = 270;
   constexpr double kLeft = 52, kRight = 20, kTop = 16, kBottom = 46;
@@ -135,7 +135,7 @@ std::string OccupancyCurveSvg(const occtrace::KernelGroup& group) {
   double previous_x = -kLabelRoom;
   bool previous_above = false;
   for (const occtrace::MeasuredPoint& p : group.measured_points()) {
-    const double y = p.achieved_pct() >= 0 ? sy(p.achieved_pct()) : kTop + plot_h;
+    const double y = p.achieved_pct() >= 0 && !what_if ? sy(p.achieved_pct()) : kTop + plot_h;
     const double x = sx(p.block_size());
     const bool above = x - previous_x >= kLabelRoom || !previous_above;
     previous_x = x;
@@ -145,7 +145,9 @@ std::string OccupancyCurveSvg(const occtrace::KernelGroup& group) {
     svg += "<rect x=\"" + Num(sx(p.block_size()) - 4.5) + "\" y=\"" + Num(y - 4.5) +
            "\" width=\"9\" height=\"9\" fill=\"" + std::string(kMeasuredColor) + "\"><title>" +
            HtmlEscape("measured: " + MeasuredCells(p).block + " (" + std::to_string(p.block_size()) + " threads), " + time + " per launch, " +
-                      (p.achieved_pct() >= 0 ? "achieved " + FormatPct(p.achieved_pct()) : "achieved not measured")) +
+                      (p.achieved_pct() >= 0 ? "achieved " + FormatPct(p.achieved_pct()) +
+                                                 (what_if ? " on the traced GPU, not this curve's" : "")
+                                           : "achieved not measured")) +
            "</title></rect>";
     svg += "<text x=\"" + Num(x) + "\" y=\"" + Num(label_y) +
            "\" text-anchor=\"middle\" class=\"tick\" fill=\"" + std::string(kMeasuredColor) + "\">" +

@@ -10,8 +10,10 @@
 namespace occ::reports {
 
 // Theoretical occupancy vs threads per block (the group's `curve`), with the current block
-// size and every suggested block size marked. Empty when the group has no curve.
-std::string OccupancyCurveSvg(const occtrace::KernelGroup& group);
+// size and every suggested block size marked. Empty when the group has no curve. `what_if`: the
+// curve is another GPU's than the one the measured points ran on, so they sit on the axis (their
+// achieved occupancy in the tooltip, never on that curve).
+std::string OccupancyCurveSvg(const occtrace::KernelGroup& group, bool what_if = false);
 
 // Horizontal bars: share of GPU time per limiting factor (report.time_by_limiter). Empty when
 // the report has none.

@@ -708,7 +708,13 @@ TEST(WhatIf, AchievedIsNeverComparedWithTheWhatIfGpu) {
       ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(out, &report).ok());
       for (const auto& g : report.groups()) EXPECT_EQ(g.achieved().measured_on_gpu(), "") << g.name();
     }
-    for (const char* gpu : {"A100", "B200"}) {
+#ifdef __SANITIZE_ADDRESS__
+    // Several times slower under ASan+UBSan on 2 cores: one what-if GPU keeps the checks' paths.
+    const std::vector<const char*> gpus = {"B200"};
+#else
+    const std::vector<const char*> gpus = {"A100", "B200"};
+#endif
+    for (const char* gpu : gpus) {
       SCOPED_TRACE(gpu);
       std::vector<std::string> args = base;
       args.insert(args.end(), {"--gpu", gpu, "--format", "json"});
