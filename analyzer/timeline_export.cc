@@ -18,6 +18,7 @@
 
 #include "judge.h"
 #include "kernel_origin.h"
+#include "launch_occupancy.h"
 #include "limiter_words.h"
 #include "sqlite_db.h"
 #include "trace_reader.h"
@@ -164,7 +165,9 @@ struct ConfigText {
   std::string nccl_marker;  // "" unless an NCCL kernel: the instant event's name, JSON-quoted
 };
 
-ConfigText MakeConfigText(const ConfigStats& c, const TraceDevice* device) {
+// `group`: the report's configuration the launches are counted in (launch_occupancy.h), whose
+// theoretical occupancy, blocks per SM and limiter the event shows; nullptr: computed here.
+ConfigText MakeConfigText(const ConfigStats& c, const TraceDevice* device, const occtrace::KernelGroup* group) {
   ConfigText text;
   text.head = "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":" + JsonString(c.name) + ",\"pid\":";
   rapidjson::StringBuffer buffer;
@@ -199,7 +202,23 @@ ConfigText MakeConfigText(const ConfigStats& c, const TraceDevice* device) {
     auto params = c.registers_known ? LaunchParamsFor(c, p) : StatusOr<LaunchParams>(BadInput("registers not recorded"));
     StatusOr<OccupancyResult> result = params.ok() ? ComputeOccupancy(p, *params)
                                                    : StatusOr<OccupancyResult>(params.status());
-    if (result.ok()) {
+    if (group != nullptr && group->judged()) {
+      // The report's figures for the configuration, as `occ-report launches` shows them.
+      const occtrace::Occupancy& o = group->occupancy();
+      const double effective = std::min<double>(o.active_blocks_per_sm(), grid_per_sm);
+      w.Key("est. achieved occupancy %");
+      w.Int64(std::llround(100.0 * effective * static_cast<double>(BlockThreads(c)) / p.max_threads_per_sm));
+      w.Key("theoretical occupancy %");
+      w.Double(std::round(o.theoretical_occupancy_pct() * 100) / 100);
+      w.Key("active blocks per SM");
+      w.Int(o.active_blocks_per_sm());
+      w.Key("limiter");
+      w.String(group->limiting_factor().c_str());
+    } else if (group != nullptr) {
+      w.Key("limiter");
+      const std::string why = "not modeled: " + group->not_judged_reason();
+      w.String(why.c_str());
+    } else if (result.ok()) {
       // Kineto's estimate, from this model's blocks per SM (libkineto computeOccupancyMetrics).
       const double effective = std::min<double>(result->active_blocks_per_sm, grid_per_sm);
       w.Key("est. achieved occupancy %");
@@ -278,7 +297,7 @@ std::string DevicePropertiesJson(const std::vector<TraceDevice>& devices) {
 
 // One input's timeline into `path`.
 Status ExportOne(TraceReader& reader, const std::string& path, const std::string& kernel_regex,
-                 TimelineExportStats* stats) {
+                 const LaunchOccupancy& model, TimelineExportStats* stats) {
   OCC_ASSIGN_OR_RETURN(int64_t base, reader.FirstLaunchStart());
   OCC_ASSIGN_OR_RETURN(std::unique_ptr<Sink> sink, Sink::Open(path));
   const occtrace::InputFile& info = reader.info();
@@ -358,7 +377,8 @@ Status ExportOne(TraceReader& reader, const std::string& path, const std::string
         }
         std::unique_ptr<ConfigText>& text = *slot;
         if (!text) {
-          text = std::make_unique<ConfigText>(MakeConfigText(c, FindDevice(reader.devices(), c.device_id)));
+          text = std::make_unique<ConfigText>(
+              MakeConfigText(c, FindDevice(reader.devices(), c.device_id), model.Find(c, reader.devices())));
         }
         if (!named_devices.count(c.device_id)) name_device(c.device_id);
         if (named_streams.emplace(c.device_id, row.stream_id).second) {
@@ -498,10 +518,18 @@ StatusOr<TimelineExportStats> ExportTimeline(const std::vector<std::string>& inp
     }
   }
   TimelineExportStats stats;
+  std::vector<std::unique_ptr<TraceReader>> readers;
+  std::vector<TraceReader*> reader_list;
   for (size_t i = 0; i < inputs.size(); ++i) {
     OCC_ASSIGN_OR_RETURN(std::unique_ptr<TraceReader> reader,
                          TraceReader::Open(inputs[i], static_cast<int>(i)));
-    OCC_RETURN_IF_ERROR(ExportOne(*reader, paths[i], kernel_regex, &stats));
+    reader_list.push_back(reader.get());
+    readers.push_back(std::move(reader));
+  }
+  // Every kernel event carries the report's figures for its configuration (launch_occupancy.h).
+  OCC_ASSIGN_OR_RETURN(LaunchOccupancy model, LaunchOccupancy::Build(reader_list));
+  for (size_t i = 0; i < readers.size(); ++i) {
+    OCC_RETURN_IF_ERROR(ExportOne(*readers[i], paths[i], kernel_regex, model, &stats));
   }
   return stats;
 }

@@ -41,8 +41,9 @@ def launches(occ_report, path):
     out = run([occ_report, "launches", path, "--format", "csv"])
     rows = []
     for r in csv.DictReader(io.StringIO(out)):
-        # A launch the profiler replayed has no start time and no place on a timeline.
-        if int(r["Start (ns)"]) == 0:
+        # A launch the profiler replayed has no start time (an empty cell) and no place on a
+        # timeline; starts count from the trace's first timed launch, which is 0.
+        if r["Start (ns)"] == "":
             continue
         config = (r["Name"], r["GrdX"], r["GrdY"], r["GrdZ"], r["BlkX"], r["BlkY"], r["BlkZ"],
                   r["Reg/Trd"], r["StcSMem (B)"], r["DymSMem (B)"], r["Device"], r["Strm"])
@@ -56,7 +57,7 @@ def source_overlaps(occ_report, path):
     out = run([occ_report, "launches", path, "--format", "csv"])
     tracks = defaultdict(list)
     for r in csv.DictReader(io.StringIO(out)):
-        if int(r["Start (ns)"]) == 0:
+        if r["Start (ns)"] == "":
             continue
         tracks[(r["Device"], r["Strm"])].append((int(r["Start (ns)"]), int(r["Duration (ns)"])))
     n = 0
