@@ -357,12 +357,16 @@ class CalcSubcommand : public Subcommand {
         "  (carveout " + std::to_string(c.shared_mem_config_bytes()) + " B)");
     row("Warps", c.block_limit_warps(), "warps", "");
     row("SM (blocks)", c.block_limit_blocks(), "blocks", "");
-    row("Barriers", c.block_limit_barriers(), "barriers", "");
+    // Nsight Compute's Block Limit Barriers: the barrier pool's limit capped by the SM's block
+    // limit (cuda_occupancy.h's own figure, e.g. 64 on an H100 for one barrier, can never bind
+    // above the 32 blocks/SM). The reports print the same value (reports/report_facts.cc).
+    row("Barriers", c.ncu_block_limit_barriers() > 0 ? c.ncu_block_limit_barriers() : c.block_limit_barriers(),
+        "barriers", "");
     if (c.block_limit_virtual() != kNoLimit) row("Virtual resources", c.block_limit_virtual(), "virtual", "");
     os << "  Nsight Compute shows: Shared Mem " << LimitText(c.ncu_block_limit_shared_mem())
        << (c.shared_mem_config() > 0 ? " (executed carveout " + std::to_string(c.shared_mem_config()) + " B)"
                                      : " (executed carveout unknown: header value)")
-       << ", Barriers " << LimitText(c.ncu_block_limit_barriers()) << "\n";
+       << "\n";
 
     if (c.has_waves()) {
       const auto& w = c.waves();
@@ -396,8 +400,18 @@ class CalcSubcommand : public Subcommand {
     for (const auto& s : c.suggestions()) {
       os << "  " << n++ << ". " << s.text() << "\n     assumes: " << s.assumptions() << "\n";
     }
-    os << "  Block size: " << c.block_size_verdict() << "\n";
-    os << "  Registers: " << c.register_verdict() << "\n";
+    // A verdict that is one of the numbered suggestions refers to it instead of repeating it.
+    auto verdict = [&](const char* what, const std::string& text) {
+      for (int i = 0; i < c.suggestions_size(); ++i) {
+        if (c.suggestions(i).text() == text) {
+          os << "  " << what << ": advice " << i + 1 << " above\n";
+          return;
+        }
+      }
+      os << "  " << what << ": " << text << "\n";
+    };
+    verdict("Block size", c.block_size_verdict());
+    verdict("Registers", c.register_verdict());
     if (!c.register_steps().empty()) {
       os << "    caps:";
       for (const auto& s : c.register_steps()) {
@@ -406,7 +420,7 @@ class CalcSubcommand : public Subcommand {
       }
       os << "\n";
     }
-    os << "  Shared memory: " << c.shared_mem_verdict() << "\n";
+    verdict("Shared memory", c.shared_mem_verdict());
     if (!c.shared_mem_steps().empty()) {
       os << "    budgets:";
       for (const auto& s : c.shared_mem_steps()) {

@@ -264,7 +264,12 @@ Judged JudgeGroup(JudgeContext* ctx, const Group& g, int64_t run_total_ns) {
   out.set_tail_blocks(w.tail_blocks);
   out.set_tail_pct(w.tail_pct);
 
-  // Issues: Nsight Compute's rules (occupancy-model.md §5.4), same thresholds.
+  // Issues: Nsight Compute's rules (occupancy-model.md §5.4), same thresholds. Their estimates
+  // are Nsight Compute's "Est. Speedup" (the most of the kernel's time the fix could save), bounds
+  // of a change to the work's split (grid, block shape), which the recoverable time (measured
+  // gains + the occupancy model's bounds, run_figures.h) does not count: said in the issue, so
+  // "up to 51.5%" never reads against "Recoverable none" a few lines below.
+  static constexpr const char* kNotCounted = " (Nsight Compute's bound, not counted in Recoverable)";
   const int64_t grid = GridBlocks(c);
   const int64_t threads = BlockThreads(c);
   if (r.active_blocks_per_sm == 0) {
@@ -275,16 +280,17 @@ Judged JudgeGroup(JudgeContext* ctx, const Group& g, int64_t run_total_ns) {
     int64_t idle = warps * 32 - threads;
     out.add_issues("block of " + std::to_string(threads) + " threads is not a multiple of 32: " +
                    std::to_string(idle) + " of " + std::to_string(warps * 32) +
-                   " lanes in its warps are masked off (est. speedup up to " +
+                   " lanes in its warps are masked off; full warps could save up to " +
                    Fixed(100.0 * static_cast<double>(idle) / static_cast<double>(warps * 32)) +
-                   "%)");
+                   "% of this kernel's time" + kNotCounted);
   }
   if (grid < device->num_sms) {
     out.add_issues("grid of " + std::to_string(grid) + " blocks is smaller than the GPU's " +
                    std::to_string(device->num_sms) + " SMs: " +
-                   std::to_string(device->num_sms - grid) + " SMs stay idle (est. speedup up to " +
+                   std::to_string(device->num_sms - grid) +
+                   " SMs stay idle; work spread over every SM could save up to " +
                    Fixed(100.0 * static_cast<double>(device->num_sms - grid) / device->num_sms) +
-                   "%)");
+                   "% of this kernel's time" + kNotCounted);
   } else if (w.full_waves >= 1 && w.tail_blocks > 0 && w.tail_pct >= kTailReportPct) {
     std::string tail = TailSentence(w);
     if (!tail.empty()) out.add_issues(tail);

@@ -77,6 +77,33 @@ TEST(CalcCli, BlockDimsSmemAndBarriers) {
   EXPECT_EQ(calc.active_blocks_per_sm(), 2);
 }
 
+// The "Barriers" row is Nsight Compute's Block Limit Barriers, as in the reports. Expected
+// values: Nsight Compute on an H100, B=256, 0 B shared memory, 1/4/16 named barriers → 32/16/4
+// (occupancy-model.md §5.3): cuda_occupancy.h's 64 for one barrier is never shown.
+TEST(CalcCli, BarrierRowIsNsightComputes) {
+  for (const auto& [barriers, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"1", "32"}, {"4", "16"}, {"16", "4"}}) {
+    const CliRun r = Calc({"--gpu", "H100", "--block", "256", "--regs", "16", "--barriers", barriers});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const size_t row = r.out.find("  Barriers ");
+    ASSERT_NE(row, std::string::npos) << r.out;
+    const std::string line = r.out.substr(row, r.out.find('\n', row) - row);
+    EXPECT_NE(line.find(" " + expected), std::string::npos) << barriers << " barriers: " << line;
+    EXPECT_EQ(line.find("64"), std::string::npos) << line;
+  }
+}
+
+// Advice printed once: the register verdict that is suggestion 1 refers to it.
+TEST(CalcCli, RegisterAdvicePrintedOnce) {
+  const CliRun r = Calc({"--gpu", "H100", "--block", "256", "--regs", "64", "--grid", "1000"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string cap = "Cap registers at 48/thread";  // 48 regs × 256 → 5 blocks (65,536 / 12,288)
+  const size_t first = r.out.find(cap);
+  ASSERT_NE(first, std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(cap, first + 1), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Registers: advice 1 above"), std::string::npos) << r.out;
+}
+
 TEST(CalcCli, HelpExitsZero) {
   const CliRun r = Calc({"--help"});
   EXPECT_EQ(r.code, 0);
