@@ -125,6 +125,15 @@ Status ValidateReportOptions(const ReportOptions& options) {
     return InvalidArgument("--min-time-pct must be between 0 and 100");
   }
   if (!options.kernel_regex.empty()) OCC_RETURN_IF_ERROR(sql::ValidateRegex(options.kernel_regex));
+  if (!options.diff_base.empty()) {
+    // The diff has one order (time saved or cost) and shows every kernel that changed.
+    if (options.sort != "time") {
+      return InvalidArgument("--sort " + options.sort +
+                             " does not apply to --diff: its rows are ranked by the GPU time each "
+                             "kernel saved or cost");
+    }
+    if (options.min_time_pct > 0) return InvalidArgument("--min-time-pct does not apply to --diff");
+  }
   if (!options.gpu.empty()) {
     auto gpu = LookupGpu(options.gpu);
     if (!gpu.ok()) return InvalidArgument("--gpu: " + gpu.status().message());
@@ -142,20 +151,17 @@ StatusOr<occtrace::Report> BuildReport(const ReportOptions& given) {
     what_if = gpu;
   }
   OCC_ASSIGN_OR_RETURN(Analysis a, Analyze(options, options.inputs, what_if));
-  OCC_ASSIGN_OR_RETURN(occtrace::Report report, ReportFromAnalysis(options, what_if, a));
-  if (!options.diff_base.empty()) {
-    std::vector<std::string> base_inputs = {options.diff_base};
-    auto base = Analyze(options, base_inputs, what_if);
-    if (!base.ok()) {
-      // A base without launches still diffs: everything is "new".
-      if (base.status().code() != StatusCode::kBadInput ||
-          base.status().message().find("no kernel launches") == std::string::npos) {
-        return Status(base.status().code(), "--diff: " + base.status().message());
-      }
+  if (options.diff_base.empty()) return ReportFromAnalysis(options, what_if, a);
+  std::vector<std::string> base_inputs = {options.diff_base};
+  auto base = Analyze(options, base_inputs, what_if);
+  if (!base.ok()) {
+    // A base without launches still diffs: everything is "new".
+    if (base.status().code() != StatusCode::kBadInput ||
+        base.status().message().find("no kernel launches") == std::string::npos) {
+      return Status(base.status().code(), "--diff: " + base.status().message());
     }
-    AddDiff(base.ok() ? &*base : nullptr, a, &report);
   }
-  return report;
+  return DiffReport(options, what_if, base.ok() ? &*base : nullptr, a);
 }
 
 }  // namespace occ

@@ -38,7 +38,7 @@ struct ReportOptions {
   std::string sort = "time";       // time | priority | recoverable | owner | headroom | launches | name
   double min_time_pct = 0;         // hide groups below this share of GPU time
   std::string gpu;                 // --gpu: re-evaluate on this GPU (arch table name or cc)
-  std::string diff_base;           // --diff BASE: per-kernel deltas against this trace (or summary)
+  std::string diff_base;           // --diff BASE: the comparison with this trace (or summary) alone
   int jobs = 0;                    // threads per input's launch table; 0 = automatic
   std::string command_line;        // recorded in Report.generated_for
 };

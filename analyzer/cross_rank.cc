@@ -146,6 +146,47 @@ occtrace::CrossRank BuildCrossRank(const std::vector<occtrace::InputFile>& files
   out.set_slowest_over_median_pct(
       OverPct(static_cast<double>(out.slowest_compute_ns()), out.median_compute_ns()));
 
+  // The straggler's cause: per kernel name (the configurations of one kernel often differ
+  // between ranks: uneven batches, sharding), its time on the slowest rank against the median
+  // over every file, a file without it counting 0. NCCL kernels are left out: their time on a
+  // rank includes waiting for the others.
+  struct NameTimes {
+    std::map<int, int64_t> by_file;
+    std::string owner;
+  };
+  std::map<std::string, NameTimes> by_name;
+  for (const auto& g : groups) {
+    const occtrace::RankSpread& spread = g.group->rank_spread();
+    if (spread.communication()) continue;
+    NameTimes& t = by_name[g.group->name()];
+    t.owner = g.group->owner_library();
+    for (const auto& r : spread.per_rank()) t.by_file[r.file_index()] += r.total_ns();
+  }
+  std::vector<occtrace::StragglerCause> causes;
+  for (const auto& [name, t] : by_name) {
+    std::vector<double> times;
+    for (int i = 0; i < n; ++i) {
+      auto it = t.by_file.find(i);
+      times.push_back(it == t.by_file.end() ? 0.0 : static_cast<double>(it->second));
+    }
+    auto slowest = t.by_file.find(out.slowest_file_index());
+    const int64_t on_slowest = slowest == t.by_file.end() ? 0 : slowest->second;
+    const double median = Median(times);
+    if (static_cast<double>(on_slowest) <= median) continue;
+    occtrace::StragglerCause c;
+    c.set_name(name);
+    c.set_owner_library(t.owner);
+    c.set_slowest_rank_ns(on_slowest);
+    c.set_median_ns(median);
+    c.set_ran_on(static_cast<int32_t>(t.by_file.size()));
+    causes.push_back(std::move(c));
+  }
+  std::stable_sort(causes.begin(), causes.end(), [](const auto& a, const auto& b) {
+    return static_cast<double>(a.slowest_rank_ns()) - a.median_ns() >
+           static_cast<double>(b.slowest_rank_ns()) - b.median_ns();
+  });
+  for (size_t i = 0; i < causes.size() && i < 3; ++i) *out.add_straggler_causes() = causes[i];
+
   // The top configurations by GPU time over every file.
   std::vector<const RankedGroup*> by_time;
   for (const auto& g : groups) by_time.push_back(&g);

@@ -313,18 +313,84 @@ StatusOr<occtrace::Report> ReportFromAnalysis(const ReportOptions& options,
   return report;
 }
 
-void AddDiff(const Analysis* base, const Analysis& a, occtrace::Report* report) {
-  std::vector<occtrace::KernelGroup> before, after;
-  if (base != nullptr) {
-    before = base->judged;
-    before.insert(before.end(), base->unjudged.begin(), base->unjudged.end());
-    for (auto& f : base->files) {
-      for (const auto& w : f.warnings()) report->add_notes("--diff base " + f.path() + ": " + w);
+namespace {
+
+DiffSide SideOf(const Analysis& a) {
+  DiffSide side;
+  side.files = a.files;
+  side.groups = a.judged;
+  side.groups.insert(side.groups.end(), a.unjudged.begin(), a.unjudged.end());
+  for (const auto& input : a.inputs) {
+    for (const auto& d : input->devices()) {
+      if (d.known && !d.props.name.empty()) side.gpus.push_back(d.props.name);
     }
   }
-  after = a.judged;
-  after.insert(after.end(), a.unjudged.begin(), a.unjudged.end());
-  for (auto& row : DiffKernels(before, after)) *report->add_diff() = std::move(row);
+  side.total_ns = a.run_total_ns;
+  side.launches = a.run_launches;
+  return side;
+}
+
+}  // namespace
+
+StatusOr<occtrace::Report> DiffReport(const ReportOptions& options,
+                                      const std::optional<DeviceProps>& what_if, const Analysis* base,
+                                      const Analysis& a) {
+  occtrace::Report report;
+  report.set_tool_version(OCC_VERSION);
+  report.set_generated_for(options.command_line);
+  for (auto& f : a.files) *report.add_files() = f;
+  for (const auto& input : a.inputs) {
+    for (const auto& d : input->devices()) FillDevice(d, report.add_devices());
+  }
+  report.set_top(options.top);
+  if (what_if) {
+    report.set_what_if_gpu(what_if->name + " (" + CcLabel(what_if->cc_major, what_if->cc_minor) +
+                           ", " + std::to_string(what_if->num_sms) + " SMs)");
+    report.add_notes("theoretical occupancy before and after re-evaluated on " + report.what_if_gpu() +
+                     " from the architecture table (registers and shared memory per kernel "
+                     "assumed unchanged); the GPU times are those recorded");
+  }
+  DiffSide before;
+  if (base != nullptr) {
+    before = SideOf(*base);
+  } else {
+    // A base without launches still diffs: everything is "new".
+    occtrace::InputFile f;
+    f.set_path(options.diff_base);
+    f.add_warnings("no kernel launches in the trace");
+    before.files.push_back(std::move(f));
+  }
+  occtrace::Diff diff = BuildDiff(before, SideOf(a));
+
+  // --kernel and --top choose the rows shown; the totals and warnings stay the whole runs'.
+  std::optional<sql::NameFilter> filter;
+  if (!options.kernel_regex.empty()) {
+    OCC_ASSIGN_OR_RETURN(sql::NameFilter compiled, sql::NameFilter::Compile(options.kernel_regex));
+    filter = std::move(compiled);
+  }
+  google::protobuf::RepeatedPtrField<occtrace::DiffRow> shown;
+  int matched = 0;
+  for (auto& row : *diff.mutable_rows()) {
+    if (filter && !filter->Matches(row.name())) continue;
+    ++matched;
+    if (options.top == 0 || shown.size() < options.top) *shown.Add() = std::move(row);
+  }
+  if (matched == 0) {
+    return NotFound("no kernel launch matches --kernel '" + options.kernel_regex + "'");
+  }
+  diff.set_kernels_matched(matched);
+  diff.mutable_rows()->Swap(&shown);
+  if (filter) {
+    report.add_notes("--kernel '" + options.kernel_regex + "' shows " + std::to_string(matched) + " of " +
+                     std::to_string(diff.kernels_total()) +
+                     " kernels; the totals and the warnings are the whole runs'");
+  }
+  if (diff.rows_size() < matched) {
+    report.add_notes("showing the first " + std::to_string(diff.rows_size()) + " of " +
+                     std::to_string(matched) + " kernels (--top 0 shows all)");
+  }
+  *report.mutable_diff() = std::move(diff);
+  return report;
 }
 
 }  // namespace occ

@@ -2,7 +2,7 @@
 // message (schema/report.proto) that every printer in reports/ renders: the summary, GPU time
 // by limiter, the judged groups ranked by --sort and cut by --top / --min-time-pct (each shown
 // group with its block-size curve), the actions (measured_evidence.h), the unjudged groups, the
-// notes and, for --diff, one row per kernel (diff.h).
+// notes; for --diff, the comparison with the base instead (diff.h).
 #pragma once
 
 #include <cstdint>
@@ -41,8 +41,11 @@ StatusOr<occtrace::Report> ReportFromAnalysis(const ReportOptions& options,
                                               const std::optional<DeviceProps>& what_if,
                                               const Analysis& analysis);
 
-// --diff: the base's warnings as notes, and one row per kernel of either side. `base` is null
-// when the base has no launches (every kernel is then new).
-void AddDiff(const Analysis* base, const Analysis& analysis, occtrace::Report* report);
+// --diff BASE: the report is the comparison alone (diff.h): totals before → after, one row per
+// kernel of either side, warnings when the two may not compare. `base` is null when the base has
+// no launches (every kernel is then new). NotFound when no kernel matches --kernel.
+StatusOr<occtrace::Report> DiffReport(const ReportOptions& options,
+                                      const std::optional<DeviceProps>& what_if, const Analysis* base,
+                                      const Analysis& analysis);
 
 }  // namespace occ

@@ -106,8 +106,9 @@ class ReportSubcommand : public Subcommand {
                     "Re-evaluate every kernel on another GPU (name such as H100, A100, RTX4090, or "
                     "a compute capability such as sm_90)");
     app->add_option("--diff", options_.diff_base,
-                    "Compare against a baseline trace (or its summary): per-kernel occupancy and "
-                    "GPU-time deltas");
+                    "Did it work? Compare against a baseline trace (or its summary): the output is "
+                    "the comparison alone, total GPU time before -> after and every kernel by the "
+                    "time it saved or cost (--top and --kernel pick the rows shown)");
     jobs_option_ = app->add_option(
         "-j,--jobs", options_.jobs,
         "Threads that read each input's launch table (0 = one per core; small tables use one); "
@@ -130,7 +131,12 @@ class ReportSubcommand : public Subcommand {
     options_.command_line = CommandLine();
     std::string format = format_;
     if (format.empty() && !output_.empty() && EndsWith(output_, ".gz")) format = "trace";
-    if (format == "trace") return RunTimelineExport(ctx);
+    if (format == "trace") {
+      if (!options_.diff_base.empty()) {
+        return InvalidArgument("--diff compares two traces: --format trace exports one trace's launches");
+      }
+      return RunTimelineExport(ctx);
+    }
     if (!output_.empty()) {
       if (format.empty()) {
         OCC_ASSIGN_OR_RETURN(format, FormatFromExtension(output_));
@@ -149,6 +155,11 @@ class ReportSubcommand : public Subcommand {
     for (const auto& file : report.files()) {
       for (const auto& warning : file.warnings()) {
         *ctx.err << "occ-report: warning: " << file.path() << ": " << warning << "\n";
+      }
+    }
+    for (const auto& file : report.diff().base_files()) {
+      for (const auto& warning : file.warnings()) {
+        *ctx.err << "occ-report: warning: --diff base " << file.path() << ": " << warning << "\n";
       }
     }
 

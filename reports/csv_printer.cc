@@ -190,9 +190,40 @@ void WriteRow(const std::vector<std::string>& cells, std::ostream& out) {
   out << "\r\n";  // RFC 4180 line break
 }
 
+
+// --diff: one row per kernel shown, in the report's order (changed first, by time saved or
+// cost); raw numbers, the change in ns signed (negative: saved).
+void PrintDiffRows(const occtrace::Report& report, std::ostream& out) {
+  WriteRow({"Name", "Status", "Config Before", "Config After", "Instances Before", "Instances After",
+            "Total Time Before (ns)", "Total Time After (ns)", "Change (ns)", "Change (%)",
+            "Theoretical Occupancy Before (%)", "Theoretical Occupancy After (%)"},
+           out);
+  for (const occtrace::DiffRow& r : report.diff().rows()) {
+    const bool before = DiffHasBefore(r);
+    const bool after = DiffHasAfter(r);
+    std::string pct;
+    if (before && after && r.total_ns_before() > 0) {
+      pct = FormatFixed(100.0 * static_cast<double>(r.total_ns_after() - r.total_ns_before()) /
+                            static_cast<double>(r.total_ns_before()),
+                        2);
+    }
+    WriteRow({r.name(), r.status(), before ? r.config_before() : "", after ? r.config_after() : "",
+              before ? std::to_string(r.launches_before()) : "", after ? std::to_string(r.launches_after()) : "",
+              std::to_string(r.total_ns_before()), std::to_string(r.total_ns_after()),
+              std::to_string(r.total_ns_after() - r.total_ns_before()), pct,
+              before ? FormatFixed(r.occupancy_before_pct(), 2) : "",
+              after ? FormatFixed(r.occupancy_after_pct(), 2) : ""},
+             out);
+  }
+}
+
 }  // namespace
 
 void CsvPrinter::DoPrint(const occtrace::Report& report, const PrintOptions&, std::ostream& out) {
+  if (report.has_diff()) {
+    PrintDiffRows(report, out);
+    return;
+  }
   WriteRow(Header(!report.what_if_gpu().empty()), out);
   for (const occtrace::KernelGroup& g : report.groups()) WriteRow(Row(report, g), out);
   for (const occtrace::KernelGroup& g : report.unjudged()) WriteRow(Row(report, g), out);

@@ -170,7 +170,7 @@ void KvRow(std::ostream& out, std::string_view key, const std::string& value_htm
 }
 
 void PrintHead(const occtrace::Report& report, std::ostream& out) {
-  std::string title = "Occupancy report";
+  std::string title = report.has_diff() ? "Before / after (--diff)" : "Occupancy report";
   if (report.devices_size() == 1) title += " — " + report.devices(0).name();
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
@@ -179,7 +179,10 @@ void PrintHead(const occtrace::Report& report, std::ostream& out) {
       << "<meta name=\"generator\" content=\"" << E(ToolName(report)) << "\">\n"
       << "<title>" << E(title) << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n";
   out << "<header class=\"top\"><h1>" << E(title) << "</h1><div class=\"sub\">" << E(ToolName(report));
-  for (const occtrace::InputFile& file : report.files()) out << " · " << E(file.path());
+  for (const occtrace::InputFile& file : report.diff().base_files()) out << " · before: " << E(file.path());
+  for (const occtrace::InputFile& file : report.files()) {
+    out << " · " << (report.has_diff() ? "after: " : "") << E(file.path());
+  }
   out << "</div></header>\n<main>\n";
 }
 
@@ -206,6 +209,12 @@ void PrintSummary(const occtrace::Report& report, std::ostream& out) {
     Card(out, "Achieved occupancy", "not measured", "no launch was measured with hardware counters");
   }
   Card(out, "Recoverable", FormatDuration(s.recoverable_ns_upper_bound()), SummaryRecoverableText(s));
+  if (HasCrossRank(report)) {
+    const occtrace::CrossRank& x = report.cross_rank();
+    const bool straggler = x.slowest_over_median_pct() >= kStragglerPct;
+    Card(out, "Straggler", straggler ? RankName(report, x.slowest_file_index()) : "none",
+         StragglerText(report), straggler ? "warn" : "");
+  }
   if (s.unjudged_groups() > 0) {
     Card(out, "Not judged", FormatCount(s.unjudged_groups()),
          FormatPct(UnjudgedTimePct(report)) + " of GPU time; listed below", "warn");
@@ -462,36 +471,85 @@ void PrintUnjudged(const occtrace::Report& report, std::ostream& out) {
   out << "</tbody>\n</table>\n</section>\n";
 }
 
-void PrintDiff(const occtrace::Report& report, std::ostream& out) {
-  if (report.diff_size() == 0) return;
-  out << "<section id=\"diff\">\n<h2>Before / after</h2>\n<div class=\"scroll\"><table "
+// --diff: the comparison alone, opening with the answer (see the text printer).
+void PrintDiffReport(const occtrace::Report& report, std::ostream& out) {
+  const occtrace::Diff& d = report.diff();
+  const int64_t delta = d.total_ns_after() - d.total_ns_before();
+  out << "<section id=\"diff-summary\">\n<h2>Did it work?</h2>\n<div class=\"cards\">\n";
+  Card(out, "GPU time before → after", SignedDuration(delta), DiffTotalText(d),
+       delta < 0 ? "good" : delta > 0 ? "bad" : "");
+  Card(out, "Changed kernels", SignedDuration(d.changed_delta_ns()), DiffChangedText(d));
+  Card(out, "Same configuration", SignedDuration(d.same_delta_ns()), DiffSameText(d));
+  out << "</div>\n";
+  for (const std::string& warning : d.warnings()) out << "<p class=\"warn\">Warning: " << E(warning) << "</p>\n";
+  out << "</section>\n";
+
+  out << "<section id=\"run\">\n<h2>Run</h2>\n<table class=\"kv\">\n";
+  KvRow(out, "Tool", E(ToolName(report)));
+  auto files = [&](const std::string& side, const auto& list) {
+    for (int i = 0; i < list.size(); ++i) {
+      const occtrace::InputFile& file = list.Get(i);
+      KvRow(out, side, "<code>" + E(file.path()) + "</code> — " + E(FileFacts(file)));
+      if (!file.command().empty()) KvRow(out, "Command " + side, "<code>" + E(file.command()) + "</code>");
+    }
+  };
+  files("before", d.base_files());
+  files("after", report.files());
+  for (int i = 0; i < report.devices_size(); ++i) {
+    const occtrace::Device& device = report.devices(i);
+    KvRow(out, report.devices_size() > 1 ? "GPU after (" + DeviceTag(report, device) + ")" : "GPU after",
+          E(DeviceTitle(device)));
+  }
+  out << "</table>\n</section>\n";
+
+  out << "<section id=\"diff\">\n<h2>" << E(kDiffRowsTitle) << "</h2>\n<div class=\"scroll\"><table "
          "class=\"sortable\" id=\"diff-table\">\n<thead><tr><th>Kernel</th><th>Status</th>"
-         "<th>Config before</th><th>Config after</th><th class=\"num\">Theoretical before (%)</th>"
-         "<th class=\"num\">Theoretical after (%)</th><th class=\"num\">Total time before</th>"
-         "<th class=\"num\">Total time after</th><th class=\"num\">Change</th></tr></thead>\n"
-         "<tbody>\n";
-  for (const occtrace::DiffRow& d : report.diff()) {
-    const bool before = DiffHasBefore(d);
-    const bool after = DiffHasAfter(d);
-    const std::string change = DiffTimeChange(d);
+         "<th>Config before</th><th>Config after</th><th class=\"num\">Total time before</th>"
+         "<th class=\"num\">Total time after</th><th class=\"num\">Change</th>"
+         "<th class=\"num\">Change (%)</th><th class=\"num\">Theoretical before (%)</th>"
+         "<th class=\"num\">Theoretical after (%)</th></tr></thead>\n<tbody>\n";
+  for (const occtrace::DiffRow& r : d.rows()) {
+    const bool before = DiffHasBefore(r);
+    const bool after = DiffHasAfter(r);
+    const int64_t change_ns = r.total_ns_after() - r.total_ns_before();
+    const std::string change = DiffTimeChange(r);
     double change_key = 0;
     if (!change.empty()) {
-      change_key = static_cast<double>(d.total_ns_after() - d.total_ns_before()) /
-                   static_cast<double>(d.total_ns_before());
+      change_key = static_cast<double>(change_ns) / static_cast<double>(r.total_ns_before());
     }
-    out << "<tr><td class=\"name\"><code title=\"" << E(d.name()) << "\">"
-        << E(ShortenKernelName(d.name(), 70)) << "</code></td><td>" << E(d.status()) << "</td><td>"
-        << (before ? E(d.config_before()) : "–") << "</td><td>" << (after ? E(d.config_after()) : "–")
+    const char* tone = change_ns < 0 ? " good" : change_ns > 0 ? " bad" : "";
+    out << "<tr><td class=\"name\"><code title=\"" << E(r.name()) << "\">"
+        << E(ShortenKernelName(r.name(), 70)) << "</code></td><td>" << E(r.status()) << "</td><td>"
+        << (before ? E(r.config_before()) : "–") << "</td><td>" << (after ? E(r.config_after()) : "–")
         << "</td>"
-        << NumCell(before ? FormatFixed(d.occupancy_before_pct(), 1) : "–", before ? d.occupancy_before_pct() : -1)
-        << NumCell(after ? FormatFixed(d.occupancy_after_pct(), 1) : "–", after ? d.occupancy_after_pct() : -1)
-        << NumCell(before ? FormatDuration(d.total_ns_before()) : "–", static_cast<double>(d.total_ns_before()))
-        << NumCell(after ? FormatDuration(d.total_ns_after()) : "–", static_cast<double>(d.total_ns_after()))
-        << "<td class=\"num" << (change_key < 0 ? " good" : change_key > 0 ? " bad" : "")
-        << "\" data-v=\"" << FormatFixed(change_key, 6) << "\">" << (change.empty() ? "–" : E(change))
-        << "</td></tr>\n";
+        << NumCell(before ? FormatDuration(r.total_ns_before()) : "–", static_cast<double>(r.total_ns_before()))
+        << NumCell(after ? FormatDuration(r.total_ns_after()) : "–", static_cast<double>(r.total_ns_after()))
+        << "<td class=\"num" << tone << "\" data-v=\"" << change_ns << "\">" << E(SignedDuration(change_ns))
+        << "</td><td class=\"num" << tone << "\" data-v=\"" << FormatFixed(change_key, 6) << "\">"
+        << (change.empty() ? "–" : E(change)) << "</td>"
+        << NumCell(before ? FormatFixed(r.occupancy_before_pct(), 1) : "–", before ? r.occupancy_before_pct() : -1)
+        << NumCell(after ? FormatFixed(r.occupancy_after_pct(), 1) : "–", after ? r.occupancy_after_pct() : -1)
+        << "</tr>\n";
   }
-  out << "</tbody>\n</table></div>\n</section>\n";
+  out << "</tbody>\n</table></div>\n<p class=\"muted\">Theoretical occupancy (model) is GPU-time weighted "
+         "over the kernel's configurations; the configuration shown is its largest by GPU time.</p>\n"
+         "</section>\n";
+
+  bool any_warning = false;
+  for (const auto* list : {&d.base_files(), &report.files()}) {
+    for (const occtrace::InputFile& file : *list) any_warning = any_warning || file.warnings_size() > 0;
+  }
+  if (report.notes_size() == 0 && !any_warning) return;
+  out << "<section id=\"notes\">\n<h2>Notes</h2>\n<ul class=\"tight\">\n";
+  for (const std::string& note : report.notes()) out << "<li>" << E(note) << "</li>\n";
+  for (const auto* list : {&d.base_files(), &report.files()}) {
+    for (const occtrace::InputFile& file : *list) {
+      for (const std::string& warning : file.warnings()) {
+        out << "<li class=\"warn\">Warning (<code>" << E(file.path()) << "</code>): " << E(warning) << "</li>\n";
+      }
+    }
+  }
+  out << "</ul>\n</section>\n";
 }
 
 void PrintNotes(const occtrace::Report& report, std::ostream& out) {
@@ -518,8 +576,7 @@ void PrintCrossRank(const occtrace::Report& report, std::ostream& out) {
   const bool straggler = x.slowest_over_median_pct() >= kStragglerPct;
   out << "<section id=\"ranks\">\n<h2>" << E(CrossRankTitle(report)) << "</h2>\n<table class=\"kv\">\n";
   KvRow(out, "Ranks", E(RankIdentityText(report)));
-  KvRow(out, "Straggler", straggler ? "<span class=\"warn\">" + E(StragglerText(report)) + "</span>"
-                                    : E(StragglerText(report)));
+  // The straggler and its cause are in the summary's cards, which open the report.
   out << "</table>\n<div class=\"scroll\"><table class=\"sortable\" id=\"rank-table\">\n<thead><tr>"
          "<th>Rank</th><th class=\"num\">GPU time</th><th class=\"num\">Compute</th>"
          "<th class=\"num\">NCCL</th><th class=\"num\">Launches</th><th>File</th><th>Host</th>"
@@ -598,10 +655,8 @@ void PrintCrossRank(const occtrace::Report& report, std::ostream& out) {
   out << "</section>\n";
 }
 
-}  // namespace
-
-void HtmlPrinter::DoPrint(const occtrace::Report& report, const PrintOptions&, std::ostream& out) {
-  PrintHead(report, out);
+// The report's sections, in reading order.
+void PrintBody(const occtrace::Report& report, std::ostream& out) {
   PrintActions(report, out);
   PrintSummary(report, out);
   PrintRun(report, out);
@@ -613,8 +668,18 @@ void HtmlPrinter::DoPrint(const occtrace::Report& report, const PrintOptions&, s
   if (report.groups_size() > 0) out << "</section>\n";
   PrintMinorActions(report, out);
   PrintUnjudged(report, out);
-  PrintDiff(report, out);
   PrintNotes(report, out);
+}
+
+}  // namespace
+
+void HtmlPrinter::DoPrint(const occtrace::Report& report, const PrintOptions&, std::ostream& out) {
+  PrintHead(report, out);
+  if (report.has_diff()) {
+    PrintDiffReport(report, out);
+  } else {
+    PrintBody(report, out);
+  }
   out << "</main>\n<footer>Generated by " << E(ToolName(report));
   if (!report.generated_for().empty()) out << " · <code>" << E(report.generated_for()) << "</code>";
   out << " · self-contained: no network requests.</footer>\n<script>" << kScript

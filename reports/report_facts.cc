@@ -595,6 +595,40 @@ std::string DiffTimeChange(const occtrace::DiffRow& row) {
   return (change > 0 ? "+" : "") + FormatPct(change);
 }
 
+std::string SignedDuration(int64_t delta_ns) {
+  if (delta_ns == 0) return "±0";
+  return (delta_ns > 0 ? "+" : "-") + FormatDuration(delta_ns > 0 ? delta_ns : -delta_ns);
+}
+
+std::string DiffTotalText(const occtrace::Diff& diff) {
+  const int64_t delta = diff.total_ns_after() - diff.total_ns_before();
+  std::string out = FormatDuration(diff.total_ns_before()) + " → " + FormatDuration(diff.total_ns_after());
+  if (delta == 0) return out + ": unchanged";
+  out += ": " + FormatDuration(delta > 0 ? delta : -delta) + (delta < 0 ? " less" : " more") + " GPU time";
+  if (diff.total_ns_before() > 0) {
+    const double pct = 100.0 * static_cast<double>(delta) / static_cast<double>(diff.total_ns_before());
+    out += " (" + std::string(pct > 0 ? "+" : "") + FormatPct(pct) + ")";
+  }
+  return out;
+}
+
+std::string DiffChangedText(const occtrace::Diff& diff) {
+  const int n = diff.changed_kernels();
+  return FormatCount(n) + (n == 1 ? " kernel" : " kernels") +
+         " (configuration or occupancy changed, new or gone): " + SignedDuration(diff.changed_delta_ns());
+}
+
+std::string DiffSameText(const occtrace::Diff& diff) {
+  const int n = diff.same_kernels();
+  return FormatCount(n) + (n == 1 ? " kernel" : " kernels") + " in the same configuration: " +
+         SignedDuration(diff.same_delta_ns()) + " (run-to-run variation, or other work)";
+}
+
+std::string DiffConfigChange(const occtrace::DiffRow& row) {
+  if (!DiffHasBefore(row) || !DiffHasAfter(row) || row.config_before() == row.config_after()) return "";
+  return "was " + SanitizeForDisplay(row.config_before()) + "; now " + SanitizeForDisplay(row.config_after());
+}
+
 std::vector<Metric> OccupancyMetrics(const occtrace::KernelGroup& g) {
   const occtrace::Occupancy& occ = g.occupancy();
   std::vector<Metric> rows;
@@ -784,6 +818,69 @@ std::string StragglerText(const occtrace::Report& report) {
     } else {
       out += "; the least NCCL time is on " + RankName(report, x.least_communication_file_index());
     }
+  }
+  const std::string cause = StragglerCauseText(report);
+  if (!cause.empty()) out += ". Cause: " + cause;
+  return out;
+}
+
+std::vector<std::string> DistinctFileNames(const std::vector<std::string>& paths, int width) {
+  std::vector<std::string> names = paths;
+  if (names.size() < 2 || width < 3) return names;
+  // The directory every path shares.
+  size_t common = 0;
+  while (std::all_of(names.begin(), names.end(), [&](const std::string& n) {
+    return common < n.size() && common < names[0].size() && n[common] == names[0][common];
+  })) {
+    ++common;
+  }
+  const size_t slash = names[0].rfind('/', common == 0 ? 0 : common - 1);
+  if (common > 0 && slash != std::string::npos && slash < common) {
+    for (auto& n : names) n = n.substr(slash + 1);
+  }
+  // The characters every name starts and ends with.
+  size_t prefix = 0, suffix = 0;
+  const size_t shortest = std::min_element(names.begin(), names.end(), [](const auto& a, const auto& b) {
+                            return a.size() < b.size();
+                          })->size();
+  while (prefix < shortest && std::all_of(names.begin(), names.end(), [&](const std::string& n) {
+           return n[prefix] == names[0][prefix];
+         })) {
+    ++prefix;
+  }
+  while (suffix < shortest - prefix && std::all_of(names.begin(), names.end(), [&](const std::string& n) {
+           return n[n.size() - 1 - suffix] == names[0][names[0].size() - 1 - suffix];
+         })) {
+    ++suffix;
+  }
+  const size_t room = static_cast<size_t>(width);
+  for (auto& n : names) {
+    if (n.size() <= room) continue;
+    if (n.size() - prefix <= room - 1) {
+      n = "…" + n.substr(n.size() - (room - 1));  // the tail holds every difference
+    } else {
+      // From the first difference on, as much as fits (the differing part first).
+      n = "…" + n.substr(prefix, room - 2) + "…";
+    }
+  }
+  return names;
+}
+
+std::string StragglerCauseText(const occtrace::Report& report) {
+  const occtrace::CrossRank& x = report.cross_rank();
+  const std::string slowest = RankName(report, x.slowest_file_index());
+  std::string out;
+  for (const occtrace::StragglerCause& c : x.straggler_causes()) {
+    const std::string name = ShortenKernelName(c.name(), 60);
+    const int64_t median = static_cast<int64_t>(std::llround(c.median_ns()));
+    std::string text;
+    if (c.ran_on() == 1) {
+      text = slowest + " alone runs " + FormatDuration(c.slowest_rank_ns()) + " of " + name;
+    } else {
+      text = name + " takes " + FormatDuration(c.slowest_rank_ns()) + " on " + slowest + ", " +
+             FormatDuration(c.slowest_rank_ns() - median) + " over the median rank's " + FormatDuration(median);
+    }
+    out += (out.empty() ? "" : "; ") + text;
   }
   return out;
 }

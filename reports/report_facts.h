@@ -144,6 +144,18 @@ std::vector<int32_t> SuggestedBlockSizes(const occtrace::KernelGroup& group);
 std::string DiffTimeChange(const occtrace::DiffRow& row);
 bool DiffHasBefore(const occtrace::DiffRow& row);  // not "new"
 bool DiffHasAfter(const occtrace::DiffRow& row);   // not "gone"
+// "-550.0 µs" / "+5.0 µs": a GPU-time change, signed.
+std::string SignedDuration(int64_t delta_ns);
+// --diff's opening, the same words in every format:
+//   DiffTotalText:   "2.25 ms → 1.70 ms: 555.0 µs less GPU time (-24.7%)"
+//   DiffChangedText: "3 kernels (configuration or occupancy changed, new or gone): -560.0 µs"
+//   DiffSameText:    "1 kernel in the same configuration: +5.0 µs (run-to-run variation ...)"
+std::string DiffTotalText(const occtrace::Diff& diff);
+std::string DiffChangedText(const occtrace::Diff& diff);
+std::string DiffSameText(const occtrace::Diff& diff);
+// "was grid ..., 128 regs, ...; now grid ..., 64 regs, ..." when both sides exist and differ.
+std::string DiffConfigChange(const occtrace::DiffRow& row);
+inline constexpr std::string_view kDiffRowsTitle = "Kernels by GPU time saved or lost";
 
 // Nsight Compute's occupancy figures for a judged group, in its order and with its names
 // ("Theoretical Occupancy", "Block Limit Registers", ...): the `| Metric | Value |` tables of
@@ -183,6 +195,15 @@ std::string RankIdentityText(const occtrace::Report& report);
 // The compute straggler: the rank whose GPU time outside NCCL kernels is furthest above the
 // median rank's, or that there is none above kStragglerPct.
 std::string StragglerText(const occtrace::Report& report);
+// The kernels the straggler spends most time in over the median rank, for StragglerText:
+// "gemm_tn_kernel<128, 128, 32> takes 1.30 ms on rank 2, 295.0 µs over the median rank's
+// 1.00 ms"; "rank 1 alone runs 48.0 ms of nvjet_…". "" when none.
+std::string StragglerCauseText(const occtrace::Report& report);
+// `paths` as a table with `width` columns shows them, told apart: without the directory they
+// all share, and a name still wider than `width` keeps the part where the names differ
+// ("…rank1/trace.db", "…slow_rank1_attempt…") instead of its first characters, which several
+// ranks' files often share. Byte counts: paths are taken as ASCII for the cut.
+std::vector<std::string> DistinctFileNames(const std::vector<std::string>& paths, int width);
 // A top configuration across ranks: "slowest on rank 2: 1.80 ms, 50.0% over the median
 // (1.20 ms); fastest rank 0, 1.19 ms"; for NCCL kernels "longest on ...", marked as waiting.
 std::string SpreadText(const occtrace::Report& report, const occtrace::RankSpread& spread);

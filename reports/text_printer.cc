@@ -152,6 +152,12 @@ void PrintSummary(const occtrace::Report& report, TextWriter& w) {
                          traced + ": not the what-if GPU's, not compared with its theoretical";
   w.Field("Occupancy", occupancy);
   w.Field("Recoverable", SummaryRecoverableText(s));
+  if (HasCrossRank(report)) {
+    // Several ranks: the straggler and its cause open the report, before any table.
+    const bool straggler = report.cross_rank().slowest_over_median_pct() >= kStragglerPct;
+    w.Field("Straggler", SanitizeForDisplay(StragglerText(report)), 0,
+            straggler ? Style::kWarn : Style::kPlain);
+  }
   if (s.unjudged_groups() > 0) {
     const int n = s.unjudged_groups();
     w.Field("Not judged", FormatCount(n) + (n == 1 ? " configuration (" : " configurations (") +
@@ -352,8 +358,7 @@ void PrintCrossRank(const occtrace::Report& report, TextWriter& w) {
   constexpr int kMaxRanksListed = 16;
   w.Section(CrossRankTitle(report));
   w.Field("Ranks", SanitizeForDisplay(RankIdentityText(report)));
-  w.Field("Straggler", SanitizeForDisplay(StragglerText(report)), 0,
-          x.slowest_over_median_pct() >= kStragglerPct ? Style::kWarn : Style::kPlain);
+  // The straggler and its cause are in the summary, which opens the report.
   w.Line();
   constexpr int kLabel = 16, kTime = 10, kLaunches = 10;
   auto row = [&](const std::string& label, const std::string& total, const std::string& compute,
@@ -367,9 +372,20 @@ void PrintCrossRank(const occtrace::Report& report, TextWriter& w) {
     w.Line(w.Styled(line, style));
   };
   row("Rank", "GPU time", "Compute", "NCCL", "Launches", "File (host)", Style::kBold);
+  // The file column keeps what tells the files apart (several ranks' paths often share their
+  // directory and most of their names).
+  std::vector<std::string> paths;
+  size_t host_width = 0;
+  for (const occtrace::InputFile& file : report.files()) {
+    paths.push_back(SanitizeForDisplay(file.path()));
+    if (!file.host().empty()) host_width = std::max(host_width, SanitizeForDisplay(file.host()).size() + 3);
+  }
+  const int file_width = w.width() - (kIndent + kLabel + 3 * (kTime + 1) + kLaunches + 2) -
+                         static_cast<int>(host_width);
+  const std::vector<std::string> names = DistinctFileNames(paths, std::max(file_width, 12));
   for (const occtrace::RankSummary& r : x.ranks()) {
     const occtrace::InputFile& file = report.files(r.file_index());
-    std::string where = SanitizeForDisplay(file.path());
+    std::string where = names[static_cast<size_t>(r.file_index())];
     if (!file.host().empty()) where += " (" + SanitizeForDisplay(file.host()) + ")";
     const bool straggler = x.slowest_over_median_pct() >= kStragglerPct &&
                            r.file_index() == x.slowest_file_index();
@@ -468,34 +484,79 @@ void PrintUnjudged(const occtrace::Report& report, TextWriter& w) {
   }
 }
 
-void PrintDiff(const occtrace::Report& report, TextWriter& w) {
-  if (report.diff_size() == 0) return;
-  w.Section("Before / after (--diff): theoretical occupancy and GPU time");
-  constexpr int kStatus = 7, kTheo = 21, kTime = 21, kChange = 7;
-  const int name_width = w.width() - 2 - kStatus - kTheo - kTime - kChange - 4;
-  auto row = [&](const std::string& name, const std::string& status, const std::string& theo,
-                 const std::string& time, const std::string& change, Style style) {
+// --diff: the comparison alone. It opens with the answer (total GPU time before → after, what
+// the changed kernels and the rest contributed, and whether the two traces compare at all), then
+// one row per kernel, changed ones first, by the time each saved or cost.
+void PrintDiffReport(const occtrace::Report& report, TextWriter& w) {
+  const occtrace::Diff& d = report.diff();
+  w.Line(w.Styled(ToolName(report) + " — before / after (--diff)", Style::kBold));
+  auto files = [&](const std::string& label, const auto& list) {
+    for (int i = 0; i < list.size(); ++i) {
+      const occtrace::InputFile& file = list.Get(i);
+      w.Field(i == 0 ? label : "", SanitizeForDisplay(file.path()) + ": " + SanitizeForDisplay(FileFacts(file)));
+      if (!file.command().empty()) w.Field("", "command: " + SanitizeForDisplay(file.command()));
+    }
+  };
+  files("Before", d.base_files());
+  files("After", report.files());
+  for (int i = 0; i < report.devices_size(); ++i) {
+    const occtrace::Device& device = report.devices(i);
+    const std::string tag = report.devices_size() > 1 || device.device_id() != 0
+                                ? "[" + DeviceTag(report, device) + "] "
+                                : "";
+    w.Field(i == 0 ? "GPU (after)" : "", tag + SanitizeForDisplay(DeviceTitle(device)));
+  }
+
+  w.Section("Did it work?");
+  w.Field("GPU time", DiffTotalText(d));
+  // Right under the answer it qualifies.
+  for (const std::string& warning : d.warnings()) {
+    w.Field("Warning", SanitizeForDisplay(warning), 0, Style::kWarn);
+  }
+  w.Field("Changed", DiffChangedText(d));
+  w.Field("Same", DiffSameText(d), 0, Style::kDim);
+
+  w.Section(std::string(kDiffRowsTitle));
+  constexpr int kStatus = 7, kTime = 21, kChange = 10, kPct = 7, kTheo = 13;
+  const int name_width = w.width() - 2 - kStatus - kTime - kChange - kPct - kTheo - 5;
+  auto row = [&](const std::string& name, const std::string& status, const std::string& time,
+                 const std::string& change, const std::string& pct, const std::string& theo, Style style) {
     std::string line = "  " + PadRight(TruncateToWidth(name, name_width), name_width) + " " +
-                       PadRight(status, kStatus) + " " + PadLeft(theo, kTheo) + " " +
-                       PadLeft(time, kTime) + " " + PadLeft(change, kChange);
+                       PadRight(status, kStatus) + " " + PadLeft(time, kTime) + " " +
+                       PadLeft(change, kChange) + " " + PadLeft(pct, kPct) + " " + PadLeft(theo, kTheo);
     while (!line.empty() && line.back() == ' ') line.pop_back();
     w.Line(w.Styled(line, style));
   };
-  row("Kernel", "Status", "Theo% before → after", "Total before → after", "Change", Style::kBold);
-  for (const occtrace::DiffRow& d : report.diff()) {
-    const bool before = DiffHasBefore(d);
-    const bool after = DiffHasAfter(d);
-    const std::string theo = (before ? FormatFixed(d.occupancy_before_pct(), 1) : "–") + " → " +
-                             (after ? FormatFixed(d.occupancy_after_pct(), 1) : "–");
-    const std::string time = (before ? FormatDuration(d.total_ns_before()) : "–") + " → " +
-                             (after ? FormatDuration(d.total_ns_after()) : "–");
-    row(ShortenKernelName(d.name(), name_width), SanitizeForDisplay(d.status()), theo, time,
-        DiffTimeChange(d), Style::kPlain);
-    if (before && after && d.config_before() != d.config_after()) {
-      w.Bullet("", "was " + SanitizeForDisplay(d.config_before()) + "; now " +
-                       SanitizeForDisplay(d.config_after()),
-               4, Style::kDim);
+  row("Kernel", "Status", "Time before → after", "Change", "%", "Theo% b → a", Style::kBold);
+  for (const occtrace::DiffRow& r : d.rows()) {
+    const bool before = DiffHasBefore(r);
+    const bool after = DiffHasAfter(r);
+    const std::string time = (before ? FormatDuration(r.total_ns_before()) : "–") + " → " +
+                             (after ? FormatDuration(r.total_ns_after()) : "–");
+    const std::string theo = (before ? FormatFixed(r.occupancy_before_pct(), 1) : "–") + " → " +
+                             (after ? FormatFixed(r.occupancy_after_pct(), 1) : "–");
+    row(SanitizeForDisplay(ShortenKernelName(r.name(), name_width)), SanitizeForDisplay(r.status()), time,
+        SignedDuration(r.total_ns_after() - r.total_ns_before()), DiffTimeChange(r), theo,
+        r.status() == "same" ? Style::kDim : Style::kPlain);
+    const std::string config = DiffConfigChange(r);
+    if (!config.empty()) w.Bullet("", config, 4, Style::kDim);
+  }
+  w.Paragraph("Theo% = theoretical occupancy (model), GPU-time weighted over the kernel's "
+              "configurations; a kernel's configuration is its largest by GPU time.",
+              Style::kDim);
+
+  w.Section("Notes");
+  for (const std::string& note : report.notes()) w.Bullet("- ", SanitizeForDisplay(note), 0);
+  for (const auto* list : {&d.base_files(), &report.files()}) {
+    for (const occtrace::InputFile& file : *list) {
+      for (const std::string& warning : file.warnings()) {
+        w.Bullet("- ", "warning: " + SanitizeForDisplay(file.path()) + ": " + SanitizeForDisplay(warning), 0,
+                 Style::kWarn);
+      }
     }
+  }
+  if (!report.generated_for().empty()) {
+    w.Bullet("- ", "generated by: " + SanitizeForDisplay(report.generated_for()), 0, Style::kDim);
   }
 }
 
@@ -532,6 +593,10 @@ void PrintNotes(const occtrace::Report& report, TextWriter& w) {
 void TextPrinter::DoPrint(const occtrace::Report& report, const PrintOptions& options,
                           std::ostream& out) {
   TextWriter w(out, options.color, std::max(options.width, kMinWidth));
+  if (report.has_diff()) {
+    PrintDiffReport(report, w);
+    return;
+  }
   PrintHeader(report, w);
   PrintActions(report, w);
   PrintSummary(report, w);
@@ -541,7 +606,6 @@ void TextPrinter::DoPrint(const occtrace::Report& report, const PrintOptions& op
   PrintLimiterShares(report, w);
   PrintMinorActions(report, w);
   PrintUnjudged(report, w);
-  PrintDiff(report, w);
   PrintNotes(report, w);
 }
 

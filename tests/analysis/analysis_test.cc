@@ -576,7 +576,7 @@ INSERT INTO OCC_KERNEL_CONFIG VALUES
   auto report = BuildReport(options);
   ASSERT_TRUE(report.ok()) << report.status().message();
   std::map<std::string, occtrace::DiffRow> rows;
-  for (const auto& row : report->diff()) rows[row.name()] = row;
+  for (const auto& row : report->diff().rows()) rows[row.name()] = row;
   ASSERT_EQ(rows.count("gemm_kernel(float const*, float*)"), 1u);
   const auto& gemm = rows["gemm_kernel(float const*, float*)"];
   EXPECT_EQ(gemm.status(), "changed");

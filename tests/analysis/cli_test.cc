@@ -154,8 +154,8 @@ TEST_F(Cli, DiffAndGpuFlags) {
   ASSERT_EQ(r.code, 0) << r.err;
   occtrace::Report report = ParseJson(r.out);
   EXPECT_FALSE(report.what_if_gpu().empty());
-  EXPECT_EQ(report.diff_size(), 6);
-  for (const auto& row : report.diff()) EXPECT_EQ(row.status(), "same") << row.name();
+  EXPECT_EQ(report.diff().rows_size(), 6);
+  for (const auto& row : report.diff().rows()) EXPECT_EQ(row.status(), "same") << row.name();
   auto missing = RunCli({path_, "--diff", dir_.Path("missing.db")});
   EXPECT_EQ(missing.code, 2);
   EXPECT_NE(missing.err.find("missing.db"), std::string::npos);

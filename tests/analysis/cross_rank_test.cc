@@ -4,6 +4,8 @@
 // directory inputs.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,7 @@ namespace occ {
 namespace {
 
 using testing::MakeOccTrace;
+using testing::RunCli;
 using testing::ScratchDir;
 
 // One rank of a data-parallel step: 10 GEMM launches of `gemm_ns`, 10 NCCL all-reduce launches
@@ -152,6 +155,13 @@ TEST(CrossRank, SlowerRankIsTheStragglerAndNcclTimeIsWaiting) {
   EXPECT_DOUBLE_EQ(x.median_compute_ns(), 1205000);
   EXPECT_NEAR(x.slowest_over_median_pct(), 100.0 * 295000 / 1205000, 1e-9);
   EXPECT_EQ(x.least_communication_file_index(), 1);
+  // The cause: rank 1's GEMM, 1.3 ms against a median of 1.005 ms; the elementwise kernel takes
+  // the same on every rank and the all-reduce is waiting: neither is listed.
+  ASSERT_EQ(x.straggler_causes_size(), 1);
+  EXPECT_EQ(x.straggler_causes(0).name(), "void gemm_kernel<128>(float const*, float*)");
+  EXPECT_EQ(x.straggler_causes(0).slowest_rank_ns(), 1300000);
+  EXPECT_DOUBLE_EQ(x.straggler_causes(0).median_ns(), 1005000);
+  EXPECT_EQ(x.straggler_causes(0).ran_on(), 4);
 
   const occtrace::RankKernel* gemm_row = KernelNamed(x, "void gemm_kernel");
   ASSERT_NE(gemm_row, nullptr);
@@ -182,6 +192,55 @@ TEST(CrossRank, SlowerRankIsTheStragglerAndNcclTimeIsWaiting) {
     int64_t sum = 0;
     for (const auto& f : g.rank_spread().per_rank()) sum += f.total_ns();
     EXPECT_EQ(sum, g.total_ns()) << g.name();
+  }
+}
+
+// The report opens with the straggler and its cause, before any table: here rank 2's GEMM on a
+// smaller grid of its own (another configuration, the same kernel) and a kernel it alone runs.
+TEST(CrossRank, StragglerCauseOpensTheReport) {
+  ScratchDir dir;
+  std::vector<std::string> files;
+  for (int r = 0; r < 3; ++r) {
+    files.push_back(dir.Path("a_long_directory_name_for_the_job/ddp_slow_run_rank" + std::to_string(r) +
+                             "_of_three_attempt_2.db"));
+    std::filesystem::create_directories(std::filesystem::path(files.back()).parent_path());
+    RankTrace t;
+    t.rank = r;
+    t.world_size = 3;
+    t.gemm_ns = r == 2 ? 150000 : 100000;
+    t.gemm_grid_x = r == 2 ? 60 : 64;
+    t.extra_kernel = r == 2;
+    MakeOccTrace(files.back(), RankInserts(t));
+  }
+  auto report = Report(files);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  const occtrace::CrossRank& x = report->cross_rank();
+  EXPECT_EQ(x.slowest_file_index(), 2);
+  // By kernel name across configurations: the GEMM 1.5 ms on rank 2, median 1.0 ms; the debug
+  // kernel 5 µs on rank 2 alone (median 0).
+  ASSERT_EQ(x.straggler_causes_size(), 2);
+  EXPECT_EQ(x.straggler_causes(0).slowest_rank_ns(), 1500000);
+  EXPECT_DOUBLE_EQ(x.straggler_causes(0).median_ns(), 1000000);
+  EXPECT_EQ(x.straggler_causes(1).name(), "void debug_kernel(float*)");
+  EXPECT_EQ(x.straggler_causes(1).ran_on(), 1);
+
+  std::vector<std::string> args = files;
+  auto text = RunCli(args);
+  ASSERT_EQ(text.code, 0) << text.err;
+  // Wrapped lines joined.
+  const std::string flat = std::regex_replace(text.out, std::regex("\n +"), " ");
+  const size_t cause = flat.find("Cause: gemm_kernel<128> takes 1.50 ms on rank 2, 500.0 µs over the");
+  const size_t alone = flat.find("rank 2 alone runs 5.00 µs of debug_kernel");
+  const size_t table = flat.find("── Top ");
+  ASSERT_NE(cause, std::string::npos) << text.out;
+  ASSERT_NE(alone, std::string::npos) << text.out;
+  EXPECT_LT(alone, table) << "the straggler's cause comes before the first table";
+  // The rank table tells the files apart (they share a directory and most of their names): the
+  // directory goes, and of the 40-character names the 28-character tail with the rank fits.
+  for (int r = 0; r < 3; ++r) {
+    EXPECT_NE(text.out.find("…_rank" + std::to_string(r) + "_of_three_attempt_2.db (node0)"),
+              std::string::npos)
+        << text.out;
   }
 }
 

@@ -295,8 +295,16 @@ std::vector<std::string> WithoutViewOptions(const std::vector<std::string>& args
   return out;
 }
 
-std::vector<std::vector<std::string>> ViewOptions() {
+std::vector<std::vector<std::string>> ViewOptions(bool diff) {
   std::vector<std::vector<std::string>> views;
+  if (diff) {
+    views.push_back({"--top", "0"});
+    views.push_back({"--top", "1"});
+    views.push_back({"--top", "3"});
+    views.push_back({"--top", "2", "--kernel", "^[a-m_]"});
+    views.push_back({"--top", "5", "--kernel", "[0-9]"});
+    return views;
+  }
 #ifdef __SANITIZE_ADDRESS__
   // Every render is several times slower under ASan+UBSan (all fourteen views ran past 8 min on
   // 2 cores): five views keep the memory checks on the same paths; the release build runs all.
@@ -343,13 +351,21 @@ SharedFigures Shared(const std::string& format, const std::string& out) {
   return {};
 }
 
-// CSV rows without their first cell (the rank in this view).
-std::vector<std::string> CsvRowsWithoutRank(const std::string& csv) {
+// --diff: its opening (totals, warnings, what changed) as printed.
+SharedFigures DiffShared(const std::string& format, const std::string& out) {
+  if (format == "text") return {Section(out, "── Did it work?", "\n──"), ""};
+  if (format == "markdown") return {Section(out, "**Did it work?**", "\n| "), ""};
+  if (format == "html") return {Section(out, "<section id=\"diff-summary\">", "</section>"), ""};
+  return {};
+}
+
+// CSV rows without their first cell (the rank in this view; --diff's rows have none).
+std::vector<std::string> CsvRowsWithoutRank(const std::string& csv, bool has_rank) {
   std::vector<std::string> rows;
   std::istringstream lines(csv);
   std::string line;
   std::getline(lines, line);  // header
-  while (std::getline(lines, line)) rows.push_back(line.substr(line.find(',') + 1));
+  while (std::getline(lines, line)) rows.push_back(has_rank ? line.substr(line.find(',') + 1) : line);
   return rows;
 }
 
@@ -369,13 +385,15 @@ TEST(ReportConsistency, SharedFiguresDoNotDependOnViewOptions) {
     BuildCase(entry.path(), scratch.path());
     if (HasFatalFailure()) return;
     const std::vector<std::string> base = WithoutViewOptions(ParseArgs(ReadFile(entry.path() / "args")));
+    // --diff has one order (time saved or cost): its views are --top and --kernel.
+    const bool diff = std::find(base.begin(), base.end(), "--diff") != base.end();
     for (const char* format : {"json", "text", "markdown", "html", "csv"}) {
       SCOPED_TRACE(format);
       bool have_reference = false;
       occtrace::Report reference;
       SharedFigures reference_text;
       std::vector<std::string> all_rows;
-      for (const auto& view : ViewOptions()) {
+      for (const auto& view : ViewOptions(diff)) {
         std::vector<std::string> args = base;
         args.insert(args.end(), view.begin(), view.end());
         args.insert(args.end(), {"--format", format});
@@ -409,6 +427,19 @@ TEST(ReportConsistency, SharedFiguresDoNotDependOnViewOptions) {
                 << report.actions(i).DebugString() << "\nvs\n" << reference.actions(i).DebugString();
           }
           EXPECT_EQ(report.minor_actions_size(), reference.minor_actions_size());
+          // --diff: the totals and warnings are the whole runs'; every row shown is one of --top 0's.
+          occtrace::Diff totals = report.diff(), reference_totals = reference.diff();
+          totals.clear_rows();
+          totals.clear_kernels_matched();
+          reference_totals.clear_rows();
+          reference_totals.clear_kernels_matched();
+          EXPECT_TRUE(MessageDifferencer::Equals(totals, reference_totals))
+              << totals.DebugString() << "\nvs\n" << reference_totals.DebugString();
+          for (const auto& row : report.diff().rows()) {
+            EXPECT_TRUE(std::any_of(reference.diff().rows().begin(), reference.diff().rows().end(),
+                                    [&](const occtrace::DiffRow& r) { return MessageDifferencer::Equals(row, r); }))
+                << row.name() << " is shown with figures that --top 0 does not have";
+          }
           for (const auto& g : report.groups()) {
             const occtrace::KernelGroup shown = WithoutViewFields(g);
             EXPECT_TRUE(std::any_of(reference.groups().begin(), reference.groups().end(),
@@ -418,7 +449,7 @@ TEST(ReportConsistency, SharedFiguresDoNotDependOnViewOptions) {
                 << g.name() << " is shown with figures that --top 0 does not have";
           }
         } else if (std::string(format) == "csv") {
-          const auto rows = CsvRowsWithoutRank(out);
+          const auto rows = CsvRowsWithoutRank(out, /*has_rank=*/!diff);
           if (first) {
             all_rows = rows;
             continue;
@@ -428,7 +459,7 @@ TEST(ReportConsistency, SharedFiguresDoNotDependOnViewOptions) {
                 << "row not in --top 0's: " << row;
           }
         } else {
-          const SharedFigures shared = Shared(format, out);
+          const SharedFigures shared = diff ? DiffShared(format, out) : Shared(format, out);
           EXPECT_FALSE(shared.summary.empty());
           if (first) {
             reference_text = shared;

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <climits>
+#include <string>
+#include <vector>
 
 #include "tests/reports/test_report.h"
 
@@ -105,15 +107,47 @@ TEST(ReportFactsTest, RecoverableIsAlwaysAnUpperBound) {
 
 TEST(ReportFactsTest, DiffChange) {
   const occtrace::Report report = ParseReport(R"pb(
-    diff { status: "changed" total_ns_before: 1600000 total_ns_after: 1050000 }
-    diff { status: "same" total_ns_before: 600000 total_ns_after: 605000 }
-    diff { status: "new" total_ns_after: 40000 }
-    diff { status: "gone" total_ns_before: 50000 }
+    diff {
+      total_ns_before: 2250000 total_ns_after: 1695000
+      changed_kernels: 3 changed_delta_ns: -560000 same_kernels: 1 same_delta_ns: 5000
+      rows { status: "changed" total_ns_before: 1600000 total_ns_after: 1050000
+             config_before: "grid 2048x1x1, 128 regs" config_after: "grid 2048x1x1, 64 regs" }
+      rows { status: "same" total_ns_before: 600000 total_ns_after: 605000 config_before: "c" config_after: "c" }
+      rows { status: "new" total_ns_after: 40000 config_after: "n" }
+      rows { status: "gone" total_ns_before: 50000 config_before: "g" }
+    }
   )pb");
-  EXPECT_EQ(DiffTimeChange(report.diff(0)), "-34.4%");
-  EXPECT_EQ(DiffTimeChange(report.diff(1)), "+0.8%");
-  EXPECT_EQ(DiffTimeChange(report.diff(2)), "");
-  EXPECT_EQ(DiffTimeChange(report.diff(3)), "");
+  const occtrace::Diff& d = report.diff();
+  EXPECT_EQ(DiffTimeChange(d.rows(0)), "-34.4%");  // (1.05 - 1.6) / 1.6
+  EXPECT_EQ(DiffTimeChange(d.rows(1)), "+0.8%");
+  EXPECT_EQ(DiffTimeChange(d.rows(2)), "");
+  EXPECT_EQ(DiffTimeChange(d.rows(3)), "");
+  EXPECT_EQ(DiffConfigChange(d.rows(0)), "was grid 2048x1x1, 128 regs; now grid 2048x1x1, 64 regs");
+  EXPECT_EQ(DiffConfigChange(d.rows(1)), "");
+  EXPECT_EQ(DiffConfigChange(d.rows(2)), "");
+  // 2.25 ms → 1.695 ms: 555 µs less, -24.7 % (555 / 2250).
+  EXPECT_EQ(DiffTotalText(d), "2.25 ms → 1.70 ms: 555.0 µs less GPU time (-24.7%)");
+  EXPECT_EQ(DiffChangedText(d), "3 kernels (configuration or occupancy changed, new or gone): -560.0 µs");
+  EXPECT_EQ(DiffSameText(d), "1 kernel in the same configuration: +5.00 µs (run-to-run variation, or other work)");
+  EXPECT_EQ(SignedDuration(0), "±0");
+}
+
+TEST(ReportFactsTest, DistinctFileNamesKeepWhatDiffers) {
+  // Two ranks of one run in one directory: the directory goes, the names fit.
+  EXPECT_EQ(DistinctFileNames({"/scratch/me/runs/ddp_slow/rank0.db", "/scratch/me/runs/ddp_slow/rank1.db"}, 30),
+            (std::vector<std::string>{"rank0.db", "rank1.db"}));
+  // Long names that differ only past the 9th character: the cut keeps the tail.
+  EXPECT_EQ(DistinctFileNames({"/d/ddp_slow_rank_experiment_0.pt.trace.json.gz",
+                               "/d/ddp_slow_rank_experiment_1.pt.trace.json.gz"},
+                              20),
+            (std::vector<std::string>{"…_0.pt.trace.json.gz", "…_1.pt.trace.json.gz"}));
+  // A long common suffix: the part from the first difference on.
+  EXPECT_EQ(DistinctFileNames({"ab0_" + std::string(40, 'x'), "ab1_" + std::string(40, 'x')}, 10),
+            (std::vector<std::string>{"…0_xxxxxx…", "…1_xxxxxx…"}));
+  // One file, or no directory in common: unchanged.
+  EXPECT_EQ(DistinctFileNames({"/a/x.db"}, 5), (std::vector<std::string>{"/a/x.db"}));
+  EXPECT_EQ(DistinctFileNames({"trace-0.db", "trace-1.db"}, 40),
+            (std::vector<std::string>{"trace-0.db", "trace-1.db"}));
 }
 
 TEST(ReportFactsTest, LimiterLine) {

@@ -1,0 +1,24 @@
+-- The "after" side: ./bench after the layer_norm fix (the after side of diff_after_fix), compared
+-- here with a trace of another program (before.sql).
+INSERT INTO OCC_META VALUES ('schema_version', '1'), ('pid', '101'), ('host', 'node1'),
+  ('command', './bench --layers 24'), ('occtrace_version', '0.1.0'), ('achieved_mode', 'off');
+INSERT INTO StringIds VALUES
+  (1, 'void layer_norm_fwd<__nv_bfloat16, 1024>(__nv_bfloat16 const*, __nv_bfloat16*, float, int)'),
+  (2, 'layer_norm_fwd'), (3, '_Z14layer_norm_fwdI13__nv_bfloat16Li1024EEvPKT_PS1_fi'),
+  (4, 'void softmax_fwd<float>(float const*, float*, int)'), (5, 'softmax_fwd'), (6, '_Z11softmax_fwdIfEvPKfPfi'),
+  (7, 'void fused_bias_gelu<float>(float const*, float const*, float*, int)'), (8, 'fused_bias_gelu'),
+  (9, '_Z15fused_bias_geluIfEvPKfS1_Pfi');
+INSERT INTO TARGET_INFO_GPU (id, name, smCount, computeMajor, computeMinor, maxShmemPerBlock,
+  maxShmemPerBlockOptin, maxShmemPerSm, maxRegistersPerSm, maxRegistersPerBlock, threadsPerWarp,
+  maxWarpsPerSm, maxBlocksPerSm, maxThreadsPerBlock)
+  VALUES (0, 'NVIDIA H100 80GB HBM3', 132, 9, 0, 49152, 232448, 233472, 65536, 65536, 32, 64, 32, 1024);
+INSERT INTO TARGET_INFO_CUDA_DEVICE VALUES (0, 0, 4242, 'GPU-0', 132);
+INSERT INTO OCC_DEVICE VALUES (0, 1024, 2048, 0, NULL, NULL, 13000);
+INSERT INTO OCC_KERNEL_CONFIG VALUES
+  (1, 0, 1, NULL, 1, 2, 3, 0, 0, 64, 2048, 1, 1, 256, 1, 1, 4096, 0, 0, 0, 32768, 0, NULL, 0, 0, 1, 1, 1, 0, 0, 0, 0),
+  (2, 0, 1, NULL, 4, 5, 6, 0, 0, 40, 528, 1, 1, 1024, 1, 1, 0, 8192, 0, 0, 65536, 0, NULL, 0, 0, 1, 1, 1, 0, 0, 0, 0),
+  (3, 0, 1, NULL, 7, 8, 9, 0, 0, 24, 4096, 1, 1, 256, 1, 1, 0, 0, 0, 0, 32768, 0, NULL, 0, 0, 1, 1, 1, 0, 0, 0, 0);
+INSERT INTO OCC_LAUNCH VALUES
+  (1000, 520000, 1, 7, 1), (600000, 530000, 1, 7, 2),
+  (2000000, 300000, 2, 7, 3), (2400000, 305000, 2, 7, 4),
+  (3000000, 40000, 3, 7, 5);
