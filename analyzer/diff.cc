@@ -126,6 +126,12 @@ std::vector<std::string> DiffWarnings(const DiffSide& before, const DiffSide& af
     warnings.push_back("the two traces come from different programs: " + JoinSet(programs_before) +
                        " before, " + JoinSet(programs_after) + " after (" + common +
                        "); the totals compare different work");
+  } else if (kernels_differ && !programs_before.empty() && programs_before == programs_after) {
+    // The same program: other inputs, another model or library version, or a fix that replaced
+    // its main kernels.
+    warnings.push_back("the same program (" + JoinSet(programs_after) + ") ran mostly different kernels: " +
+                       common + " (another input, model or library version, or replaced kernels); "
+                       "the totals compare different work");
   } else if (kernels_differ) {
     warnings.push_back("the two traces may come from different programs or workloads: " + common +
                        " (a fix usually keeps most of the time in the same kernels); the totals "

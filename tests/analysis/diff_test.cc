@@ -125,6 +125,15 @@ TEST(Diff, LittleCommonKernelTimeWarnsWithoutCommands) {
   EXPECT_EQ(fix.warnings_size(), 0);
 }
 
+TEST(Diff, SameProgramMostlyOtherKernelsSaysSo) {
+  // One script, the kernels both ran hold 100 of 1000 ns before and 100 of 900 ns after.
+  const occtrace::Diff d = BuildDiff(Side({Group("gemm", 900), Group("shared", 100)}, "python train.py --model a"),
+                                     Side({Group("conv", 800), Group("shared", 100)}, "python train.py --model b"));
+  ASSERT_EQ(d.warnings_size(), 1);
+  EXPECT_NE(d.warnings(0).find("the same program (train.py) ran mostly different kernels"), std::string::npos)
+      << d.warnings(0);
+}
+
 TEST(Diff, DifferentGpusWarn) {
   const occtrace::Diff d = BuildDiff(Side({Group("a", 100)}, "./bench", "NVIDIA A100-SXM4-80GB"),
                                      Side({Group("a", 60)}, "./bench", "NVIDIA H100 80GB HBM3"));
