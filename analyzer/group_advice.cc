@@ -82,7 +82,11 @@ void ShapeBlockSuggestion(const ConfigStats& c, int num_sms, occtrace::Suggestio
     s->set_predicted_waves_per_sm(w);
   }
   size_t rest = threads.size();
-  if (text.compare(rest, 7, " (grid ") == 0) rest = text.find(')', rest) + 1;
+  if (text.compare(rest, 7, " (grid ") == 0) {
+    const size_t close = text.find(')', rest);
+    if (close == std::string::npos) return;
+    rest = close + 1;
+  }
   s->set_text("Use block " + tuple(block, dims) + " (" + std::to_string(s->block_size()) + " threads), grid " +
               tuple(grid, grid_dims) + text.substr(rest));
   s->set_block_x(static_cast<int32_t>(block[0]));

@@ -53,17 +53,19 @@ std::string GroupKey(const ConfigStats& c, const TraceDevice* device, bool what_
   return (what_if ? std::string("what-if") : DeviceKey(device)) + "#" + ConfigKey(c);
 }
 
-const Group* LaunchGroups::Find(const std::string& key) const {
+std::string LaunchGroups::Resolve(const std::string& key) const {
   std::string k = key;
-  // A fold never goes to a group that was folded itself, but a damaged chain must not loop.
+  // A group can be folded into one that is folded later; the chain is at most as long as the
+  // folds, and a damaged one must not loop.
   for (size_t hops = 0; hops <= folded_into.size(); ++hops) {
-    if (auto it = by_key.find(k); it != by_key.end()) return &it->second;
+    if (by_key.count(k) > 0) return k;
     auto fold = folded_into.find(k);
-    if (fold == folded_into.end()) return nullptr;
+    if (fold == folded_into.end()) return "";
     k = fold->second;
   }
-  return nullptr;
+  return "";
 }
+
 
 void AddToGroups(std::vector<ConfigStats> configs, const std::vector<TraceDevice>& devices,
                  bool what_if, LaunchGroups* groups) {

@@ -41,8 +41,8 @@ struct LaunchGroups {
   // Keys FoldProfiledLaunches folded away -> the key of the group that took their launches.
   std::map<std::string, std::string> folded_into;
 
-  // The group a configuration's launches are in, after folding; nullptr when it has none.
-  const Group* Find(const std::string& key) const;
+  // The key of the group a configuration's launches are in after folding ("" when none).
+  std::string Resolve(const std::string& key) const;
 };
 
 // The key AddToGroups files a configuration under (`device`: its file's device, or nullptr).

@@ -25,16 +25,14 @@ StatusOr<LaunchOccupancy> LaunchOccupancy::Build(const std::vector<TraceReader*>
   ctx.files = &files;  // the report keeps these warnings; here they were said by the reader
   for (const auto& key : out.groups_.order) {
     Judged j = JudgeGroup(&ctx, out.groups_.by_key.at(key), total_ns);
-    out.judged_.emplace(&out.groups_.by_key.at(key), std::move(j.group));
+    out.judged_.emplace(key, std::move(j.group));
   }
   return out;
 }
 
 const occtrace::KernelGroup* LaunchOccupancy::Find(const ConfigStats& config,
                                                    const std::vector<TraceDevice>& devices) const {
-  const Group* group = groups_.Find(GroupKey(config, FindDevice(devices, config.device_id), what_if_));
-  if (group == nullptr) return nullptr;
-  auto it = judged_.find(group);
+  auto it = judged_.find(groups_.Resolve(GroupKey(config, FindDevice(devices, config.device_id), what_if_)));
   return it == judged_.end() ? nullptr : &it->second;
 }
 

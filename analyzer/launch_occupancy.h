@@ -42,7 +42,7 @@ class LaunchOccupancy {
   LaunchGroups groups_;
   std::vector<int64_t> first_starts_;
   bool what_if_ = false;
-  std::map<const Group*, occtrace::KernelGroup> judged_;  // every group of groups_
+  std::map<std::string, occtrace::KernelGroup> judged_;  // every group of groups_, by its key
 };
 
 }  // namespace occ
