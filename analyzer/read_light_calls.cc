@@ -17,10 +17,21 @@
 namespace occ {
 namespace {
 
-// OCC_LAUNCH_CALL rows per configuration id.
-StatusOr<std::unordered_map<int64_t, int64_t>> CallsPerConfig(sql::Db& db) {
+// OCC_LAUNCH_CALL rows per configuration id. In a light trace a timed launch is a call and a
+// record with the same correlationId and configId: `without_record` leaves those calls out, so
+// that a configuration's launches are its records plus its other calls, the rows the
+// CUPTI_ACTIVITY_KIND_KERNEL view (schema/trace_schema.sql) gives. A full trace's calls never
+// have a record (the writer dropped those that had), and correlation ids may repeat across
+// CUPTI attachments, so there every call counts.
+StatusOr<std::unordered_map<int64_t, int64_t>> CallsPerConfig(sql::Db& db, bool without_record) {
   std::unordered_map<int64_t, int64_t> calls;
-  OCC_ASSIGN_OR_RETURN(sql::Stmt stmt, db.Prepare("SELECT configId, COUNT(*) FROM OCC_LAUNCH_CALL GROUP BY configId"));
+  const char* query = without_record
+                          ? "SELECT k.configId, COUNT(*) FROM OCC_LAUNCH_CALL k "
+                            "LEFT JOIN (SELECT DISTINCT correlationId, configId FROM OCC_LAUNCH) r "
+                            "ON r.correlationId = k.correlationId AND r.configId = k.configId "
+                            "WHERE r.correlationId IS NULL GROUP BY k.configId"
+                          : "SELECT configId, COUNT(*) FROM OCC_LAUNCH_CALL GROUP BY configId";
+  OCC_ASSIGN_OR_RETURN(sql::Stmt stmt, db.Prepare(query));
   while (true) {
     OCC_ASSIGN_OR_RETURN(bool row, stmt.Step());
     if (!row) break;
@@ -39,35 +50,35 @@ Status TraceReader::AddLaunchCalls(const std::vector<int64_t>& config_ids, std::
     return OkStatus();
   }
   struct Timed {
-    int64_t n = 0;
+    int64_t records = 0;  // OCC_LAUNCH rows: timed, or without an end (duration 0)
+    int64_t n = 0;        // those with a duration, the estimate's sample
     double sum = 0, sum_squares = 0;
   };
   std::unordered_map<int64_t, Timed> timed;
   {
-    OCC_ASSIGN_OR_RETURN(sql::Stmt stmt, db_->Prepare("SELECT configId, COUNT(*), SUM(duration), "
-                                                      "SUM(CAST(duration AS REAL) * duration) "
-                                                      "FROM OCC_LAUNCH WHERE duration > 0 GROUP BY configId"));
+    OCC_ASSIGN_OR_RETURN(sql::Stmt stmt, db_->Prepare("SELECT configId, COUNT(*), SUM(duration > 0), "
+                                                      "TOTAL(duration), TOTAL(CAST(duration AS REAL) * duration) "
+                                                      "FROM OCC_LAUNCH GROUP BY configId"));
     while (true) {
       OCC_ASSIGN_OR_RETURN(bool row, stmt.Step());
       if (!row) break;
-      timed[stmt.Int64(0)] = Timed{stmt.Int64(1), stmt.Double(2), stmt.Double(3)};
+      timed[stmt.Int64(0)] = Timed{stmt.Int64(1), stmt.Int64(2), stmt.Double(3), stmt.Double(4)};
     }
   }
-  OCC_ASSIGN_OR_RETURN(auto calls, CallsPerConfig(*db_));
+  OCC_ASSIGN_OR_RETURN(auto untimed_calls, CallsPerConfig(*db_, /*without_record=*/true));
   int64_t never_timed = 0;
   scan->launches = 0;
   scan->total_ns = 0;
   for (size_t i = 0; i < configs->size(); ++i) {
     ConfigStats& c = (*configs)[i];
-    const auto call = calls.find(config_ids[i]);
+    const auto call = untimed_calls.find(config_ids[i]);
     const auto sample = timed.find(config_ids[i]);
-    const int64_t launches = call != calls.end() ? call->second : 0;
     const Timed t = sample != timed.end() ? sample->second : Timed{};
     c.time_estimated = true;
     c.estimate_samples = t.n;
     // A timed launch without a launch call (a graph node light tracing could not read) still
-    // ran: the count is at least the timed ones.
-    c.launches = std::max(launches, t.n);
+    // ran, so it counts as well.
+    c.launches = t.records + (call != untimed_calls.end() ? call->second : 0);
     c.untimed_launches = c.launches - t.n;
     if (t.n == 0) {
       ++never_timed;
@@ -95,7 +106,7 @@ Status TraceReader::AddReattachGapLaunches(const std::vector<int64_t>& config_id
                                            TraceScan* scan) {
   OCC_ASSIGN_OR_RETURN(bool has_calls, db_->HasTable("OCC_LAUNCH_CALL"));
   if (!has_calls) return OkStatus();
-  OCC_ASSIGN_OR_RETURN(auto calls, CallsPerConfig(*db_));
+  OCC_ASSIGN_OR_RETURN(auto calls, CallsPerConfig(*db_, /*without_record=*/false));
   if (calls.empty()) return OkStatus();
   int64_t gap_launches = 0, without_mean = 0, estimated_ns = 0;
   for (size_t i = 0; i < configs->size(); ++i) {

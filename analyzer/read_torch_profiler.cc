@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <climits>
@@ -652,6 +653,14 @@ StatusOr<sql::Db> TraceReader::LoadTorchProfiler(const std::string& path,
     if (auto world = dist_int("world_size")) {
       OCC_RETURN_IF_ERROR(AddMeta(db, "world_size", std::to_string(*world)));
     }
+  }
+  // The process group's backend ("nccl", "gloo", ...), for the timeline export to pass on.
+  if (auto backend = handler.distributed.find("backend");
+      backend != handler.distributed.end() && backend->second.kind == Scalar::kString &&
+      !backend->second.text.empty() && backend->second.text.size() <= 32 &&
+      std::all_of(backend->second.text.begin(), backend->second.text.end(),
+                  [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':' || c == ','; })) {
+    OCC_RETURN_IF_ERROR(AddMeta(db, "distributed_backend", backend->second.text));
   }
   state.insert_launch.reset();
   state.insert_config.reset();

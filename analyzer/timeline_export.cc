@@ -307,7 +307,15 @@ Status ExportOne(TraceReader& reader, const std::string& path, const std::string
   if (info.rank() >= 0) {
     // HTA finds a file's rank with the pattern "rank":\s+(\d+) (hta/common/trace_file.py),
     // so the space after the colon matters.
-    sink->Write(",\n  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": ");
+    // The backend only where the input says it (torch.profiler's distributedInfo): an occtrace
+    // trace does not know it, and a guess would be wrong for gloo jobs.
+    sink->Write(",\n  \"distributedInfo\": {");
+    if (const std::string backend = reader.DistributedBackend(); !backend.empty()) {
+      sink->Write("\"backend\": ");
+      sink->Write(JsonString(backend));
+      sink->Write(", ");
+    }
+    sink->Write("\"rank\": ");
     sink->Write(num.Int(info.rank()));
     if (info.world_size() > 0) {
       sink->Write(", \"world_size\": ");

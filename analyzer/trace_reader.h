@@ -80,6 +80,12 @@ class TraceReader {
     double sm_cycles_active = 0, warps_active = 0;
   };
   Status ForEachPmSample(const std::function<Status(const PmSampleRow&)>& visit);
+  // The process group's backend as the input states it (torch.profiler's distributedInfo,
+  // OCC_META distributed_backend); "" when it does not.
+  std::string DistributedBackend() const {
+    auto it = meta_.find("distributed_backend");
+    return it == meta_.end() ? "" : it->second;
+  }
 
  private:
   struct AchievedRow {

@@ -220,8 +220,22 @@ CREATE TABLE IF NOT EXISTS OCC_PM_SAMPLE (
   dramThroughputPct REAL               -- dram__throughput.avg.pct_of_peak_sustained_elapsed; NULL if not collected
 );
 
--- nsys-compatible kernel table, as a view over the compact storage.
+-- nsys-compatible kernel table, as a view over the compact storage: one row per launch of the
+-- run, so that its count is OCC_META launch_count in every mode. Launches with a kernel record
+-- come from OCC_LAUNCH; the others are OCC_LAUNCH_CALL rows without one (light tracing's untimed
+-- launches; in a full trace the launches made while CUPTI re-attached), flagged
+-- occTimeEstimated = 1: start is when the launch call returned, on the same clock, and the
+-- duration is the mean of its configuration's recorded launches (0 if none was recorded).
 CREATE VIEW IF NOT EXISTS CUPTI_ACTIVITY_KIND_KERNEL AS
+-- In a light trace a timed launch is both a call and a record (same correlationId and configId):
+-- counted once, as the record. In a full trace the writer kept only the calls without a record,
+-- and correlation ids may repeat across CUPTI attachments, so every call counts. The CTEs are
+-- computed only when OCC_LAUNCH_CALL has rows; the launches come through a co-routine (the
+-- CROSS JOIN keeps them the outer loop) so that a full trace without calls is not copied.
+WITH recorded AS (SELECT DISTINCT correlationId, configId FROM OCC_LAUNCH
+                  WHERE (SELECT value FROM OCC_META WHERE name = 'trace_mode') = 'light'),
+     mean_duration AS (SELECT configId, CAST(avg(duration) AS INTEGER) AS duration
+                       FROM OCC_LAUNCH WHERE duration > 0 GROUP BY configId)
 SELECT
   l.start                              AS start,
   l.start + l.duration                 AS "end",
@@ -255,5 +269,13 @@ SELECT
   c.maxActiveClusters                  AS maxActiveClusters,
   c.sharedMemoryRequestedPercentage    AS sharedMemoryRequestedPercentage,
   NULL                                 AS tensorSizeMinusOneElements,
-  c.id                                 AS occConfigId
-FROM OCC_LAUNCH l JOIN OCC_KERNEL_CONFIG c ON c.id = l.configId;
+  c.id                                 AS occConfigId,
+  l.estimated                          AS occTimeEstimated
+FROM (SELECT start, duration, configId, streamId, correlationId, 0 AS estimated FROM OCC_LAUNCH
+      UNION ALL
+      SELECT k.apiStart, coalesce(m.duration, 0), k.configId, k.streamId, k.correlationId, 1
+      FROM OCC_LAUNCH_CALL k
+      LEFT JOIN recorded r ON r.correlationId = k.correlationId AND r.configId = k.configId
+      LEFT JOIN mean_duration m ON m.configId = k.configId
+      WHERE r.correlationId IS NULL) l
+CROSS JOIN OCC_KERNEL_CONFIG c ON c.id = l.configId;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "analyzer/analysis.h"
+#include "sqlite_db.h"
 #include "test_traces.h"
 
 namespace occ {
@@ -45,6 +46,19 @@ INSERT INTO OCC_LAUNCH VALUES
   (1500, 100000, 1, 7, 1), (2500, 110000, 1, 7, 2), (3500, 90000, 1, 7, 3), (4500, 100000, 1, 7, 4),
   (16500, 50000, 3, 7, 16), (17500, 50000, 3, 7, 17), (18500, 50000, 3, 7, 18);
 )sql";
+
+// One integer from `query` over the trace at `path`.
+int64_t QueryInt(const std::string& path, const std::string& query) {
+  auto db = sql::Db::OpenReadOnly(path);
+  EXPECT_TRUE(db.ok()) << db.status().message();
+  if (!db.ok()) return -1;
+  auto stmt = db->Prepare(query);
+  EXPECT_TRUE(stmt.ok()) << stmt.status().message();
+  if (!stmt.ok()) return -1;
+  auto row = stmt->Step();
+  EXPECT_TRUE(row.ok() && *row) << query;
+  return row.ok() && *row ? stmt->Int64(0) : -1;
+}
 
 // The trace above with trace_mode 'full' (and without its calls when `drop_calls`), reported.
 StatusOr<occtrace::Report> ReportAsFullTrace(const ScratchDir& dir, bool drop_calls) {
@@ -154,6 +168,60 @@ TEST(LightTrace, AFullTraceWithoutCallsIsNotEstimated) {
   EXPECT_FALSE(g->time_estimated());
   EXPECT_EQ(g->total_ns(), 400'000);
   for (const auto& w : report->files(0).warnings()) EXPECT_EQ(w.find("re-attached"), std::string::npos) << w;
+}
+
+// #28: whatever the mode, the nsys-style view CUPTI_ACTIVITY_KIND_KERNEL has one row per launch,
+// the count occ-report gives; the launches without a kernel record are flagged, timed by their
+// configuration's mean. Expected rows worked out by hand from kLightTrace.
+TEST(LightTrace, TheNsysViewHasEveryLaunchTheReportCounts) {
+  ScratchDir dir;
+  const std::string light = dir.Path("light.db");
+  MakeOccTrace(light, kLightTrace);
+  constexpr char kView[] = "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL";
+  // Light: the 18 calls, of which 7 are also the timed records (same correlationId, configId).
+  EXPECT_EQ(QueryInt(light, kView), 18);
+  EXPECT_EQ(QueryInt(light, std::string(kView) + " WHERE occTimeEstimated = 1"), 11);
+  EXPECT_EQ(QueryInt(light, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE occTimeEstimated = 1 AND "
+                            "occConfigId = 1 AND \"end\" - start = 100000"), 6) << "config 1's mean, 100 us";
+  EXPECT_EQ(QueryInt(light, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE occConfigId = 2 AND "
+                            "\"end\" = start"), 5) << "config 2 was never timed";
+  EXPECT_EQ(QueryInt(light, "SELECT start FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE correlationId = 5"), 5000)
+      << "an estimated launch starts at its call";
+  EXPECT_EQ(QueryInt(light, "SELECT start FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE correlationId = 4"), 4500)
+      << "a timed launch is its record";
+  ReportOptions options;
+  options.inputs = {light};
+  options.top = 0;
+  auto report = BuildReport(options);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_EQ(report->files(0).launches(), 18);
+
+  // A full trace with re-attach gap calls: every call is a launch of its own (correlation ids
+  // may repeat across CUPTI attachments), 7 records + 18 calls.
+  ScratchDir full_dir;
+  auto full = ReportAsFullTrace(full_dir, /*drop_calls=*/false);
+  ASSERT_TRUE(full.ok()) << full.status().message();
+  EXPECT_EQ(QueryInt(full_dir.Path("full.db"), kView), 25);
+  EXPECT_EQ(full->files(0).launches(), 25);
+  EXPECT_EQ(QueryInt(full_dir.Path("full.db"), std::string(kView) + " WHERE occTimeEstimated = 1"), 18);
+
+  // Light, with a timed launch that has no call (a graph node light tracing could not read) and
+  // one handed back without an end (duration 0): both ran, both count, once each.
+  const std::string odd = dir.Path("odd.db");
+  MakeOccTrace(odd, std::string(kLightTrace) +
+                        "INSERT INTO OCC_LAUNCH VALUES (19500, 50000, 3, 7, 99), (20500, 0, 1, 7, 10);\n");
+  EXPECT_EQ(QueryInt(odd, kView), 19);
+  options.inputs = {odd};
+  auto odd_report = BuildReport(options);
+  ASSERT_TRUE(odd_report.ok()) << odd_report.status().message();
+  EXPECT_EQ(odd_report->files(0).launches(), 19);
+  const occtrace::KernelGroup* sampled = GroupWithGrid(*odd_report, 264);
+  ASSERT_NE(sampled, nullptr);
+  EXPECT_EQ(sampled->launches(), 10);
+  EXPECT_EQ(sampled->timed_launches(), 4) << "the record without an end is no timing sample";
+  const occtrace::KernelGroup* all_timed = GroupWithGrid(*odd_report, 1024);
+  ASSERT_NE(all_timed, nullptr);
+  EXPECT_EQ(all_timed->launches(), 4);
 }
 
 }  // namespace

@@ -195,11 +195,16 @@ TEST(ParallelScan, LightTraceEqualsOneRange) {
   const std::string path = dir.Path("light.db");
   MakeOccTrace(path, OcctraceInserts(/*light=*/true));
   const ScanResult one = ScanWithJobs(path, 1);
-  // Per configuration, its launch calls, or its timed launches where more (light_trace_test).
-  EXPECT_EQ(one.scan.launches,
-            QueryInt(path, "SELECT sum(max((SELECT count(*) FROM OCC_LAUNCH_CALL c WHERE "
-                           "c.configId = k.id), (SELECT count(*) FROM OCC_LAUNCH l WHERE "
-                           "l.configId = k.id AND l.duration > 0))) FROM OCC_KERNEL_CONFIG k"));
+  // Every record, and every launch call that no record describes (same correlationId and
+  // configId), of the configurations the trace has: the rows of the CUPTI_ACTIVITY_KIND_KERNEL
+  // view (light_trace_test).
+  const int64_t launches = QueryInt(
+      path, "SELECT (SELECT count(*) FROM OCC_LAUNCH WHERE configId IN (SELECT id FROM OCC_KERNEL_CONFIG)) + "
+            "(SELECT count(*) FROM OCC_LAUNCH_CALL c WHERE c.configId IN (SELECT id FROM OCC_KERNEL_CONFIG) AND "
+            "NOT EXISTS (SELECT 1 FROM OCC_LAUNCH l WHERE l.correlationId = c.correlationId AND "
+            "l.configId = c.configId))");
+  EXPECT_EQ(one.scan.launches, launches);
+  EXPECT_EQ(QueryInt(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), launches);
   for (int jobs : {2, 4, 9}) {
     ExpectSameScan(one, ScanWithJobs(path, jobs), "--jobs " + std::to_string(jobs));
   }

@@ -153,6 +153,7 @@ TEST(TraceSessionLightTest, LaunchCallsAreCommittedWhileRunningAndClosingRowsWri
   EXPECT_EQ(reader.Meta("status"), "complete");
   EXPECT_EQ(reader.Meta("launch_count"), std::to_string(kCalls + 1 + kMore));
   EXPECT_EQ(reader.Int("SELECT count(*) FROM OCC_LAUNCH_CALL"), kCalls + 1 + kMore);
+  EXPECT_EQ(reader.Int("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), kCalls + 1 + kMore);
   EXPECT_EQ(reader.Int("SELECT count(*) FROM OCC_KERNEL_CONFIG"), 2);
   EXPECT_EQ(reader.Meta("timed_launch_count"), "0");
   EXPECT_EQ(reader.Meta("light_launches_dropped"), "0");
@@ -293,6 +294,7 @@ TEST(TraceSessionLightTest, GapCallsAreHeldUntilResolvedAndResolvedAtClose) {
   EXPECT_EQ(reader.Meta("reattach_gap_launches"), "3");
   EXPECT_EQ(reader.Meta("reattach_gap_calls_held"), "3");
   EXPECT_EQ(reader.Meta("launch_count"), "3");
+  EXPECT_EQ(reader.Int("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 3) << "#28: the view counts the gap too";
   session.reset();
   RemoveTrace(path);
 }

@@ -84,6 +84,13 @@ TEST_F(TraceWriterGapsTest, CallsWithARecordAreDroppedTheOthersStoredUnderTheRec
                         "ORDER BY apiStart)"), "14,0,0");
   EXPECT_EQ(reader.Text("SELECT sharedMemoryExecuted FROM OCC_KERNEL_CONFIG"), "102400")
       << "the record's facts, which calls lack";
+  // #28: the nsys-style view has every launch, the gap's flagged and timed by the mean of the
+  // configuration's records (every MakeKernel record here lasts 1000 ns).
+  EXPECT_EQ(reader.Int("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 4 + 3);
+  EXPECT_EQ(reader.Text("SELECT group_concat(start || '-' || \"end\") FROM (SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL "
+                        "WHERE occTimeEstimated = 1 ORDER BY start)"),
+            "4700-5700,4800-5800,4900-5900");
+  EXPECT_EQ(reader.Int("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE occTimeEstimated = 0"), 4);
 }
 
 TEST_F(TraceWriterGapsTest, ACallOfAShapeNoRecordHadGetsAConfigurationFromItsFacts) {

@@ -360,7 +360,9 @@ TEST_F(TraceWriterLightTest, UnmatchedRecordIsStoredAsInAFullTrace) {
             "999,32,102400") << "the record's own facts";
   EXPECT_EQ(reader.Text("SELECT c.contextId FROM OCC_LAUNCH l JOIN OCC_KERNEL_CONFIG c ON c.id = l.configId "
                         "WHERE l.correlationId = 701"), "2");
-  EXPECT_EQ(reader.Int("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 3);
+  EXPECT_EQ(reader.Int("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 4)
+      << "the three records and the call no record matched";
+  EXPECT_EQ(reader.Int("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE occTimeEstimated = 1"), 1);
   EXPECT_EQ(reader.Text("SELECT sharedMemoryExecuted FROM OCC_KERNEL_CONFIG WHERE gridX = 132 AND contextId = 1 "
                         "AND registersPerThread = 40"), "0") << "the light configuration was not touched";
 }

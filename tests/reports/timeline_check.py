@@ -79,6 +79,16 @@ def micros_text_ok(value):
     return "e" not in text and ("." not in text or len(text.split(".")[1]) <= 3)
 
 
+def source_backend(path):
+    """The process group's backend as a torch.profiler input states it; None for others (an
+    occtrace trace does not know it, and the export must not guess)."""
+    if not (path.endswith(".json") or path.endswith(".json.gz")):
+        return None
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        return json.load(f).get("distributedInfo", {}).get("backend")
+
+
 def check_structure(path, allowed_overlaps):
     doc = load(path)
     for key in ("traceEvents", "deviceProperties", "baseTimeNanoseconds"):
@@ -157,8 +167,26 @@ for rank in sorted(t.t.get_all_traces()):
     k = df[df["cat"] == sym["kernel"]]
     out[rank] = {"kernels": int(len(k)), "dur_us": float(k["dur"].sum()),
                  "streams": sorted(int(s) for s in k["stream"].unique())}
+# GPU kernel breakdown: per kernel (summed durations) and per kernel type (busy time).
+types, kernels = t.get_gpu_kernel_breakdown(visualize=False, num_kernels=1_000_000, include_memory_kernels=True)
+out["breakdown"] = {"kernels_us": float(kernels["sum (us)"].sum()), "types_us": float(types["sum"].sum())}
 print(json.dumps(out))
 """
+
+
+def busy_whole_us(doc):
+    """Busy time of the export's kernel slices as HTA's kernel-type breakdown counts it: the
+    slices merged into intervals (hta.utils.utils.merge_kernel_intervals), each interval's length
+    truncated to whole microseconds (its `.astype(int)` in _get_gpu_kernel_type_time). That
+    truncation is why the type total reads below the kernels' summed time on short kernels."""
+    slices = sorted((e["ts"], e["ts"] + e["dur"]) for e in doc["traceEvents"] if e.get("cat") == "kernel")
+    merged = []
+    for start, end in slices:
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return sum(int(end - start) for start, end in merged)
 
 
 def main():
@@ -176,6 +204,7 @@ def main():
     assert len(exports) == len(inputs), f"{len(exports)} files for {len(inputs)} inputs"
 
     per_rank = {}
+    busy_us = 0
     for rank, (source, export) in enumerate(zip(inputs, exports)):
         expected = launches(occ_report, source)
         recorded_overlaps = source_overlaps(occ_report, source)
@@ -188,9 +217,13 @@ def main():
             f"round trip differs: {len(back)} vs {len(expected)} launches; first differences: "
             f"{list((Counter(back) - Counter(expected)).items())[:3]} / {list((Counter(expected) - Counter(back)).items())[:3]}")
         print(f"round trip ok: {len(back)} launches with the same configuration and duration")
+        backend = source_backend(source)
+        assert doc.get("distributedInfo", {}).get("backend") == backend, (
+            f"{export}: backend {doc.get('distributedInfo', {}).get('backend')!r}, the input says {backend!r}")
         r = doc.get("distributedInfo", {}).get("rank", 0 if len(inputs) == 1 else None)
         assert r is not None, f"{export}: several inputs but no distributedInfo rank"
         per_rank[r] = (len(expected), sum(d for _, d in expected))
+        busy_us += busy_whole_us(doc)
 
     python, why = hta_python(workdir)
     if python is None:
@@ -207,6 +240,13 @@ def main():
         assert abs(h["dur_us"] * 1000 - ns) <= 1 + count * 0.001, f"HTA rank {rank}: {h['dur_us']} us, trace {ns} ns"
         total_us += ns / 1000
         print(f"HTA ok: rank {rank}: {count} kernels, {ns / 1000:.3f} us, streams {h['streams']}")
+    b = got["breakdown"]
+    assert abs(b["kernels_us"] - total_us) <= 0.001 * total_us + 1, (
+        f"HTA kernel breakdown: {b['kernels_us']} us over kernels, trace {total_us} us")
+    assert b["types_us"] == busy_us, (
+        f"HTA kernel-type breakdown {b['types_us']} us, the export's busy intervals {busy_us} us")
+    print(f"HTA ok: kernel breakdown {b['kernels_us']:.3f} us over kernels (the trace's), "
+          f"{b['types_us']:.0f} us by type (busy intervals in whole us, as HTA counts them)")
     print("timeline check: 3 passed, 0 failed")
     return 0
 
