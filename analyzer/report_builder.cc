@@ -49,11 +49,10 @@ void FillDevice(const TraceDevice& d, occtrace::Device* out) {
   for (const auto& f : d.defaulted_fields) out->add_defaulted_fields(f);
 }
 
-}  // namespace
-
-StatusOr<occtrace::Report> ReportFromAnalysis(const ReportOptions& options,
-                                              const std::optional<DeviceProps>& what_if,
-                                              const Analysis& a) {
+// What every report opens with, full or diff: tool, command, inputs, their devices and the
+// what-if GPU's name.
+occtrace::Report ReportHeader(const ReportOptions& options, const std::optional<DeviceProps>& what_if,
+                              const Analysis& a) {
   occtrace::Report report;
   report.set_tool_version(OCC_VERSION);
   report.set_generated_for(options.command_line);
@@ -61,12 +60,23 @@ StatusOr<occtrace::Report> ReportFromAnalysis(const ReportOptions& options,
   for (const auto& input : a.inputs) {
     for (const auto& d : input->devices()) FillDevice(d, report.add_devices());
   }
+  if (what_if) {
+    report.set_what_if_gpu(what_if->name + " (" + CcLabel(what_if->cc_major, what_if->cc_minor) +
+                           ", " + std::to_string(what_if->num_sms) + " SMs)");
+  }
+  return report;
+}
+
+}  // namespace
+
+StatusOr<occtrace::Report> ReportFromAnalysis(const ReportOptions& options,
+                                              const std::optional<DeviceProps>& what_if,
+                                              const Analysis& a) {
+  occtrace::Report report = ReportHeader(options, what_if, a);
   report.set_sort(options.sort);
   report.set_top(options.top);
 
   if (what_if) {
-    report.set_what_if_gpu(what_if->name + " (" + CcLabel(what_if->cc_major, what_if->cc_minor) +
-                           ", " + std::to_string(what_if->num_sms) + " SMs)");
     TraceDevice d;
     d.file_index = -1;
     d.device_id = -1;
@@ -335,17 +345,9 @@ DiffSide SideOf(const Analysis& a) {
 StatusOr<occtrace::Report> DiffReport(const ReportOptions& options,
                                       const std::optional<DeviceProps>& what_if, const Analysis* base,
                                       const Analysis& a) {
-  occtrace::Report report;
-  report.set_tool_version(OCC_VERSION);
-  report.set_generated_for(options.command_line);
-  for (auto& f : a.files) *report.add_files() = f;
-  for (const auto& input : a.inputs) {
-    for (const auto& d : input->devices()) FillDevice(d, report.add_devices());
-  }
+  occtrace::Report report = ReportHeader(options, what_if, a);
   report.set_top(options.top);
   if (what_if) {
-    report.set_what_if_gpu(what_if->name + " (" + CcLabel(what_if->cc_major, what_if->cc_minor) +
-                           ", " + std::to_string(what_if->num_sms) + " SMs)");
     report.add_notes("theoretical occupancy before and after re-evaluated on " + report.what_if_gpu() +
                      " from the architecture table (registers and shared memory per kernel "
                      "assumed unchanged); the GPU times are those recorded");

@@ -1,19 +1,9 @@
 #include "injector/achieved_policy.h"
 
-#include <charconv>
-#include <cmath>
 #include <utility>
 
 namespace occ::inj {
 namespace {
-
-std::optional<double> ParseDouble(std::string_view text) {
-  double value = 0;
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (ec != std::errc() || ptr != end || !std::isfinite(value)) return std::nullopt;
-  return value;
-}
 
 void HashCombine(size_t* seed, uint64_t value) {
   *seed ^= std::hash<uint64_t>{}(value) + 0x9e3779b97f4a7c15ULL + (*seed << 6) + (*seed >> 2);
@@ -29,20 +19,6 @@ std::string_view AchievedModeName(AchievedMode mode) {
     case AchievedMode::kPm: return "pm";
   }
   return "unknown";
-}
-
-std::optional<double> ParseBudgetFraction(std::string_view text) {
-  text = TrimBlanks(text);
-  bool percent = false;
-  if (!text.empty() && text.back() == '%') {
-    percent = true;
-    text = TrimBlanks(text.substr(0, text.size() - 1));
-  }
-  std::optional<double> value = ParseDouble(text);
-  if (!value) return std::nullopt;
-  double fraction = percent ? *value / 100.0 : *value;
-  if (!(fraction > 0.0) || fraction > 1.0) return std::nullopt;
-  return fraction;
 }
 
 size_t LaunchSignatureHash::operator()(const LaunchSignature& s) const noexcept {

@@ -103,8 +103,6 @@ struct AchievedConfig {
 
 // The OCCTRACE_* settings of AchievedConfig are parsed with every other one (settings.h).
 
-// Parses "0.05" or "5%" into a fraction in (0, 1]; nullopt if malformed or out of range.
-std::optional<double> ParseBudgetFraction(std::string_view text);
 
 // What makes two launches "the same" for sampling: function, grid, block, dynamic shared
 // memory (and the context, since the function handle is per context).

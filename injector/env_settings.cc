@@ -1,7 +1,10 @@
 #include "injector/env_settings.h"
 
-#include <charconv>
 #include <strings.h>
+
+#include <charconv>
+#include <cmath>
+#include <optional>
 
 namespace occ::inj {
 namespace {
@@ -57,6 +60,28 @@ long IntegerSetting(const EnvLookup& env, const char* name, long fallback, long 
   warnings->push_back(std::string(name) + "='" + raw + "' is not an integer in [" + std::to_string(min) + ", " +
                       std::to_string(max) + "]; using " + std::to_string(fallback));
   return fallback;
+}
+
+std::optional<double> ParseDouble(std::string_view text) {
+  double value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || ptr != end || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+std::optional<double> ParseBudgetFraction(std::string_view text) {
+  text = TrimBlanks(text);
+  bool percent = false;
+  if (!text.empty() && text.back() == '%') {
+    percent = true;
+    text = TrimBlanks(text.substr(0, text.size() - 1));
+  }
+  std::optional<double> value = ParseDouble(text);
+  if (!value) return std::nullopt;
+  double fraction = percent ? *value / 100.0 : *value;
+  if (!(fraction > 0.0) || fraction > 1.0) return std::nullopt;
+  return fraction;
 }
 
 }  // namespace occ::inj

@@ -22,6 +22,12 @@ using EnvLookup = std::function<std::optional<std::string>(const char* name)>;
 // Without leading and trailing blanks (spaces, tabs).
 std::string_view TrimBlanks(std::string_view text);
 
+// A finite decimal number, the whole text; nullopt otherwise.
+std::optional<double> ParseDouble(std::string_view text);
+
+// Parses "0.05" or "5%" into a fraction in (0, 1]; nullopt if malformed or out of range.
+std::optional<double> ParseBudgetFraction(std::string_view text);
+
 // On/off settings: 1, true, yes, on / 0, false, no, off (any case). Unset or blank: fallback.
 bool SwitchSetting(const EnvLookup& env, const char* name, bool fallback,
                    std::vector<std::string>* warnings);

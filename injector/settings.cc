@@ -64,14 +64,6 @@ bool IsKnown(std::string_view name) {
                      [&](const KnownSetting& known) { return known.name == name; });
 }
 
-std::optional<double> ParseDouble(std::string_view text) {
-  double value = 0;
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (ec != std::errc() || ptr != end || !std::isfinite(value)) return std::nullopt;
-  return value;
-}
-
 // Where the trace goes, and what the writer and CUPTI's buffers do (SessionOptions).
 void ParseSession(const EnvLookup& env, SessionOptions* options, std::vector<std::string>* warnings) {
   auto integer = [&](const char* name, long fallback, long min, long max) {

@@ -1,4 +1,5 @@
 #include "injector/achieved_policy.h"
+#include "injector/env_settings.h"
 
 #include <gtest/gtest.h>
 
