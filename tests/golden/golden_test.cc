@@ -369,22 +369,33 @@ std::vector<std::string> CsvRowsWithoutRank(const std::string& csv, bool has_ran
   return rows;
 }
 
+// The golden cases that render a report (not `launches` listings), in name order: the suites
+// below that re-render every golden trace under other options walk these.
+std::vector<fs::path> ReportCaseDirs() {
+  std::vector<fs::path> dirs;
+  for (const auto& entry : fs::directory_iterator(OCC_GOLDEN_DIR)) {
+    if (!entry.is_directory() || !fs::exists(entry.path() / "args")) continue;
+    if (IsLaunchesCase(entry.path())) continue;
+    dirs.push_back(entry.path());
+  }
+  std::sort(dirs.begin(), dirs.end());
+  return dirs;
+}
+
 occtrace::KernelGroup WithoutViewFields(occtrace::KernelGroup g) {
   g.set_rank(0);
   return g;
 }
 
 TEST(ReportConsistency, SharedFiguresDoNotDependOnViewOptions) {
-  for (const auto& entry : fs::directory_iterator(OCC_GOLDEN_DIR)) {
-    if (!entry.is_directory() || !fs::exists(entry.path() / "args")) continue;
-    if (IsLaunchesCase(entry.path())) continue;  // no report views to compare
-    const std::string name = entry.path().filename().string();
+  for (const fs::path& case_dir : ReportCaseDirs()) {
+    const std::string name = case_dir.filename().string();
     SCOPED_TRACE(name);
     ScratchDir scratch;
     ASSERT_FALSE(scratch.path().empty());
-    BuildCase(entry.path(), scratch.path());
+    BuildCase(case_dir, scratch.path());
     if (HasFatalFailure()) return;
-    const std::vector<std::string> base = WithoutViewOptions(ParseArgs(ReadFile(entry.path() / "args")));
+    const std::vector<std::string> base = WithoutViewOptions(ParseArgs(ReadFile(case_dir / "args")));
     // --diff has one order (time saved or cost): its views are --top and --kernel.
     const bool diff = std::find(base.begin(), base.end(), "--diff") != base.end();
     for (const char* format : {"json", "text", "markdown", "html", "csv"}) {
@@ -500,10 +511,8 @@ double Dim(const google::protobuf::Struct& s, const std::string& key, int i) {
 
 TEST(LaunchesConsistency, EveryLaunchShowsItsConfigurationsTheoreticalOccupancy) {
   int cases = 0;
-  for (const auto& entry : fs::directory_iterator(OCC_GOLDEN_DIR)) {
-    if (!entry.is_directory() || !fs::exists(entry.path() / "args")) continue;
-    if (IsLaunchesCase(entry.path())) continue;
-    std::vector<std::string> args = WithoutViewOptions(ParseArgs(ReadFile(entry.path() / "args")));
+  for (const fs::path& case_dir : ReportCaseDirs()) {
+    std::vector<std::string> args = WithoutViewOptions(ParseArgs(ReadFile(case_dir / "args")));
     // --gpu judges another GPU than the one `launches` lists; --diff's base is not an input.
     if (std::find(args.begin(), args.end(), "--gpu") != args.end()) continue;
     std::vector<std::string> inputs;
@@ -514,11 +523,11 @@ TEST(LaunchesConsistency, EveryLaunchShowsItsConfigurationsTheoreticalOccupancy)
       }
       if (args[i].rfind("-", 0) != 0) inputs.push_back(args[i]);
     }
-    const std::string name = entry.path().filename().string();
+    const std::string name = case_dir.filename().string();
     SCOPED_TRACE(name);
     ScratchDir scratch;
     ASSERT_FALSE(scratch.path().empty());
-    BuildCase(entry.path(), scratch.path());
+    BuildCase(case_dir, scratch.path());
     if (HasFatalFailure()) return;
     ++cases;
 
@@ -614,16 +623,14 @@ bool SameShape(const occtrace::MeasuredPoint& p, int x, int y, int z) {
 
 TEST(BlockShapes, MeasuredFastestIsTheShapeTheAdviceNames) {
   int advised = 0;
-  for (const auto& entry : fs::directory_iterator(OCC_GOLDEN_DIR)) {
-    if (!entry.is_directory() || !fs::exists(entry.path() / "args")) continue;
-    if (IsLaunchesCase(entry.path())) continue;
-    const std::string name = entry.path().filename().string();
+  for (const fs::path& case_dir : ReportCaseDirs()) {
+    const std::string name = case_dir.filename().string();
     SCOPED_TRACE(name);
     ScratchDir scratch;
     ASSERT_FALSE(scratch.path().empty());
-    BuildCase(entry.path(), scratch.path());
+    BuildCase(case_dir, scratch.path());
     if (HasFatalFailure()) return;
-    std::vector<std::string> args = WithoutViewOptions(ParseArgs(ReadFile(entry.path() / "args")));
+    std::vector<std::string> args = WithoutViewOptions(ParseArgs(ReadFile(case_dir / "args")));
     args.insert(args.end(), {"--top", "0", "--format", "json"});
     std::string out, err;
     ASSERT_EQ(RunIn(scratch.path(), args, &out, &err), 0) << err;
@@ -711,17 +718,15 @@ TEST(BlockShapes, MeasuredFastestIsTheShapeTheAdviceNames) {
 
 TEST(WhatIf, AchievedIsNeverComparedWithTheWhatIfGpu) {
   int measured = 0;
-  for (const auto& entry : fs::directory_iterator(OCC_GOLDEN_DIR)) {
-    if (!entry.is_directory() || !fs::exists(entry.path() / "args")) continue;
-    if (IsLaunchesCase(entry.path())) continue;
-    const std::string name = entry.path().filename().string();
+  for (const fs::path& case_dir : ReportCaseDirs()) {
+    const std::string name = case_dir.filename().string();
     SCOPED_TRACE(name);
     ScratchDir scratch;
     ASSERT_FALSE(scratch.path().empty());
-    BuildCase(entry.path(), scratch.path());
+    BuildCase(case_dir, scratch.path());
     if (HasFatalFailure()) return;
     std::vector<std::string> base;
-    const std::vector<std::string> parsed = WithoutViewOptions(ParseArgs(ReadFile(entry.path() / "args")));
+    const std::vector<std::string> parsed = WithoutViewOptions(ParseArgs(ReadFile(case_dir / "args")));
     for (size_t i = 0; i < parsed.size(); ++i) {
       if (parsed[i] == "--gpu") {
         ++i;
