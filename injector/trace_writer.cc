@@ -7,6 +7,8 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <string_view>
 
 #include "injector/errors.h"
 #include "injector/kernel_names.h"
@@ -162,7 +164,10 @@ bool TraceWriter::PrepareStatements() {
              "sharedBytes,cacheFile) SELECT ?1, json_extract(j,'$.num_warps'),"
              " json_extract(j,'$.num_stages'), json_extract(j,'$.num_ctas'),"
              " json_extract(j,'$.shared'), ?3 FROM (SELECT CASE WHEN json_valid(?2) THEN ?2"
-             " ELSE '{}' END AS j)");
+             " ELSE '{}' END AS j)") &&
+         Prepare(&upsert_triton_source_,
+             "INSERT OR REPLACE INTO OCC_TRITON_SOURCE(mangledName,sourceFile,sourceLine,sourceNodes,"
+             "originalAten,wrapperFile) VALUES(?,?,?,?,?,?)");
 }
 
 void TraceWriter::AddBuffer(uint8_t* buffer, size_t valid_size) {
@@ -517,6 +522,18 @@ void TraceWriter::WritePmMeta() {
 }
 
 void TraceWriter::SetTritonCacheRoots(std::vector<std::string> roots) {
+  std::vector<std::string> inductor_roots;
+  for (const std::string& root : roots) {
+    const std::filesystem::path triton_root(root);
+    if (triton_root.filename() == "triton" && triton_root.has_parent_path()) {
+      inductor_roots.push_back(triton_root.parent_path().string());
+    }
+  }
+  if (inductor_roots.empty()) {
+    inductor_outputs_.reset();
+  } else {
+    inductor_outputs_.emplace(std::move(inductor_roots));
+  }
   if (roots.empty()) {
     triton_cache_.reset();
   } else {
@@ -578,31 +595,68 @@ void TraceWriter::AddModule(uint32_t module_id, const std::vector<uint8_t>& imag
       return;
     }
     ++stats_.functions;
-    AddTritonMetadata(name_id, function.mangled_name);
+    AddTritonMetadata(name_id, function.mangled_name,
+                      std::string_view(reinterpret_cast<const char*>(image.data()), image.size()));
     if (failed_) return;
   }
 }
 
-void TraceWriter::AddTritonMetadata(int64_t name_id, const std::string& name) {
+void TraceWriter::AddTritonMetadata(int64_t name_id, const std::string& name, std::string_view image) {
   if (!triton_cache_ || !TritonCacheIndex::MayBeTritonName(name)) return;
   auto [entry, first_time] = triton_looked_up_.try_emplace(name_id, false);
   if (!first_time && entry->second) return;
   timespec now{};
   clock_gettime(CLOCK_MONOTONIC, &now);
-  const std::optional<std::string> json_path =
-      triton_cache_->Find(name, int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec);
-  if (!json_path) return;
-  const std::optional<std::string> json = ReadSmallFile(*json_path);
+  const std::optional<TritonCacheIndex::Found> found =
+      triton_cache_->Find(name, int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec, image);
+  if (!found) return;
+  const std::optional<std::string> json = ReadSmallFile(found->json_path);
   if (!json) return;
   Bind(upsert_triton_, 1, name_id);
   BindText(upsert_triton_, 2, *json);
-  BindText(upsert_triton_, 3, *json_path);
+  BindText(upsert_triton_, 3, found->json_path);
   if (!OCC_SQL_OK(upsert_triton_.Run())) {
     Fail();
     return;
   }
   entry->second = true;
   ++stats_.triton_kernels;
+  // Another program's compilation of the same name would name another source.
+  if (found->exact) AddTritonSource(name_id, name, found->json_path);
+}
+
+void TraceWriter::AddTritonSource(int64_t name_id, const std::string& name, const std::string& json_path) {
+  const std::optional<SourceLocation> location = TritonSourceLocation(json_path, name);
+  std::optional<InductorKernelOrigin> inductor;
+  // Inductor names every kernel it generates triton_<kind>_...; its kernel file is then known
+  // exactly from the location, and only a module that declares that file describes it.
+  if (inductor_outputs_ && location && name.rfind("triton_", 0) == 0) {
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    inductor = inductor_outputs_->Find(name, location->file, int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec);
+  }
+  if (!location && !inductor) return;
+  sql::Stmt& s = upsert_triton_source_;
+  Bind(s, 1, name_id);
+  if (location) {
+    BindText(s, 2, location->file);
+    Bind(s, 3, location->line);
+  } else {
+    BindNull(s, 2);
+    BindNull(s, 3);
+  }
+  if (inductor) {
+    BindText(s, 4, inductor->source_nodes);
+    BindText(s, 5, inductor->original_aten);
+    BindText(s, 6, inductor->wrapper_path);
+  } else {
+    for (int i = 4; i <= 6; ++i) BindNull(s, i);
+  }
+  if (!OCC_SQL_OK(s.Run())) {
+    Fail();
+    return;
+  }
+  ++stats_.triton_sources;
 }
 
 void TraceWriter::SetMeta(std::string_view name, std::string_view value) {
@@ -642,7 +696,8 @@ bool TraceWriter::Close() {
   for (sql::Stmt* s : {&insert_string_, &insert_config_, &insert_launch_, &insert_launch_batch_,
                         &upsert_meta_, &insert_achieved_, &upsert_gpu_, &delete_cuda_device_,
                         &insert_cuda_device_, &upsert_occ_device_, &upsert_context_,
-                        &upsert_function_, &upsert_module_, &upsert_triton_}) {
+                        &upsert_function_, &upsert_module_, &upsert_triton_,
+                        &upsert_triton_source_}) {
     *s = sql::Stmt();
   }
   db_ = sql::Db();

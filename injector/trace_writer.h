@@ -68,6 +68,7 @@ struct WriterStats {
   uint64_t loader_capture_ns_max = 0;
   uint64_t loaders_found = 0;
   uint64_t triton_kernels = 0;   // OCC_TRITON_KERNEL rows
+  uint64_t triton_sources = 0;   // OCC_TRITON_SOURCE rows
   // Light tracing (OCC_LAUNCH_CALL): launches from launch callbacks, graph launches among the
   // calls, kernel records that timed one of them, kernel records matching no light
   // configuration (stored as in a full trace), graph launches whose nodes were not known.
@@ -280,7 +281,8 @@ class TraceWriter {
                       uint64_t graph_node_id);
   // A kernel record in light mode: true when it timed a light configuration's launch.
   bool AddTimedLaunch(const ActivityKernel& kernel);
-  void AddTritonMetadata(int64_t name_id, const std::string& name);
+  void AddTritonMetadata(int64_t name_id, const std::string& name, std::string_view image);
+  void AddTritonSource(int64_t name_id, const std::string& name, const std::string& json_path);
   void WriteDevice(uint32_t device_id);
 
   sql::Db db_;
@@ -297,6 +299,7 @@ class TraceWriter {
   sql::Stmt insert_string_, insert_config_, insert_launch_, insert_launch_batch_,
       upsert_meta_, insert_achieved_, upsert_gpu_, delete_cuda_device_, insert_cuda_device_,
       upsert_occ_device_, upsert_context_, upsert_function_, upsert_module_, upsert_triton_,
+      upsert_triton_source_,
       insert_call_, insert_call_batch_, update_config_from_record_, insert_pm_sample_;
 
   std::unordered_map<std::string, int64_t> string_ids_;
@@ -334,6 +337,9 @@ class TraceWriter {
   std::unordered_map<TimingKey, int64_t, TimingKeyHash> record_configs_by_shape_;
   void NoteRecordShape(const ActivityKernel& kernel, const KernelConfigKey& key, int64_t config_id);
   std::optional<TritonCacheIndex> triton_cache_;
+  // Inductor's cache: the parent of a Triton root named "triton" (Inductor keeps Triton's cache
+  // in <its cache>/triton).
+  std::optional<InductorOutputIndex> inductor_outputs_;
   std::unordered_map<int64_t, bool> triton_looked_up_;  // name id -> found
 };
 

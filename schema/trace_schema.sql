@@ -169,6 +169,18 @@ CREATE TABLE IF NOT EXISTS OCC_TRITON_KERNEL (
   cacheFile   TEXT                  -- the JSON it came from
 );
 
+-- occtrace: where a Triton kernel comes from in the user's source, for the compilation that
+-- loaded (the cache's only one of its name, or the one whose cubin is the loaded image).
+CREATE TABLE IF NOT EXISTS OCC_TRITON_SOURCE (
+  mangledName  INTEGER PRIMARY KEY, -- StringIds.id of the kernel name
+  sourceFile   TEXT,                -- the @triton.jit function's file (first location of Triton's
+  sourceLine   INTEGER,             -- IR); for torch.compile, Inductor's generated kernel file
+  sourceNodes  TEXT,                -- torch.compile: the FX source nodes Inductor's output code
+                                    -- names for it ("add, h, layer_norm"); NULL: not Inductor's
+  originalAten TEXT,                -- torch.compile: the ATen ops ("aten.add, aten.relu")
+  wrapperFile  TEXT                 -- torch.compile: the output code module that declared it
+);
+
 -- One row per kernel launch: only what differs between launches of one configuration.
 CREATE TABLE IF NOT EXISTS OCC_LAUNCH (
   start         INTEGER NOT NULL,  -- ns (CUPTI timestamp); 0 when the profiler replayed it

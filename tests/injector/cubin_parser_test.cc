@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <random>
 #include <regex>
@@ -24,8 +25,8 @@ namespace occ::inj {
 namespace {
 
 // Three named barriers (ids 1-3; ptxas counts barrier 0 too: "used 4 barriers"), a kernel
-// with a 1 KiB local array indexed at run time (stack frame, no registers can hold it), and a
-// __launch_bounds__ kernel.
+// with a 1 KiB local array indexed at run time (stack frame, no registers can hold it), a
+// __launch_bounds__ kernel, and an unmangled name as Triton's and Inductor's kernels have.
 constexpr char kKernels[] = R"(
 __global__ void named_barriers(float* out) {
   __shared__ float s[256];
@@ -41,6 +42,7 @@ __global__ void __launch_bounds__(128) local_array(float* out, int n) {
   out[threadIdx.x] = local[(threadIdx.x * 7) % 256] + local[n % 256];
 }
 __global__ void plain(float* out) { out[threadIdx.x] *= 2.0f; }
+extern "C" __global__ void triton_poi_fused_add_relu_0(float* out) { out[threadIdx.x] = fmaxf(out[threadIdx.x] + 1.0f, 0.0f); }
 )";
 
 struct PtxasFacts {
@@ -126,7 +128,7 @@ const Compiled& Kernels() {
 TEST(CubinParserTest, MatchesPtxasReportForEveryKernel) {
   OCC_NEED_NVCC();
   const Compiled& k = Kernels();
-  ASSERT_EQ(k.ptxas.size(), 3u) << "ptxas -v output changed format";
+  ASSERT_EQ(k.ptxas.size(), 4u) << "ptxas -v output changed format";
   CubinParseResult parsed = ParseCubin(k.cubin.data(), k.cubin.size());
   ASSERT_TRUE(parsed.ok) << parsed.error;
   std::map<std::string, CubinFunction> by_name;
@@ -245,7 +247,7 @@ TEST(CubinParserTest, WriterStoresFunctionsAndFillsCuptisZeroLocalMemory) {
   testing::TraceReader reader(path);
   const std::string by_name =
       " FROM OCC_FUNCTION f JOIN StringIds s ON s.id=f.mangledName WHERE s.value=";
-  EXPECT_EQ(reader.Int("SELECT COUNT(*) FROM OCC_FUNCTION WHERE moduleId=7"), 3);
+  EXPECT_EQ(reader.Int("SELECT COUNT(*) FROM OCC_FUNCTION WHERE moduleId=7"), 4);
   EXPECT_EQ(reader.Int("SELECT barrierCount" + by_name + "'_Z14named_barriersPf'"), 4);
   EXPECT_EQ(reader.Int("SELECT localMemoryPerThread" + by_name + "'_Z11local_arrayPfi'"), 1024);
   EXPECT_EQ(reader.Int("SELECT maxThreadsPerBlock" + by_name + "'_Z11local_arrayPfi'"), 128);
@@ -255,6 +257,60 @@ TEST(CubinParserTest, WriterStoresFunctionsAndFillsCuptisZeroLocalMemory) {
   EXPECT_EQ(reader.Int(config + "'_Z11local_arrayPfi'"), 1024);
   EXPECT_EQ(reader.Int(config + "'_Z5plainPf'"), 48);
   for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::remove((path + suffix).c_str());
+}
+
+// The whole chain the writer follows for a torch.compile kernel, in a stand-in cache shared by
+// two programs that both compiled `triton_poi_fused_add_relu_0`: the loaded cubin picks Triton's
+// compilation, its IR's first location names Inductor's kernel file, and the output code module
+// that declares that file gives the source nodes.
+TEST(CubinParserTest, WriterRecordsTheSourceNodesOfTheCompilationThatLoaded) {
+  OCC_NEED_NVCC();
+  namespace fs = std::filesystem;
+  const fs::path inductor = testing::TempPath("inductor_cache");
+  fs::remove_all(inductor);
+  const auto write = [](const fs::path& path, const std::string& text) {
+    fs::create_directories(path.parent_path());
+    WriteFile(path.string(), text);
+  };
+  const std::string name = "triton_poi_fused_add_relu_0";
+  const fs::path mine = inductor / "ke" / "ckernel.py";
+  const fs::path theirs = inductor / "zz" / "cother.py";
+  // Triton's cache under Inductor's: triton/<device>/<hash>/<name>.{json,cubin,source}.
+  write(inductor / "triton" / "0" / "AAA" / (name + ".json"), R"({"num_warps": 8, "num_stages": 1})");
+  write(inductor / "triton" / "0" / "AAA" / (name + ".cubin"), "another program's cubin");
+  write(inductor / "triton" / "0" / "AAA" / (name + ".source"), "#loc = loc(\"" + theirs.string() + "\":18:0)\n");
+  write(inductor / "triton" / "0" / "BBB" / (name + ".json"), R"({"num_warps": 4, "num_stages": 1})");
+  write(inductor / "triton" / "0" / "BBB" / (name + ".cubin"),
+        std::string(Kernels().cubin.begin(), Kernels().cubin.end()));
+  write(inductor / "triton" / "0" / "BBB" / (name + ".source"), "#loc = loc(\"" + mine.string() + "\":19:0)\n");
+  const auto wrapper = [&](const fs::path& kernel, const std::string& nodes) {
+    return "# kernel path: " + kernel.string() + "\n# Topologically Sorted Source Nodes: [" + nodes +
+           "], Original ATen: [aten.add, aten.relu]\n" + name + " = async_compile.triton('" + name + "', '''\n";
+  };
+  write(inductor / "w1" / "cw1.py", wrapper(theirs, "y, relu"));
+  write(inductor / "w2" / "cw2.py", wrapper(mine, "add, hidden"));
+  const std::string path = testing::TempPath("inductor_writer");
+  {
+    TraceWriter writer;
+    ASSERT_TRUE(writer.Open(path));
+    writer.SetTritonCacheRoots({(inductor / "triton").string()});
+    writer.AddModule(7, Kernels().cubin);
+    EXPECT_EQ(writer.stats().triton_kernels, 1u);
+    EXPECT_EQ(writer.stats().triton_sources, 1u);
+    ASSERT_TRUE(writer.Close());
+  }
+  testing::TraceReader reader(path);
+  const std::string by_name = " JOIN StringIds s ON s.id=t.mangledName WHERE s.value='" + name + "'";
+  EXPECT_EQ(reader.Int("SELECT numWarps FROM OCC_TRITON_KERNEL t" + by_name), 4);
+  EXPECT_EQ(reader.Text("SELECT sourceNodes FROM OCC_TRITON_SOURCE t" + by_name), "add, hidden");
+  EXPECT_EQ(reader.Text("SELECT originalAten FROM OCC_TRITON_SOURCE t" + by_name), "aten.add, aten.relu");
+  EXPECT_EQ(reader.Text("SELECT sourceFile FROM OCC_TRITON_SOURCE t" + by_name), mine.string());
+  EXPECT_EQ(reader.Int("SELECT sourceLine FROM OCC_TRITON_SOURCE t" + by_name), 19);
+  EXPECT_EQ(reader.Text("SELECT wrapperFile FROM OCC_TRITON_SOURCE t" + by_name), (inductor / "w2" / "cw2.py").string());
+  // CUDA C++ kernels are never looked up.
+  EXPECT_EQ(reader.Int("SELECT COUNT(*) FROM OCC_TRITON_SOURCE"), 1);
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::remove((path + suffix).c_str());
+  fs::remove_all(inductor);
 }
 
 }  // namespace
