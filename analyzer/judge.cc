@@ -104,6 +104,14 @@ void FillIdentity(const Group& g, occtrace::KernelGroup* out) {
   // Never the tracing machine's folders: from the Python package on, or the file name.
   out->set_loader(LoaderLabel(c.loader));
   out->set_module_library(LoaderLabel(c.module_library));
+  if (!c.source_file.empty() || !c.source_nodes.empty() || !c.original_aten.empty()) {
+    occtrace::KernelSource* source = out->mutable_source();
+    // The file name only, as for loaders: never the tracing machine's folders.
+    source->set_file(c.source_file.substr(c.source_file.rfind('/') + 1));
+    source->set_line(static_cast<int32_t>(std::clamp<int64_t>(c.source_line, 0, INT32_MAX)));
+    source->set_source_nodes(c.source_nodes);
+    source->set_original_aten(c.original_aten);
+  }
   // Triton's cache can hold one kernel name compiled several ways (Inductor's autotuner tries
   // num_warps 2, 4, 8 ... under the same name), and the trace keeps one of them: quote it only
   // when it is the compilation this configuration ran (num_warps x 32 threads per block).

@@ -255,6 +255,7 @@ StatusOr<std::vector<ConfigStats>> TraceReader::ReadOccConfigs(const std::string
   OCC_RETURN_IF_ERROR(AddFunctionFacts(&configs));
   OCC_RETURN_IF_ERROR(AddModuleOwners(&configs));
   OCC_RETURN_IF_ERROR(AddTritonMetadata(&configs));
+  OCC_RETURN_IF_ERROR(AddTritonSources(&configs));
   return configs;
 }
 
@@ -282,6 +283,40 @@ Status TraceReader::AddTritonMetadata(std::vector<ConfigStats>* configs) {
     if (it == metadata.end()) continue;
     c.triton_num_warps = it->second.first;
     c.triton_num_stages = it->second.second;
+  }
+  return OkStatus();
+}
+
+// OCC_TRITON_SOURCE (traces from occtrace versions that follow Triton's IR to the source): where
+// the kernel is defined and, for torch.compile, the source nodes Inductor generated it from.
+Status TraceReader::AddTritonSources(std::vector<ConfigStats>* configs) {
+  OCC_ASSIGN_OR_RETURN(bool has_sources, db_->HasTable("OCC_TRITON_SOURCE"));
+  if (!has_sources) return OkStatus();
+  OCC_ASSIGN_OR_RETURN(sql::Stmt stmt,
+                       db_->Prepare("SELECT s.value, t.sourceFile, t.sourceLine, t.sourceNodes, t.originalAten "
+                                    "FROM OCC_TRITON_SOURCE t JOIN StringIds s ON s.id = t.mangledName"));
+  struct Source {
+    std::string file, nodes, aten;
+    int64_t line = 0;
+  };
+  std::unordered_map<std::string, Source> sources;
+  while (true) {
+    OCC_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) break;
+    Source source;
+    if (!stmt.IsNull(1)) source.file = stmt.Text(1);
+    if (!stmt.IsNull(2)) source.line = std::max<int64_t>(0, stmt.Int64(2));
+    if (!stmt.IsNull(3)) source.nodes = stmt.Text(3);
+    if (!stmt.IsNull(4)) source.aten = stmt.Text(4);
+    sources[stmt.Text(0)] = std::move(source);
+  }
+  for (ConfigStats& c : *configs) {
+    auto it = sources.find(c.mangled_name);
+    if (it == sources.end()) continue;
+    c.source_file = it->second.file;
+    c.source_line = it->second.line;
+    c.source_nodes = it->second.nodes;
+    c.original_aten = it->second.aten;
   }
   return OkStatus();
 }

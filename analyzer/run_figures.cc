@@ -166,6 +166,7 @@ RunActions BuildRunActions(std::vector<occtrace::KernelGroup>* judged, int64_t r
       }
     }
     a.set_kernel((*judged)[named].short_name().empty() ? (*judged)[named].name() : (*judged)[named].short_name());
+    if ((*judged)[named].has_source()) *a.mutable_source() = (*judged)[named].source();
     a.set_origin((*judged)[named].origin());
     a.set_gain_pct(pct(a.gain_ns()));
     built.push_back({std::move(a), named});

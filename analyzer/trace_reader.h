@@ -125,6 +125,7 @@ class TraceReader {
   Status AddTailLaunches(const std::vector<int64_t>& ids, std::vector<ConfigStats>* configs);
   double MaxWarpsPerSm(int64_t device_id) const;  // 0: unknown
   Status AddTritonMetadata(std::vector<ConfigStats>* configs);
+  Status AddTritonSources(std::vector<ConfigStats>* configs);
   StatusOr<TraceScan> ScanOcctrace(const std::string& kernel_regex, int jobs);
   Status ScanOcctraceRange(const RangePass& pass, const std::string& select,
                            const ConfigIndex& index, const std::vector<ConfigStats>& configs,

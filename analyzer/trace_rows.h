@@ -74,6 +74,13 @@ struct ConfigStats {
   // From OCC_TRITON_KERNEL (Triton's compile metadata), when recorded; -1 = unknown.
   int64_t triton_num_warps = -1;
   int64_t triton_num_stages = -1;
+  // From OCC_TRITON_SOURCE, when recorded: the @triton.jit function's file (as recorded; reports
+  // show its file name) and line, and for torch.compile kernels the source nodes and ATen ops
+  // ("add, hidden, normed"; "aten.add, aten.relu"). Empty / 0: unknown.
+  std::string source_file;
+  int64_t source_line = 0;
+  std::string source_nodes;
+  std::string original_aten;
   // From OCC_MODULE, when the function's module is known (one module holds a function of this
   // name, registers and local memory): the object that loaded it and the one its image was
   // mapped from (full paths as recorded; reports show file names only). Empty: unknown.

@@ -97,6 +97,10 @@ void PutConfig(const std::string& format, const ConfigStats& c, occtrace::Summar
   out->set_func_max_threads(c.func_max_threads);
   out->set_triton_num_warps(c.triton_num_warps);
   out->set_triton_num_stages(c.triton_num_stages);
+  out->set_source_file(c.source_file);
+  out->set_source_line(c.source_line);
+  out->set_source_nodes(c.source_nodes);
+  out->set_original_aten(c.original_aten);
   out->set_launches(c.launches);
   out->set_untimed_launches(c.untimed_launches);
   out->set_total_ns(c.total_ns);
@@ -278,6 +282,10 @@ ConfigStats GetConfig(const occtrace::SummaryConfig& c, int file_index) {
   s.func_max_threads = c.func_max_threads();
   s.triton_num_warps = c.triton_num_warps();
   s.triton_num_stages = c.triton_num_stages();
+  s.source_file = c.source_file();
+  s.source_line = c.source_line();
+  s.source_nodes = c.source_nodes();
+  s.original_aten = c.original_aten();
   s.launches = c.launches();
   s.untimed_launches = c.untimed_launches();
   s.total_ns = c.total_ns();

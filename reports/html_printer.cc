@@ -326,8 +326,9 @@ void PrintActions(const occtrace::Report& report, std::ostream& out) {
   for (const occtrace::Action& a : report.actions()) {
     out << "<li>";
     if (a.group_rank() > 0) out << "<a href=\"#k" << a.group_rank() << "\">#" << a.group_rank() << "</a> ";
-    out << "<code>"
-        << E(ShortenKernelName(a.kernel(), 90)) << "</code> (" << E(a.origin()) << "): " << E(a.change())
+    const std::string source = SourceText(a.source());
+    out << "<code>" << E(ShortenKernelName(a.kernel(), 90)) << "</code>" << (source.empty() ? "" : " " + E(source))
+        << " (" << E(a.origin()) << "): " << E(a.change())
         << "<br>Gain: " << E(ActionGainText(a)) << "; confidence " << E(a.confidence()) << "; evidence: "
         << E(a.evidence()) << "</li>\n";
   }
@@ -339,7 +340,9 @@ void PrintMinorActions(const occtrace::Report& report, std::ostream& out) {
   if (report.minor_actions_size() == 0) return;
   out << "<section id=\"minor-actions\">\n<h2>" << E(MinorActionsTitle(report)) << "</h2>\n<ul>\n";
   for (const occtrace::Action& a : report.minor_actions()) {
-    out << "<li>" << E(ActionRef(a)) << "<code>" << E(ShortenKernelName(a.kernel(), 90)) << "</code> ("
+    const std::string source = SourceText(a.source());
+    out << "<li>" << E(ActionRef(a)) << "<code>" << E(ShortenKernelName(a.kernel(), 90)) << "</code>"
+        << (source.empty() ? "" : " " + E(source)) << " ("
         << E(a.origin()) << "): " << E(a.change()) << " Gain: " << E(ActionGainText(a)) << ".</li>\n";
   }
   out << "</ul>\n</section>\n";
@@ -350,6 +353,9 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
       << E(ShortenKernelName(g.name(), 90)) << "</code></h3>\n";
   out << "<details><summary>Full name</summary><div class=\"full mono\">" << E(g.name())
       << "</div></details>\n";
+  if (const std::string source = SourceText(g.source()); !source.empty()) {
+    out << "<div class=\"meta\">Source: " << E(source) << "</div>\n";
+  }
   std::string meta = LaunchText(g) + " · " + TimeText(g);
   if (!g.origin().empty()) meta += " · " + OriginText(g);
   if (report.devices_size() > 1 && report.what_if_gpu().empty()) {

@@ -113,8 +113,10 @@ void PrintActions(const occtrace::Report& report, std::ostream& out) {
   }
   int n = 0;
   for (const occtrace::Action& a : report.actions()) {
+    const std::string source = SourceText(a.source());
     out << ++n << ". **" << ActionRef(a) << "**" << MarkdownCode(ShortenKernelName(a.kernel(), 72), false)
-        << " (" << MarkdownText(a.origin()) << "): " << MarkdownText(a.change()) << "  \n   Gain: "
+        << (source.empty() ? "" : " " + MarkdownText(source)) << " (" << MarkdownText(a.origin()) << "): "
+        << MarkdownText(a.change()) << "  \n   Gain: "
         << MarkdownText(ActionGainText(a)) << "; confidence " << MarkdownText(a.confidence())
         << "; evidence: " << MarkdownText(a.evidence()) << "\n";
   }
@@ -126,7 +128,9 @@ void PrintMinorActions(const occtrace::Report& report, std::ostream& out) {
   if (report.minor_actions_size() == 0) return;
   out << "## " << MarkdownText(MinorActionsTitle(report)) << "\n\n";
   for (const occtrace::Action& a : report.minor_actions()) {
-    out << "- " << MarkdownText(ActionRef(a)) << MarkdownCode(ShortenKernelName(a.kernel(), 72), false) << " ("
+    const std::string source = SourceText(a.source());
+    out << "- " << MarkdownText(ActionRef(a)) << MarkdownCode(ShortenKernelName(a.kernel(), 72), false)
+        << (source.empty() ? "" : " " + MarkdownText(source)) << " ("
         << MarkdownText(a.origin()) << "): " << MarkdownText(a.change()) << " Gain: " << MarkdownText(ActionGainText(a))
         << ".\n";
   }
@@ -168,6 +172,9 @@ void PrintTopTable(const occtrace::Report& report, std::ostream& out) {
 void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g, std::ostream& out) {
   out << "### " << KernelHeading(g) << "\n\n";
   out << "Full name: " << MarkdownCode(g.name(), false) << "\n\n";
+  if (const std::string source = SourceText(g.source()); !source.empty()) {
+    out << "Source: " << MarkdownText(source) << ".\n\n";
+  }
   if (!g.origin().empty()) out << "Owner: " << MarkdownText(OriginText(g)) << ".\n\n";
   out << "Launch: " << MarkdownText(LaunchText(g)) << ".\n\nTime: " << MarkdownText(TimeText(g))
       << ".\n\n";

@@ -704,6 +704,41 @@ std::string OriginText(const occtrace::KernelGroup& group) {
   return text;
 }
 
+namespace {
+
+// "a, b, c, d, e, f … +3 more": Inductor lists every FX node a fused kernel covers (dozens in a
+// backward pass); the first few say which part of the model it is.
+std::string ShortList(const std::string& list) {
+  constexpr int kShown = 6;
+  std::string shown;
+  int items = 0;
+  size_t at = 0;
+  while (at <= list.size()) {
+    size_t comma = list.find(", ", at);
+    if (comma == std::string::npos) comma = list.size();
+    if (items < kShown) shown += (items > 0 ? ", " : "") + list.substr(at, comma - at);
+    ++items;
+    at = comma + 2;
+  }
+  if (items > kShown) shown += " … +" + std::to_string(items - kShown) + " more";
+  return shown;
+}
+
+}  // namespace
+
+std::string SourceText(const occtrace::KernelSource& source) {
+  if (!source.source_nodes().empty()) {
+    std::string text = "from " + ShortList(source.source_nodes());
+    if (!source.original_aten().empty()) text += " (" + ShortList(source.original_aten()) + ")";
+    return text;
+  }
+  if (!source.original_aten().empty()) return "from " + ShortList(source.original_aten());
+  if (!source.file().empty()) {
+    return "defined at " + source.file() + (source.line() > 0 ? ":" + std::to_string(source.line()) : "");
+  }
+  return "";
+}
+
 std::string ActionGainText(const occtrace::Action& action) {
   if (action.gain_kind() == "not predicted" || action.gain_ns() <= 0) return "not predicted";
   std::string text = FormatDuration(action.gain_ns()) + " (" + FormatPct(action.gain_pct()) + " of GPU time)";

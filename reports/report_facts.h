@@ -174,6 +174,11 @@ bool NotesCoverRecoverable(const occtrace::Report& report);
 // "cuDNN (vendor library): not tunable from your code". Empty when the analyzer set no origin.
 std::string OriginText(const occtrace::KernelGroup& group);
 
+// Where the kernel comes from, for beside its name: "from add, hidden, normed (aten.add, aten.relu,
+// aten.native_layer_norm)" for torch.compile's kernels (long lists end "… +N more"), "defined at
+// k.py:6" for a hand-written Triton kernel. Empty when the trace does not say.
+std::string SourceText(const occtrace::KernelSource& source);
+
 // An action's predicted gain: "601 µs (33.1% of GPU time), measured", "up to ... (upper bound)",
 // "not predicted".
 std::string ActionGainText(const occtrace::Action& action);

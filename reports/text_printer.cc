@@ -234,6 +234,7 @@ void PrintActions(const occtrace::Report& report, TextWriter& w) {
     w.Field(std::to_string(++n) + ".", ActionRef(a) +
                                             SanitizeForDisplay(ShortenKernelName(a.kernel(), w.width() - 20)) +
                                             " [" + a.origin() + "]");
+    if (const std::string source = SourceText(a.source()); !source.empty()) w.Field("", SanitizeForDisplay(source));
     w.Field("", SanitizeForDisplay(a.change()));
     w.Field("", "Gain: " + ActionGainText(a) + "; confidence " + a.confidence() + "; evidence: " +
                     SanitizeForDisplay(a.evidence()));
@@ -289,6 +290,9 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
     for (size_t i = 0; i < lines.size() && i < 3; ++i) shown += (i > 0 ? " " : "") + lines[i];
     if (lines.size() > 3) shown += " …";
     w.Field("Name", shown, kIndent);
+  }
+  if (const std::string source = SourceText(g.source()); !source.empty()) {
+    w.Field("Source", SanitizeForDisplay(source), kIndent);
   }
   const occtrace::Device* device = FindDevice(report, g);
   std::string launch = LaunchText(g);
@@ -565,7 +569,9 @@ void PrintMinorActions(const occtrace::Report& report, TextWriter& w) {
   if (report.minor_actions_size() == 0) return;
   w.Section(MinorActionsTitle(report));
   for (const occtrace::Action& a : report.minor_actions()) {
-    w.Bullet("- ", ActionRef(a) + SanitizeForDisplay(ShortenKernelName(a.kernel(), w.width() - 20)) + " [" +
+    const std::string source = SourceText(a.source());
+    w.Bullet("- ", ActionRef(a) + SanitizeForDisplay(ShortenKernelName(a.kernel(), w.width() - 20)) +
+                       (source.empty() ? "" : " " + SanitizeForDisplay(source)) + " [" +
                        a.origin() + "]: " + SanitizeForDisplay(a.change()) + " Gain: " + ActionGainText(a) + ".",
              0);
   }
