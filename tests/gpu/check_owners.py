@@ -3,7 +3,7 @@
 decides them (issue #29): for every function in a trace whose module was loaded by a shared
 object, the loaded object that *holds the function's code* must be the owner occ-report names.
 
-    check_owners.py OCC_REPORT TRACE.db [--jit-dir DIR ...]
+    check_owners.py OCC_REPORT TRACE.db [--jit-dir DIR ...] [--inductor-dir DIR]
 
 - The owner occ-report gives each kernel comes from `occ-report report --format json`.
 - The independent side: `cuobjdump -symbols OBJECT` lists the device functions compiled into each
@@ -13,6 +13,12 @@ object, the loaded object that *holds the function's code* must be the owner occ
 - Kernels compiled at run time (Triton, CuPy, Numba, XLA) are in no object file: their names are
   looked for in the compilers' own output folders given with --jit-dir (Triton's cache, CuPy's
   kernel cache, an XLA dump), as bytes, and must be owned by that compiler's kind.
+
+- With --inductor-dir (Inductor's cache, $TORCHINDUCTOR_CACHE_DIR): the source nodes and ATen ops
+  the trace recorded for each torch.compile kernel (OCC_TRITON_SOURCE) are checked against the
+  output code modules there, read here with a parser of its own: one of the modules that declare
+  the kernel name must list them, and, when the trace names the kernel's file, that module's
+  "# kernel path:" must be that file. Every Inductor kernel's source names are printed.
 
 Prints one line per function and a summary; exits 1 on any mismatch, 2 on bad input.
 Run on the GPU machine (cuobjdump from the CUDA toolkit on PATH) right after the workload.
@@ -67,19 +73,102 @@ def device_symbols(path, cache={}):
     return cache[path]
 
 
+def jit_files(jit_dirs, cache={}):
+    """(kind, path, bytes) of every file under the JIT folders, read once (files under 64 MiB)."""
+    key = tuple(jit_dirs)
+    if key not in cache:
+        files = []
+        for d in jit_dirs:
+            kind = next((k for k in JIT_KINDS if k in d.lower()), None)
+            for root, _, names in os.walk(d):
+                for f in names:
+                    p = os.path.join(root, f)
+                    try:
+                        if os.path.getsize(p) < 64 << 20:
+                            files.append((kind, p, open(p, "rb").read()))
+                    except OSError:
+                        pass
+        cache[key] = files
+    return cache[key]
+
+
 def jit_holder(name, jit_dirs):
     needle = name.encode()
-    for d in jit_dirs:
-        kind = next((k for k in JIT_KINDS if k in d.lower()), None)
-        for root, _, files in os.walk(d):
-            for f in files:
-                p = os.path.join(root, f)
-                try:
-                    if os.path.getsize(p) < 64 << 20 and needle in open(p, "rb").read():
-                        return kind, p
-                except OSError:
-                    pass
+    for kind, p, data in jit_files(jit_dirs):
+        if needle in data:
+            return kind, p
     return None, None
+
+
+KERNEL_DECL = re.compile(r"^(\w+) = async_compile\.triton\('(\w+)'")
+NODES = re.compile(r"^# (?:Topologically Sorted|Unsorted) Source Nodes: \[(.*)\], Original ATen: \[(.*)\]$")
+
+
+def inductor_declarations(inductor_dir):
+    """{kernel name: [(kernel file name, source nodes, ATen ops, module path)]} over the output
+    code modules under Inductor's cache."""
+    declared = {}
+    for root, dirs, files in os.walk(inductor_dir):
+        dirs[:] = [d for d in dirs if d != "triton"]  # Triton's own cache: no output code there
+        for f in files:
+            if not f.endswith(".py"):
+                continue
+            path = os.path.join(root, f)
+            try:
+                text = open(path, encoding="utf-8", errors="replace").read()
+            except OSError:
+                continue
+            kernel_file = nodes = None
+            for line in text.splitlines():
+                if line.startswith("# kernel path: "):
+                    kernel_file, nodes = os.path.basename(line[len("# kernel path: "):].strip()), None
+                elif (m := NODES.match(line)) is not None:
+                    nodes = (m.group(1), m.group(2))
+                elif (m := KERNEL_DECL.match(line)) is not None and m.group(1) == m.group(2):
+                    if nodes is not None:
+                        declared.setdefault(m.group(1), []).append((kernel_file, nodes[0], nodes[1], path))
+                    kernel_file = nodes = None
+    return declared
+
+
+def check_sources(db, groups, inductor_dir):
+    """Returns (checked, mismatched) and prints each torch.compile kernel's recorded source."""
+    has_table = db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'OCC_TRITON_SOURCE'").fetchone()[0]
+    rows = {}
+    if has_table:
+        for name, file, line, nodes, aten, wrapper in db.execute(
+                "SELECT s.value, t.sourceFile, t.sourceLine, t.sourceNodes, t.originalAten, t.wrapperFile "
+                "FROM OCC_TRITON_SOURCE t JOIN StringIds s ON s.id = t.mangledName"):
+            rows[name] = (file, line, nodes, aten, wrapper)
+    declared = inductor_declarations(inductor_dir) if inductor_dir else {}
+    checked = mismatched = 0
+    inductor_names = sorted({g.get("mangledName") or g.get("mangled_name") for g in groups
+                             if g.get("origin") == "inductor"})
+    for name in inductor_names:
+        row = rows.get(name)
+        if row is None or row[2] is None:
+            print(f"source      {name[:90]}: none recorded"
+                  f"{' (declared by ' + str(len(declared[name])) + ' module(s))' if name in declared else ''}")
+            continue
+        file, line, nodes, aten, wrapper = row
+        if not inductor_dir:
+            print(f"source      {name[:90]}: from [{nodes}] ({aten}) (not checked: no --inductor-dir)")
+            continue
+        candidates = declared.get(name, [])
+        if file:
+            candidates = [c for c in candidates if c[0] == os.path.basename(file)]
+        ok = any(c[1] == nodes and c[2] == aten for c in candidates)
+        checked += 1
+        mismatched += not ok
+        print(f"source {'ok   ' if ok else 'MISMATCH'} {name[:90]}: from [{nodes}] ({aten})"
+              f"{'' if ok else f'; the modules say {candidates[:2]}'}")
+    for name, (file, line, nodes, aten, wrapper) in sorted(rows.items()):
+        if nodes is None and file:
+            print(f"source      {name[:90]}: defined at {os.path.basename(file)}:{line}")
+    recorded = sum(1 for n in inductor_names if n in rows and rows[n][2] is not None)
+    print(f"check_owners: {checked} torch.compile kernels' source nodes checked against Inductor's output code, "
+          f"{mismatched} mismatched, {len(inductor_names) - recorded} Inductor kernels without source nodes")
+    return checked, mismatched
 
 
 def main():
@@ -88,6 +177,7 @@ def main():
     ap.add_argument("trace")
     ap.add_argument("--jit-dir", action="append", default=[],
                     help="a JIT compiler's output folder; its kind from its path (triton, cupy, xla, numba)")
+    ap.add_argument("--inductor-dir", help="Inductor's cache ($TORCHINDUCTOR_CACHE_DIR): check the recorded source nodes")
     args = ap.parse_args()
     if not os.path.isfile(args.trace):
         print(f"check_owners: no such trace: {args.trace}", file=sys.stderr)
@@ -131,7 +221,8 @@ def main():
         print(f"{verdict[0]:11} {origin:9} {library:18} {name[:100]}  ({verdict[1]})")
     print(f"check_owners: {checked} functions checked against the code's holder, {mismatched} mismatched, "
           f"{unverified} not verifiable (code in no listed object)")
-    return 1 if mismatched else 0
+    _, source_mismatched = check_sources(db, report.get("groups", []), args.inductor_dir)
+    return 1 if mismatched or source_mismatched else 0
 
 
 if __name__ == "__main__":
