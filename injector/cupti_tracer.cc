@@ -234,6 +234,13 @@ void AtExit() {
   tracer->tracing.store(false);
 }
 
+// PM sampling: CUPTI creates its profiler state (and loads libnvperf_*) lazily, at set-up, at the
+// first decode and at the first evaluation, and what it creates then is torn down at exit
+// before any handler registered earlier (atexit is LIFO): ours from InitializeTracing included.
+// Registering the same handler again after each of those moments runs it first, while PM
+// sampling's state is still whole (pm_collector.h). AtExit runs once; later calls do nothing.
+void RegisterExitHandlerAgain() { atexit(AtExit); }
+
 }  // namespace
 
 namespace tracer_internal {
@@ -409,6 +416,7 @@ SessionHooks MakeSessionHooks(Tracer* tracer, Mode mode) {
   };
   hooks.set_kernel_records = [tracer](bool on) { return SetKernelRecords(tracer, on); };
   hooks.final_meta = [tracer] { return FinalMeta(tracer); };
+  hooks.first_pm_image_written = RegisterExitHandlerAgain;  // PM sampling only
   // The launches around each re-attach come from the launch hook (cupti_reattach.cc).
   if (mode == Mode::kFullReattach) hooks.gap_tick = [tracer](int64_t now_ns) { ReattachTick(tracer, now_ns); };
   // Detached, launches carry the driver's ids until the writer translates them.
@@ -472,9 +480,12 @@ void SetUpReattach(Tracer* tracer, const Settings& settings) {
 void CreateAchieved(Tracer* tracer, const Settings& settings) {
   try {
     if (settings.achieved.mode == AchievedMode::kPm) {
-      tracer->achieved = CreatePmCollector(settings.pm, [tracer](PmImage&& image) {
-        if (tracer->session) tracer->session->SubmitPmImage(std::move(image));
-      });
+      tracer->achieved = CreatePmCollector(
+          settings.pm,
+          [tracer](PmImage&& image) {
+            if (tracer->session) tracer->session->SubmitPmImage(std::move(image));
+          },
+          RegisterExitHandlerAgain);
     } else {
       tracer->achieved = CreateAchievedProfiler(
           settings.achieved,

@@ -20,27 +20,62 @@ int64_t NowNs() {
 
 }  // namespace
 
-PmCollector::PmCollector(Sink sink, std::unique_ptr<PmBackend> backend, PmCollectorSettings settings)
-    : sink_(std::move(sink)), backend_(std::move(backend)), settings_(settings) {
+PmCollector::PmCollector(Sink sink, std::unique_ptr<PmBackend> backend, PmCollectorSettings settings,
+                         OnSampling on_sampling)
+    : sink_(std::move(sink)), backend_(std::move(backend)), settings_(settings), on_sampling_(std::move(on_sampling)) {
   thread_ = std::thread([this] { DecodeLoop(); });
 }
 
 PmCollector::~PmCollector() { Shutdown(); }
 
 void PmCollector::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* cbdata) {
-  if (domain != CUPTI_CB_DOMAIN_RESOURCE || cbid != CUPTI_CBID_RESOURCE_CONTEXT_CREATED || cbdata == nullptr) return;
-  NoteContext(static_cast<const CUpti_ResourceData*>(cbdata)->context);
+  if (domain != CUPTI_CB_DOMAIN_RESOURCE || cbdata == nullptr) return;
+  void* context = static_cast<const CUpti_ResourceData*>(cbdata)->context;
+  if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) NoteContext(context);
+  if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) NoteContextDestroyed(context);
+}
+
+bool PmCollector::ShutdownRequested() const {
+  std::lock_guard lock(mutex_);
+  return stop_requested_;
 }
 
 void PmCollector::NoteContext(void* context) {
+  if (ShutdownRequested()) return;
   uint32_t device_id = 0;
+  std::lock_guard devices(devices_mutex_);
   if (!backend_->DeviceOf(context, &device_id)) return;
-  {
-    std::lock_guard lock(mutex_);
-    if (stop_requested_ || !phases_.emplace(device_id, Phase::kPending).second) return;
-    pending_.push_back(device_id);
+  auto [it, first] = devices_.try_emplace(device_id);
+  DeviceState& device = it->second;
+  device.contexts.push_back(context);
+  const bool set_up = first || device.phase == Phase::kRetired;
+  if (!set_up) return;
+  const int64_t began = NowNs();
+  SetUp(device_id, &device);
+  setup_ns_.fetch_add(static_cast<uint64_t>(NowNs() - began), std::memory_order_relaxed);
+  if (device.phase == Phase::kSampling && on_sampling_) on_sampling_();
+}
+
+void PmCollector::NoteContextDestroyed(void* context) {
+  if (ShutdownRequested()) return;  // the process is ending: no CUPTI call (pm_collector.cc)
+  std::lock_guard devices(devices_mutex_);
+  for (auto& [id, device] : devices_) {
+    auto found = std::find(device.contexts.begin(), device.contexts.end(), context);
+    if (found == device.contexts.end()) continue;
+    device.contexts.erase(found);
+    if (!device.contexts.empty() || device.phase != Phase::kSampling) return;
+    // The device's last context: what it sampled so far leaves CUPTI while the context exists.
+    if (!DrainDevice(id, &device)) return;  // failed: disabled
+    ProfilerError error;
+    in_call_.store("cuptiPmSamplingStop");
+    device.sampler->Stop(&error);
+    device.sampler->Disable();
+    in_call_.store(nullptr);
+    device.sampler.reset();
+    retirements_.fetch_add(1);
+    SetPhase(id, &device, Phase::kRetired);
+    return;
   }
-  wake_.notify_all();
 }
 
 void PmCollector::Shutdown() {
@@ -76,16 +111,11 @@ void PmCollector::DecodeLoop() {
   pthread_setname_np(pthread_self(), "occtrace-pm");
   const auto period = std::chrono::nanoseconds(settings_.decode_period_ns);
   while (true) {
-    std::vector<uint32_t> pending;
-    bool stop = false;
     {
       std::unique_lock lock(mutex_);
-      wake_.wait_for(lock, period, [this] { return stop_requested_ || !pending_.empty(); });
-      pending.swap(pending_);
-      stop = stop_requested_;
+      if (wake_.wait_for(lock, period, [this] { return stop_requested_; })) break;
     }
-    if (stop) break;
-    for (uint32_t id : pending) SetUp(id, &devices_[id]);
+    std::lock_guard devices(devices_mutex_);
     for (auto& [id, device] : devices_) {
       if (device.phase == Phase::kSampling) DrainDevice(id, &device);
     }
@@ -96,11 +126,14 @@ void PmCollector::DecodeLoop() {
   // exit that called CUPTI here failed: with a last decode, with Stop and Disable, or with
   // both, 0 of 10 short runs exited cleanly (hung inside CUPTI, aborted on a corrupted heap or
   // crashed); without, every Python run at 50 us did (bench/results/2026-11-27-h100-pm-exit).
-  for (auto& [id, device] : devices_) {
-    if (device.phase != Phase::kSampling) continue;
-    device.phase = Phase::kStopped;
-    std::lock_guard lock(mutex_);
-    phases_[id] = Phase::kStopped;
+  // Those runs set up on this thread and registered no exit handler after CUPTI's teardown
+  // (see the header), which may have been the cause; a last decode would add at most one
+  // decode period of samples, not worth that risk.
+  {
+    std::lock_guard devices(devices_mutex_);
+    for (auto& [id, device] : devices_) {
+      if (device.phase == Phase::kSampling || device.phase == Phase::kRetired) SetPhase(id, &device, Phase::kStopped);
+    }
   }
   {
     std::lock_guard lock(mutex_);
@@ -110,6 +143,12 @@ void PmCollector::DecodeLoop() {
   // cuptiProfilerInitialize is not undone, and no host object is released: the writer
   // evaluates the last images after this thread ends (TraceSession drains its queue after the
   // final flush), and CUPTI's host objects must outlive them. The process is ending anyway.
+}
+
+void PmCollector::SetPhase(uint32_t device_id, DeviceState* device, Phase phase) {
+  device->phase = phase;
+  std::lock_guard lock(mutex_);
+  phases_[device_id] = phase;
 }
 
 void PmCollector::SetUp(uint32_t device_id, DeviceState* device) {
@@ -123,13 +162,16 @@ void PmCollector::SetUp(uint32_t device_id, DeviceState* device) {
   in_call_.store(nullptr);
   if (!device->sampler) return FailDevice(device_id, device, error);
   if (!device->sampler->Start(&error)) return FailDevice(device_id, device, error);
-  device->phase = Phase::kSampling;
-  std::string metrics;
-  for (const char* metric : device->sampler->metrics()) metrics += (metrics.empty() ? "" : ",") + std::string(metric);
-  std::lock_guard lock(mutex_);
-  phases_[device_id] = Phase::kSampling;
-  metrics_ = metrics;
-  chip_ = device->sampler->chip_name();
+  SetPhase(device_id, device, Phase::kSampling);
+  {
+    std::string metrics;
+    for (const char* metric : device->sampler->metrics()) metrics += (metrics.empty() ? "" : ",") + std::string(metric);
+    std::lock_guard lock(mutex_);
+    metrics_ = metrics;
+    chip_ = device->sampler->chip_name();
+  }
+  // Once now, so that CUPTI's decoding state exists before on_sampling (see the header).
+  DrainDevice(device_id, device);
 }
 
 bool PmCollector::TakeImage(PmDeviceSampler* sampler, std::vector<uint8_t>* image, ProfilerError* error) {
@@ -243,11 +285,7 @@ bool PmCollector::Reopen(uint32_t device_id, DeviceState* device) {
 
 void PmCollector::FailDevice(uint32_t device_id, DeviceState* device, const ProfilerError& error) {
   if (device->sampler) device->sampler->Disable();
-  device->phase = Phase::kFailed;
-  {
-    std::lock_guard lock(mutex_);
-    phases_[device_id] = Phase::kFailed;
-  }
+  SetPhase(device_id, device, Phase::kFailed);
   if (error.insufficient_privileges()) {
     SetFailure("no-permission",
                "PM sampling (OCCTRACE_ACHIEVED=pm) off: no permission to read GPU performance counters "
@@ -284,7 +322,7 @@ std::vector<std::pair<std::string, std::string>> PmCollector::SessionMeta() cons
     metrics = metrics_;
     chip = chip_;
     devices = phases_.size();
-    for (const auto& [id, phase] : phases_) sampling += phase == Phase::kSampling || phase == Phase::kStopped ? 1 : 0;
+    for (const auto& [id, phase] : phases_) sampling += phase != Phase::kFailed ? 1 : 0;
   }
   char decode_ms[32];
   std::snprintf(decode_ms, sizeof(decode_ms), "%.1f", static_cast<double>(decode_ns_.load()) / 1e6);
@@ -303,6 +341,8 @@ std::vector<std::pair<std::string, std::string>> PmCollector::SessionMeta() cons
   meta.emplace_back("pm_decode_ms", decode_ms);
   std::snprintf(decode_ms, sizeof(decode_ms), "%.1f", static_cast<double>(spans_ns_.load()) / 1e6);
   meta.emplace_back("pm_sample_info_ms", decode_ms);
+  meta.emplace_back("pm_setup_ms", std::to_string(setup_ns_.load() / 1'000'000));
+  meta.emplace_back("pm_retirements", std::to_string(retirements_.load()));
   meta.emplace_back("pm_decode_period_ms", std::to_string(settings_.decode_period_ns / 1'000'000));
   meta.emplace_back("pm_decode_max_us", std::to_string(max_decode_ns_.load() / 1000));
   meta.emplace_back("pm_samples_decoded", std::to_string(samples_decoded_.load()));
@@ -313,8 +353,9 @@ std::vector<std::pair<std::string, std::string>> PmCollector::SessionMeta() cons
   return meta;
 }
 
-std::unique_ptr<AchievedProfiler> CreatePmCollector(const PmCollectorSettings& settings, PmCollector::Sink sink) {
-  return std::make_unique<PmCollector>(std::move(sink), CreateCuptiPmBackend(), settings);
+std::unique_ptr<AchievedProfiler> CreatePmCollector(const PmCollectorSettings& settings, PmCollector::Sink sink,
+                                                    PmCollector::OnSampling on_sampling) {
+  return std::make_unique<PmCollector>(std::move(sink), CreateCuptiPmBackend(), settings, std::move(on_sampling));
 }
 
 }  // namespace occ::inj

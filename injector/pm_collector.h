@@ -9,18 +9,29 @@
 // and this class is the only achieved profiler of such a run.
 //
 // Threads:
-//  - Application threads: OnCallback(CONTEXT_CREATED) notes the context's device (pending) and
-//    wakes the decode thread. Nothing else (callbacks stay dumb).
-//  - The decode thread ("occtrace-pm"), the only thread that calls the PM backend after
-//    construction: sets pending devices up and starts them, and every decode_period decodes
-//    each sampling device's hardware buffer into a counter-data image, reads the sample spans
-//    and hands the image to the sink (TraceSession::SubmitPmImage: a queue push). It never
-//    evaluates: cuptiProfilerHostEvaluateToGpuValues and SQLite run on the writer thread
+//  - Application threads, in CUPTI's resource callbacks:
+//    - CONTEXT_CREATED, for a device's first context: sets PM sampling up on that thread, starts
+//      it and decodes once (NoteContext). This is the one callback here that does real work, once
+//      per device, and on purpose: CUPTI loads libnvperf_host/libnvperf_target and creates its
+//      profiler state lazily, during these calls, and what a library creates registers its
+//      teardown with atexit after ours, so it is torn down *before* our exit handler runs
+//      (LIFO). Set up on a background thread, a program that ended during the set-up (short CUDA
+//      C++ programs: 0.5-0.8 s) had that state destroyed under the thread still using it:
+//      segfaults and heap corruption at exit (H100, 2026-11-27, bench/results/2026-11-27-h100-pm-
+//      exit). Set up here, the program cannot reach exit mid-set-up, and `on_sampling` (the
+//      tracer re-registering its exit handler) then puts our exit work ahead of that teardown.
+//    - CONTEXT_DESTROY_STARTING of a device's last context (cudaDeviceReset, cuCtxDestroy):
+//      decodes what the device holds, stops and disables it while the context still exists
+//      (NoteContextDestroyed). A later context sets the device up again.
+//  - The decode thread ("occtrace-pm"): every decode_period decodes each sampling device's
+//    hardware buffer into a counter-data image, reads the sample spans and hands the image to
+//    the sink (TraceSession::SubmitPmImage: a queue push). It never evaluates:
+//    cuptiProfilerHostEvaluateToGpuValues and SQLite run on the writer thread
 //    (TraceWriter::AddPmImage), so decoding keeps up with the hardware.
-//  - Shutdown (atexit via the session's before_final_flush, or the writer thread on SIGTERM):
-//    asks the decode thread to stop, which decodes what each device holds and exits, leaving
-//    sampling enabled for the process's end (pm_collector.cc says why); Shutdown waits for it
-//    at most shutdown_wait_ms. The images reach the writer before its final drain.
+//  - Shutdown (the tracer's exit handler via the session's before_final_flush, or the writer
+//    thread on SIGTERM): asks the decode thread to stop; it exits without another CUPTI call,
+//    leaving sampling enabled for the process's end (pm_collector.cc says why). Shutdown waits
+//    for it at most shutdown_wait_ms. The images reach the writer before its final drain.
 //  - fork: the child has no decode thread and the core ignores its callbacks (TraceSession::
 //    InForkedChild); no collector is inherited, and the child's exit touches nothing.
 //
@@ -28,18 +39,20 @@
 // falls behind and none is free, a decode goes into a spare image whose samples are dropped
 // (pm_samples_lost): the hardware buffer is drained whatever the writer does.
 //
-// Per-device state table (DeviceState::phase):
-//   | phase     | meaning                                         | next                 |
-//   | kPending  | a context was created on it; not yet set up     | kSampling, kFailed   |
-//   | kSampling | started; decoded every decode_period            | kStopped, kFailed    |
-//   | kStopped  | shutdown: last samples decoded, no more decodes | (end)                |
-//   | kFailed   | set-up, decode or restart failed; disabled      | (end)                |
-// A hardware-buffer overflow keeps kSampling: counted (pm_overflows), and sampling is stopped
-// and started again so that later decodes work (CUPTI keeps failing them after an overflow).
+// Per-device state table (DeviceState::phase; a device has no entry before its first context):
+//   | phase     | meaning                                              | next                          |
+//   | kSampling | set up, started; decoded every decode_period         | kRetired, kStopped, kFailed   |
+//   | kRetired  | its last context was destroyed: decoded, stopped,    | kSampling (a new context),    |
+//   |           | disabled                                             | kStopped                      |
+//   | kStopped  | shutdown: no CUPTI call any more                     | (end)                         |
+//   | kFailed   | set-up, decode or restart failed; disabled           | (end)                         |
+// A hardware-buffer overflow keeps kSampling: counted (pm_overflows), and sampling is disabled
+// and set up again so that later decodes work (CUPTI keeps failing them after an overflow).
 //
-// Lock order: mutex_ is a leaf. It is never held while calling the backend (CUPTI) or the sink
-// (the session's queue lock); the pool's pool_mutex_ is a leaf too (taken by the writer when it
-// gives an image back).
+// Lock order: devices_mutex_ -> (the backend's CUPTI lock, the sink's queue lock, pool_mutex,
+// mutex_). devices_mutex_ guards the devices and every backend call; it is held by the decode
+// thread for a decode pass and by an application thread for a set-up or a retirement. mutex_
+// and pool_mutex are leaves.
 #pragma once
 
 #include <atomic>
@@ -73,13 +86,17 @@ struct PmCollectorSettings {
 class PmCollector final : public AchievedProfiler {
  public:
   using Sink = std::function<void(PmImage&&)>;
+  // Called (on the set-up's thread, no lock held) each time a device has been set up, started
+  // and decoded once: by then CUPTI has created the state it tears down at exit.
+  using OnSampling = std::function<void()>;
   // Starts the decode thread.
-  PmCollector(Sink sink, std::unique_ptr<PmBackend> backend, PmCollectorSettings settings);
+  PmCollector(Sink sink, std::unique_ptr<PmBackend> backend, PmCollectorSettings settings,
+              OnSampling on_sampling = {});
   ~PmCollector() override;
   PmCollector(const PmCollector&) = delete;
   PmCollector& operator=(const PmCollector&) = delete;
 
-  // The core enables CONTEXT_CREATED itself (cupti_tracer.cc): nothing to add.
+  // The core enables CONTEXT_CREATED and CONTEXT_DESTROY_STARTING itself (cupti_tracer.cc).
   void EnableCallbacks(CUpti_SubscriberHandle /*subscriber*/) override {}
   void OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* cbdata) override;
   // CUPTI must stay attached while sampling (light tracing's detach would tear it down).
@@ -87,8 +104,10 @@ class PmCollector final : public AchievedProfiler {
   void Shutdown() override;
   std::vector<std::pair<std::string, std::string>> SessionMeta() const override;
 
-  // What OnCallback does for CONTEXT_CREATED (tests call it directly).
+  // What OnCallback does for CONTEXT_CREATED and CONTEXT_DESTROY_STARTING (tests call them
+  // directly).
   void NoteContext(void* context);
+  void NoteContextDestroyed(void* context);
 
   // Counters (any thread).
   uint64_t overflows() const { return overflows_.load(); }
@@ -96,20 +115,23 @@ class PmCollector final : public AchievedProfiler {
   std::string status() const;
 
  private:
-  enum class Phase { kPending, kSampling, kStopped, kFailed };
+  enum class Phase { kSampling, kRetired, kStopped, kFailed };
   struct DeviceState {
-    Phase phase = Phase::kPending;
-    std::unique_ptr<PmDeviceSampler> sampler;  // decode thread only
+    Phase phase = Phase::kSampling;
+    std::unique_ptr<PmDeviceSampler> sampler;
+    std::vector<void*> contexts;  // live contexts on the device
   };
 
+  bool ShutdownRequested() const;
   void DecodeLoop();
-  // Decode thread. Set up and start a pending device.
+  // devices_mutex_ held (so are the four below). Sets a device up, starts it and decodes once.
   void SetUp(uint32_t device_id, DeviceState* device);
-  // Decode thread. Drains one device's hardware buffer into images for the sink; false when
-  // the device failed (then disabled).
+  // Drains one device's hardware buffer into images for the sink; false when the device failed
+  // (then disabled).
   bool DrainDevice(uint32_t device_id, DeviceState* device);
-  // After an overflow: disabled and set up again (decode thread); false when that failed.
+  // After an overflow: disabled and set up again; false when that failed.
   bool Reopen(uint32_t device_id, DeviceState* device);
+  void SetPhase(uint32_t device_id, DeviceState* device, Phase phase);
   void FailDevice(uint32_t device_id, DeviceState* device, const ProfilerError& error);
   // A pooled image, initialized for `sampler`; false when none is free (writer behind).
   bool TakeImage(PmDeviceSampler* sampler, std::vector<uint8_t>* image, ProfilerError* error);
@@ -120,7 +142,12 @@ class PmCollector final : public AchievedProfiler {
   Sink sink_;
   std::unique_ptr<PmBackend> backend_;
   const PmCollectorSettings settings_;
-  bool backend_initialized_ = false;  // decode thread only
+  const OnSampling on_sampling_;
+
+  std::mutex devices_mutex_;                 // guards the three below and every backend call
+  std::map<uint32_t, DeviceState> devices_;
+  bool backend_initialized_ = false;
+  std::vector<uint8_t> spare_image_;  // for decodes while the pool is empty
 
   mutable std::mutex mutex_;  // guards the six below
   std::condition_variable wake_;
@@ -130,9 +157,6 @@ class PmCollector final : public AchievedProfiler {
   std::string failure_;               // empty while fine
   std::string metrics_, chip_;
 
-  std::map<uint32_t, DeviceState> devices_;  // decode thread only (after the pending hand-off)
-  std::vector<uint32_t> pending_;            // guarded by mutex_
-
   // The image pool; shared with the images in flight (the writer returns them).
   struct Pool {
     std::mutex pool_mutex;
@@ -140,7 +164,6 @@ class PmCollector final : public AchievedProfiler {
     size_t allocated = 0;
   };
   std::shared_ptr<Pool> pool_ = std::make_shared<Pool>();
-  std::vector<uint8_t> spare_image_;  // decode thread: for decodes while the pool is empty
 
   std::atomic<uint64_t> decodes_{0};
   std::atomic<uint64_t> overflows_{0};
@@ -152,14 +175,17 @@ class PmCollector final : public AchievedProfiler {
   std::atomic<uint64_t> decode_ns_{0};
   std::atomic<int64_t> max_decode_ns_{0};
   std::atomic<uint64_t> image_bytes_{0};
+  std::atomic<uint64_t> setup_ns_{0};  // on the programs' threads, in CONTEXT_CREATED
+  std::atomic<uint64_t> retirements_{0};
   std::atomic<bool> shut_down_{false};
-  // The CUPTI call the decode thread is in (a string literal), for the status line when it
-  // does not stop in time at exit.
+  // The CUPTI call the collector is in (a string literal), for the status line when the
+  // decode thread does not stop in time at exit.
   std::atomic<const char*> in_call_{nullptr};
   std::thread thread_;
 };
 
 // The CUPTI collector.
-std::unique_ptr<AchievedProfiler> CreatePmCollector(const PmCollectorSettings& settings, PmCollector::Sink sink);
+std::unique_ptr<AchievedProfiler> CreatePmCollector(const PmCollectorSettings& settings, PmCollector::Sink sink,
+                                                    PmCollector::OnSampling on_sampling);
 
 }  // namespace occ::inj

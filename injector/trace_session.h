@@ -145,6 +145,9 @@ struct SessionHooks {
   // A full trace with gap calls (SessionOptions::gap_calls): on the writer thread at every
   // wake-up while running, the re-attach's steps (cupti_reattach.cc).
   std::function<void(int64_t now_ns)> gap_tick;
+  // PM sampling: on the writer thread, once, after it evaluated its first PM image (by then
+  // CUPTI has created its evaluation state; pm_collector.h says why that matters at exit).
+  std::function<void()> first_pm_image_written;
 };
 
 class TraceSession {
@@ -286,6 +289,7 @@ class TraceSession {
   SessionOptions options_;
   SessionHooks hooks_;
   uint64_t configs_announced_ = 0;  // writer thread only: the configurations hooks were told of
+  bool pm_image_written_ = false;   // writer thread only
   // Heap-held so that a forked child can abandon them (release, never destroy): destroying
   // them there would close the parent's SQLite connection or std::terminate on a thread
   // that does not exist in the child.

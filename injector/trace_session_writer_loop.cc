@@ -97,6 +97,10 @@ void TraceSession::ProcessItems(std::deque<Item>* items) {
       writer_->SetMeta(meta->name, meta->value);
     } else if (auto* image = std::get_if<PmImage>(&item)) {
       writer_->AddPmImage(*image);
+      if (!pm_image_written_) {
+        pm_image_written_ = true;
+        if (hooks_.first_pm_image_written) hooks_.first_pm_image_written();
+      }
     } else if (auto* module = std::get_if<ModuleItem>(&item)) {
       writer_->AddModule(module->module_id, module->image, module->library, ResolveLoader(module->loader),
                          module->loader.count > 0 ? module->loader.capture_ns : -1);

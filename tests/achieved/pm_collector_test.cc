@@ -284,6 +284,77 @@ TEST(PmCollectorTest, ImagesGoBackToThePoolWhenTheWriterIsDoneWithThem) {
   EXPECT_EQ(MetaValue(collector.SessionMeta(), "pm_samples_lost"), "0");
 }
 
+// Set-up happens on the thread creating the context, before NoteContext returns, with a first
+// decode: by then CUPTI's teardown-at-exit state exists, and on_sampling re-registers the exit
+// handler (pm_collector.h). A second context on the device sets nothing up again.
+TEST(PmCollectorTest, SetUpIsDoneWhenTheContextCallbackReturnsThenOnSamplingIsCalled) {
+  auto state = std::make_shared<FakePmState>();
+  Received received;
+  received.hold = false;
+  std::vector<std::string> calls_at_on_sampling;
+  int on_sampling = 0;
+  PmCollectorSettings settings = FastSettings();
+  settings.decode_period_ns = 3'600'000'000'000;  // no periodic decode during the test
+  PmCollector collector(received.sink(), std::make_unique<FakeBackend>(state), settings, [&] {
+    ++on_sampling;
+    calls_at_on_sampling = state->Calls();
+  });
+  collector.NoteContext(Ctx(0));
+  EXPECT_EQ(on_sampling, 1);
+  EXPECT_EQ(calls_at_on_sampling, (std::vector<std::string>{"open 0", "start 0", "decode 0"}));
+  EXPECT_EQ(received.samples, 3u) << "the first decode's samples reach the sink";
+  collector.NoteContext(Ctx(0));
+  EXPECT_EQ(on_sampling, 1);
+  EXPECT_EQ(state->Count("open 0"), 1);
+  collector.Shutdown();
+}
+
+// cudaDeviceReset / cuCtxDestroy of a device's last context: the samples so far are decoded and
+// the device stopped and disabled while the context still exists; a new context sets it up
+// again. Destroying one of two contexts changes nothing.
+TEST(PmCollectorTest, TheLastContextsDestructionDecodesStopsAndDisablesAndANewContextSamplesAgain) {
+  auto state = std::make_shared<FakePmState>();
+  Received received;
+  received.hold = false;
+  PmCollectorSettings settings = FastSettings();
+  settings.decode_period_ns = 3'600'000'000'000;
+  int on_sampling = 0;
+  PmCollector collector(received.sink(), std::make_unique<FakeBackend>(state), settings, [&] { ++on_sampling; });
+  void* first = Ctx(0);
+  void* second = reinterpret_cast<void*>(0x20);  // device 0 too (FakeBackend: address / 0x1000)
+  collector.NoteContext(first);
+  collector.NoteContext(second);
+  collector.NoteContextDestroyed(first);
+  EXPECT_EQ(state->Count("stop 0"), 0) << "another context still lives on the device";
+  collector.NoteContextDestroyed(second);
+  EXPECT_EQ(state->Calls(),
+            (std::vector<std::string>{"open 0", "start 0", "decode 0", "decode 0", "stop 0", "disable 0"}));
+  EXPECT_EQ(received.samples, 6u);
+  EXPECT_EQ(MetaValue(collector.SessionMeta(), "pm_retirements"), "1");
+  collector.NoteContextDestroyed(second);  // unknown now: nothing
+  collector.NoteContext(first);
+  EXPECT_EQ(state->Count("open 0"), 2);
+  EXPECT_EQ(state->Count("start 0"), 2);
+  EXPECT_EQ(on_sampling, 2);
+  collector.Shutdown();
+  EXPECT_EQ(state->Count("stop 0"), 1) << "exit calls nothing in CUPTI";
+  EXPECT_EQ(MetaValue(collector.SessionMeta(), "pm_devices_sampled"), "1");
+}
+
+// After Shutdown (the process is ending) a context's destruction calls nothing in CUPTI: cudart
+// tears its contexts down after our exit handler.
+TEST(PmCollectorTest, AContextDestroyedAfterShutdownCallsNothing) {
+  auto state = std::make_shared<FakePmState>();
+  Received received;
+  received.hold = false;
+  PmCollector collector(received.sink(), std::make_unique<FakeBackend>(state), FastSettings());
+  collector.NoteContext(Ctx(0));
+  collector.Shutdown();
+  const size_t calls = state->Calls().size();
+  collector.NoteContextDestroyed(Ctx(0));
+  EXPECT_EQ(state->Calls().size(), calls);
+}
+
 TEST(PmCollectorTest, ShutdownIsIdempotentAndWorksWithoutAnyContext) {
   auto state = std::make_shared<FakePmState>();
   Received received;

@@ -84,12 +84,23 @@ def read_ncu(path):
             "pct": None, "cycles": None})
         value = float(row["Metric Value"].replace(",", ""))
         launch["pct" if metric == METRIC else "cycles"] = value
-    by_config = {}
+    by_config, by_base, names_by_base = {}, {}, {}
     for launch in launches.values():
         if launch["pct"] is None or launch["grid"] is None or launch["block"] is None:
             continue
         key = (launch["name"], launch["grid"], launch["block"])
         by_config.setdefault(key, []).append(launch)
+        # ncu demangles without --print-kernel-base mangled: `saxpy[v1,...](float, Array<...>)`
+        # for a Numba kernel. Its base name also keys it (occ-report's short_name), but only
+        # where no other kernel of the program shares that base name and configuration
+        # (PyTorch's vectorized_elementwise_kernel<...> is one name for many functions).
+        base_key = (base_name(launch["name"]), launch["grid"], launch["block"])
+        if base_key[0] != launch["name"]:
+            names_by_base.setdefault(base_key, set()).add(launch["name"])
+            by_base.setdefault(base_key, []).append(launch)
+    for key, rows in by_base.items():
+        if len(names_by_base[key]) == 1 and key not in by_config:
+            by_config[key] = rows
     out = {}
     for key, rows in by_config.items():
         if all(r["cycles"] for r in rows):
@@ -98,6 +109,16 @@ def read_ncu(path):
         else:
             out[key] = (statistics.fmean(r["pct"] for r in rows), len(rows))
     return out
+
+
+def base_name(name):
+    """The function's own name: no namespace, template or ABI tags, no parameters."""
+    depth, cut = 0, len(name)
+    for i, c in enumerate(name):
+        if c in "[(<" and depth == 0:
+            cut = i
+            break
+    return name[:cut].split("::")[-1]
 
 
 def group_keys(g):
@@ -111,8 +132,14 @@ def accuracy(args):
     report = load_report(args.report)
     ncu = read_ncu(args.ncu)
     rows = []
-    for g in groups(report):
-        match = next((ncu[k] for k in group_keys(g) if k in ncu), None)
+    report_groups = groups(report)
+    short_count = {}
+    for g in report_groups:
+        k = (g.get("short_name"), *group_keys(g)[0][1:]) if group_keys(g) else None
+        short_count[k] = short_count.get(k, 0) + 1
+    for g in report_groups:
+        keys = [k for k in group_keys(g) if k[0] != g.get("short_name") or short_count.get(k, 0) == 1]
+        match = next((ncu[k] for k in keys if k in ncu), None)
         pm = g.get("achieved", {}).get("pm")
         if match is None or not pm:
             continue

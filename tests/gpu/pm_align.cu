@@ -3,7 +3,10 @@
 // kernel record's [start, end], and does Σ warps ÷ (Σ cycles × max warps) over the samples
 // inside a kernel match the occupancy that kernel must have?
 //
-//   pm_align [SPIN_US] [REPEATS]
+//   pm_align [SPIN_US] [REPEATS] [reset]
+//
+// `reset`: cudaDeviceReset() after the first half of the repeats (the device's context is
+// destroyed mid-run and a new one made) and again before exit, as CUDA's samples end main.
 //
 // Each kernel spins on clock64 for SPIN_US (default 3000 us) in every thread. Grids are sized
 // from cudaOccupancyMaxActiveBlocksPerMultiprocessor so that every block is resident at once
@@ -16,6 +19,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <thread>
 
 __global__ void spin(long long cycles, int* sink) {
@@ -28,6 +32,7 @@ __global__ void spin(long long cycles, int* sink) {
 int main(int argc, char** argv) {
   const int spin_us = argc > 1 ? std::atoi(argv[1]) : 3000;
   const int repeats = argc > 2 ? std::atoi(argv[2]) : 5;
+  const bool reset = argc > 3 && std::string(argv[3]) == "reset";
   cudaDeviceProp prop{};
   if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) return 1;
   int clock_khz = 0;
@@ -43,6 +48,9 @@ int main(int argc, char** argv) {
   };
   const Variant variants[] = {{"full256", 256, 1}, {"half256", 256, 2}, {"one128", 128, 1000}};
   for (int r = 0; r < repeats; ++r) {
+    if (reset && r == repeats / 2 && r > 0) {
+      if (cudaDeviceReset() != cudaSuccess || cudaMalloc(&sink, sizeof(int)) != cudaSuccess) return 3;
+    }
     for (const Variant& v : variants) {
       int limit = 0;
       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&limit, spin, v.threads, 0);
@@ -59,5 +67,6 @@ int main(int argc, char** argv) {
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(5));
   cudaFree(sink);
+  if (reset && cudaDeviceReset() != cudaSuccess) return 3;
   return 0;
 }

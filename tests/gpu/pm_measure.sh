@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # PM sampling (OCCTRACE_ACHIEVED=pm), issue #27's measurements in one device call, most needed
 # first (what a time-out cuts is the tail): STAGE=gpu-stage-X bash gpu-stage-X/tests/gpu/pm_measure.sh
+#  0. exit safety: short CUDA C++ programs (with and without cudaDeviceReset), Numba and PyTorch
+#     programs, each several times, at 50 us (ResNet-50 also at 20 us): exit status, output as
+#     untraced, trace complete, PM rows written (exit_safety.txt)
 #  1. exit and alignment: pm_align at 50 and 20 us (pm_checks.py align)
 #  2. pm traces (accuracy's and coverage's PM side): train_small.py, resnet50_step.py (also at
 #     20 us: overflow and decode backlog), compiled_model.py (torch.compile), numba_saxpy_sweep.py
@@ -40,9 +43,12 @@ run() {
   local dir=$1 label=$2 mode=$3 limit=$4; shift 4
   local db="$traces/$dir/${label}_${mode}.db" t0 t1 rc
   local env=(OCCTRACE_OUTPUT="$db" CUDA_INJECTION64_PATH="$lib")
+  [[ -n "${PRELOAD:-}" ]] && env+=(LD_PRELOAD="$PRELOAD")
   case "$mode" in
     pm) env+=(OCCTRACE_ACHIEVED=pm) ;;
     pm20) env+=(OCCTRACE_ACHIEVED=pm OCCTRACE_PM_INTERVAL_US=20) ;;
+    pmnd) env+=(OCCTRACE_ACHIEVED=pm OCCTRACE_PM_NO_DRAM=1) ;;
+    pm25) env+=(OCCTRACE_ACHIEVED=pm OCCTRACE_PM_INTERVAL_US=25) ;;
     *) env+=(OCCTRACE_ACHIEVED="$mode") ;;
   esac
   t0=$(date +%s.%N)
@@ -65,8 +71,59 @@ C=("python3" "$wl/compiled_model.py")
 N=("python3" "$wl/numba_saxpy_sweep.py")
 export PYTHONUNBUFFERED=1
 
-sections=" ${SECTIONS:-1 2 3 4 5 6 7} "
+sections=" ${SECTIONS:-0 1 2 8 3 4 5 6 7} "
 want() { [[ "$sections" == *" $1 "* ]]; }
+
+want 0 && {
+echo "== 0. exit safety"
+# safe LABEL MODE TIMEOUT CMD...: untraced once (its output is the reference), then traced
+# SAFE_REPEATS times; one line per traced run in exit_safety.txt.
+safe() {
+  local label=$1 mode=$2 limit=$3; shift 3
+  [[ -f "$logs/${label}_plain.out" ]] || timeout -k 5 "$limit" "$@" >"$logs/${label}_plain.out" 2>/dev/null
+  local n
+  for n in $(seq 1 "${SAFE_REPEATS:-3}"); do
+    run pm "${label}${n}" "$mode" "$limit" "$@"
+    local db="$traces/pm/${label}${n}_${mode}.db"
+    local same=differs
+    # Timings printed by a program differ run to run: compare only lines without digits+"us"/"ms".
+    if diff -q <(grep -vE '[0-9.]+ ?(us|ms|s)\b|step|it/s|time' "$logs/${label}_plain.out") \
+               <(grep -vE '[0-9.]+ ?(us|ms|s)\b|step|it/s|time' "$logs/${label}${n}_${mode}.out") >/dev/null; then same=same; fi
+    local facts
+    facts=$(python3 - "$db" <<'PY' 2>&1
+import sqlite3, sys
+try:
+    c = sqlite3.connect(sys.argv[1])
+    meta = dict(c.execute("select name, value from OCC_META"))
+    rows = c.execute("select count(*) from OCC_PM_SAMPLE").fetchone()[0]
+    print(f"status={meta.get('status')} pm_status={meta.get('pm_status')} pm_rows={rows} "
+          f"setup_ms={meta.get('pm_setup_ms')} retirements={meta.get('pm_retirements')} overflows={meta.get('pm_overflows')}")
+except Exception as e:
+    print(f"unreadable: {e}")
+PY
+)
+    echo "$label#$n $mode exit=$last_rc output=$same $facts" | tee -a "$logs/exit_safety.txt"
+    [[ $last_rc != 0 ]] && crashed=1
+  done
+  if [[ -n "${crashed:-}" && -f "$work/segv_bt.so" ]]; then  # once more, for the crash's backtrace
+    PRELOAD="$work/segv_bt.so" run pm "${label}_bt" "$mode" "$limit" "$@"
+    grep -A40 segv_backtrace "$logs/${label}_bt_${mode}.err" | head -60 | tee -a "$logs/backtraces.txt"
+  fi
+  crashed=
+}
+gcc -shared -fPIC -O1 -g -o "$work/segv_bt.so" "$root/tests/gpu/diag/segv_backtrace.c" >>"$logs/nvcc.txt" 2>&1
+safe align_short pm 30 "$work/pm_align" 200 2
+safe align_reset pm 30 "$work/pm_align" 200 4 reset
+safe membound pm 30 "$mb"
+[[ -n "$lm" ]] && SAFE_REPEATS=2 safe launch_matrix pm 40 "$lm" "$work/lm_expected_safe.json"
+LAUNCHES=200 SAFE_REPEATS=2 safe numba pm 60 "${N[@]}"
+STEPS=300 SAFE_REPEATS=2 safe train_small pm 60 "${T[@]}"
+STEPS=15 SAFE_REPEATS=2 safe resnet50 pm 70 "${R[@]}"
+STEPS=15 SAFE_REPEATS=1 safe resnet50 pm20 70 "${R[@]}"
+STEPS=15 SAFE_REPEATS=1 safe resnet50 pmnd 70 "${R[@]}"
+echo "exit safety: $(grep -c 'exit=0 output=same status=complete' "$logs/exit_safety.txt") of $(wc -l <"$logs/exit_safety.txt") clean"
+pack
+}
 
 want 1 && {
 echo "== 1. exit and alignment"
@@ -91,6 +148,17 @@ run pm membound pm 30 "$mb"
 pack
 }
 
+want 8 && {
+echo "== 8. the interval: 50, 25 and 20 us [$(elapsed)s]"
+STEPS=${RN_STEPS:-20} run pm resnet50 pm 70 "${R[@]}"
+STEPS=${RN_STEPS:-20} run pm resnet50 pm25 70 "${R[@]}"
+STEPS=${RN_STEPS:-20} run pm resnet50 pm20 70 "${R[@]}"
+STEPS=${TS_STEPS:-1000} run pm train_small pm20 60 "${T[@]}"
+STEPS=${CM_STEPS:-60} run pm compiled pm20 120 "${C[@]}"
+LAUNCHES=${NB_LAUNCHES:-1000} run pm numba pm20 60 "${N[@]}"
+pack
+}
+
 want 3 && {
 echo "== 3. cost in turns [$(elapsed)s]"
 # Note: a time-out here once left turns_bench's pm process running, holding the PM hardware for
@@ -99,7 +167,8 @@ cp "$root/bench/injector/gpu_bench.py" "$root/bench/injector/turns_bench.py" "$w
 timeout -k 10 "${TURNS_TIMEOUT:-170}" python3 "$root/bench/injector/turns_bench.py" --lib "$lib" \
   --workload "train_small=$wl/train_small.py:100" --workload "resnet50=$wl/resnet50_step.py:8" --no-torchprof \
   --variant "traced-again=traced:TURNS_SAME_AS=traced" --variant "pm=traced:OCCTRACE_ACHIEVED=pm" \
-  --only traced,traced-again,pm --pool traced,traced-again \
+  --variant "pm20=traced:OCCTRACE_ACHIEVED=pm,OCCTRACE_PM_INTERVAL_US=20" \
+  --only traced,traced-again,pm,pm20 --pool traced,traced-again \
   --repeats 1 --cycles "${CYCLES:-30}" --warm-s "${WARM_S:-5}" \
   --logs "$logs/turns" --json "$logs/turns.json" 2>&1 | tee "$logs/turns.txt" | tail -40
 pack

@@ -40,5 +40,6 @@ done || true
 cp "$src"/tests/gpu/*.py "$src"/tests/gpu/*.sh "$src"/tests/gpu/continuous_cuda.cu "$src"/tests/gpu/pm_align.cu "$dest/tests/gpu/"
 cp "$src"/tests/achieved/gpu/*.py "$src"/tests/achieved/gpu/*.sh "$src"/tests/achieved/gpu/*.cu "$dest/tests/achieved/gpu/"
 cp "$src"/tests/gpu/workloads/*.py "$dest/tests/gpu/workloads/"
-cp "$src"/bench/injector/{gpu_bench.py,achieved_cost.py,cpu_probe.sh,launch_modes.sh,cupti_cost_breakdown.sh} "$dest/bench/injector/"
+mkdir -p "$dest/tests/gpu/diag" && cp "$src"/tests/gpu/diag/*.c "$dest/tests/gpu/diag/"
+cp "$src"/bench/injector/{gpu_bench.py,turns_bench.py,achieved_cost.py,cpu_probe.sh,launch_modes.sh,cupti_cost_breakdown.sh} "$dest/bench/injector/"
 du -sh "$dest"
