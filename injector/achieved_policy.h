@@ -37,7 +37,9 @@ enum class AchievedMode { kOff, kSample, kAll, kPm };
 std::string_view AchievedModeName(AchievedMode mode);
 
 struct AchievedConfig {
-  AchievedMode mode = AchievedMode::kSample;
+  // PM sampling by default (docs/achieved.md, "Why PM sampling is the default"); kernel replay
+  // (`sample`, `all`) for exact per-launch figures.
+  AchievedMode mode = AchievedMode::kPm;
   int32_t samples_per_signature = 1;  // OCCTRACE_SAMPLES
   double budget_fraction = 0.05;      // OCCTRACE_SAMPLE_BUDGET, of elapsed wall time
   // Sample mode: after this long with nothing to measure (no measurement running or ended, no

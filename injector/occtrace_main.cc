@@ -60,8 +60,8 @@ int main(int argc, char** argv) {
                  "trace file; placeholders %p pid, %h host, %q{VAR} environment variable, %n "
                  "sequence number, %% (default occtrace-%p.db)");
   app.add_flag("--force", force, "overwrite an existing trace file");
-  app.add_option("--achieved", achieved, "achieved-occupancy measurement: off, sample or all (kernel replay), or pm (PM sampling)")
-      ->check(CLI::IsMember({"off", "sample", "all", "pm"}));
+  app.add_option("--achieved", achieved, "achieved-occupancy measurement: pm (PM sampling, the default), sample or all (kernel replay), or off")
+      ->check(CLI::IsMember({"pm", "sample", "all", "off"}));
   app.add_option("--mode", mode,
                  "full: every launch timed (CUPTI kernel records); light: every launch's "
                  "configuration from launch callbacks, GPU time sampled in windows")

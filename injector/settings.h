@@ -37,10 +37,11 @@ std::span<const KnownSetting> KnownSettings();
 
 // How launches are recorded and whether CUPTI stays attached. InitializeTracing switches on it.
 enum class Mode {
-  // Every launch from CUPTI's kernel records; CUPTI attached for the whole run
-  // (OCCTRACE_ACHIEVED=off or pm, or OCCTRACE_ACHIEVED_REATTACH=0).
+  // The default: every launch from CUPTI's kernel records; CUPTI attached for the whole run
+  // (OCCTRACE_ACHIEVED=pm, the default, or off; or replay with OCCTRACE_ACHIEVED_REATTACH=0).
   kFull,
-  // The default: kFull, with achieved occupancy measured under kernel replay; once sampling
+  // OCCTRACE_ACHIEVED=sample or all: kFull, with achieved occupancy measured under kernel
+  // replay; once sampling
   // rests CUPTI is finalized and attached again, and the launch hook records the launches made
   // meanwhile (cupti_reattach.cc).
   kFullReattach,

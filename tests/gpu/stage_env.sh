@@ -11,8 +11,6 @@ work="$(mktemp -d "/tmp/occ-${name:-gpu}.XXXXXX")"
 logs="$work/logs"
 mkdir -p "$logs" "$out"
 export PYTHONUNBUFFERED=1
-# The GPU scripts work on PM sampling, which users get only once it is safe (achieved_policy.cc).
-export OCCTRACE_PM_UNSAFE=1
 export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$stage/lib"
 # libocctrace.so needs libcupti.so.13 on the search path for non-Python programs: PyTorch's
 # wheel's copy, the one every PyTorch process has loaded anyway.

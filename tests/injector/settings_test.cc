@@ -80,9 +80,7 @@ std::vector<Row> Rows() {
       {"OCCTRACE_ACHIEVED_BACKGROUND_SETUP", "0", "maybe", [](const Settings& s) { return !s.achieved.background_setup; }},
       {"OCCTRACE_ACHIEVED_MAX_SIGNATURES", "500", "many", [](const Settings& s) { return s.achieved.max_signatures == 500; }},
       {"OCCTRACE_ACHIEVED_REPLAY", "user", "application", [](const Settings& s) { return s.achieved.user_replay; }},
-      {"OCCTRACE_PM_UNSAFE", "1", nullptr, [](const Settings& s) { return s.achieved.mode == AchievedMode::kPm; },
-       {{"OCCTRACE_ACHIEVED", "pm"}}},
-      {"OCCTRACE_PM_INTERVAL_US", "20", "fast", [](const Settings& s) { return s.pm.device.interval_ns == 20'000; }},
+      {"OCCTRACE_PM_INTERVAL_US", "50", "fast", [](const Settings& s) { return s.pm.device.interval_ns == 50'000; }},
       {"OCCTRACE_PM_IMAGE_SAMPLES", "100", "5", [](const Settings& s) { return s.pm.device.max_samples_per_image == 100; }},
       {"OCCTRACE_PM_DECODE_MS", "10", "0", [](const Settings& s) { return s.pm.decode_period_ns == 10 * kMs; }},
       {"OCCTRACE_PM_BUFFER_MB", "16", "0", [](const Settings& s) { return s.pm.device.hardware_buffer_bytes == size_t{16} << 20; }},
@@ -172,12 +170,13 @@ TEST(Settings, AnUnknownOcctraceNameGetsOneWarning) {
 TEST(Settings, Modes) {
   std::vector<std::string> warnings;
   auto mode = [&](const Variables& variables) { return Parse(variables, &warnings).mode(); };
-  EXPECT_EQ(mode({}), Mode::kFullReattach) << "the default: sampled achieved occupancy, re-attach after";
+  EXPECT_EQ(mode({}), Mode::kFull) << "the default: PM sampling, CUPTI attached for the whole run";
+  EXPECT_EQ(mode({{"OCCTRACE_ACHIEVED", "sample"}}), Mode::kFullReattach) << "replay: re-attach after";
   EXPECT_EQ(mode({{"OCCTRACE_ACHIEVED", "all"}}), Mode::kFullReattach);
-  EXPECT_EQ(mode({{"OCCTRACE_ACHIEVED_REATTACH", "force"}}), Mode::kFullReattach);
+  EXPECT_EQ(mode({{"OCCTRACE_ACHIEVED", "sample"}, {"OCCTRACE_ACHIEVED_REATTACH", "force"}}), Mode::kFullReattach);
   EXPECT_EQ(mode({{"OCCTRACE_ACHIEVED", "off"}}), Mode::kFull) << "nothing replayed, nothing to re-attach after";
-  EXPECT_EQ(mode({{"OCCTRACE_ACHIEVED", "pm"}, {"OCCTRACE_PM_UNSAFE", "1"}}), Mode::kFull) << "CUPTI stays attached";
-  EXPECT_EQ(mode({{"OCCTRACE_ACHIEVED_REATTACH", "0"}}), Mode::kFull);
+  EXPECT_EQ(mode({{"OCCTRACE_ACHIEVED", "pm"}}), Mode::kFull) << "CUPTI stays attached";
+  EXPECT_EQ(mode({{"OCCTRACE_ACHIEVED", "sample"}, {"OCCTRACE_ACHIEVED_REATTACH", "0"}}), Mode::kFull);
   EXPECT_EQ(mode({{"OCCTRACE_MODE", "light"}}), Mode::kLight);
   EXPECT_EQ(mode({{"OCCTRACE_MODE", "light"}, {"OCCTRACE_ACHIEVED", "off"}}), Mode::kLight);
   EXPECT_EQ(mode({{"OCCTRACE_MODE", "light"}, {"OCCTRACE_LIGHT_DETACH", "1"}}), Mode::kLightDetached);
@@ -185,7 +184,7 @@ TEST(Settings, Modes) {
 
   // Light tracing's own setting outside it: ignored, with one line.
   const Settings full = Parse({{"OCCTRACE_LIGHT_DETACH", "1"}}, &warnings);
-  EXPECT_EQ(full.mode(), Mode::kFullReattach);
+  EXPECT_EQ(full.mode(), Mode::kFull);
   EXPECT_FALSE(full.light_detach);
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_EQ(warnings[0], "OCCTRACE_LIGHT_DETACH=1 applies to light tracing only (OCCTRACE_MODE=light); ignored");
@@ -201,17 +200,25 @@ TEST(Settings, Modes) {
 TEST(Settings, WhatTheModeImplies) {
   std::vector<std::string> warnings;
   const Settings standard = Parse({}, &warnings);
-  EXPECT_TRUE(standard.session.gap_calls) << "the re-attach records launches around it";
-  EXPECT_FALSE(standard.session.pm_samples);
-  EXPECT_EQ(standard.reattach, Reattach::kOn);
+  EXPECT_TRUE(standard.session.pm_samples) << "the default samples PM counters";
+  EXPECT_FALSE(standard.session.gap_calls) << "nothing to re-attach after";
+  EXPECT_EQ(standard.pm.device.interval_ns, 20'000u);
+  const Settings replay = Parse({{"OCCTRACE_ACHIEVED", "sample"}}, &warnings);
+  EXPECT_TRUE(replay.session.gap_calls) << "the re-attach records launches around it";
+  EXPECT_FALSE(replay.session.pm_samples);
+  EXPECT_EQ(replay.reattach, Reattach::kOn);
   const Settings forced = Parse({{"OCCTRACE_ACHIEVED_REATTACH", " force "}}, &warnings);
   EXPECT_EQ(forced.reattach, Reattach::kForce);
-  const Settings pm = Parse({{"OCCTRACE_ACHIEVED", "pm"}, {"OCCTRACE_PM_UNSAFE", "1"}}, &warnings);
-  EXPECT_TRUE(pm.session.pm_samples);
-  EXPECT_FALSE(pm.session.gap_calls);
   const Settings detached = Parse({{"OCCTRACE_MODE", "light"}, {"OCCTRACE_LIGHT_DETACH", "1"}}, &warnings);
   EXPECT_TRUE(detached.session.light);
   EXPECT_FALSE(detached.session.gap_calls);
+  EXPECT_EQ(detached.achieved.mode, AchievedMode::kOff) << "PM sampling would keep CUPTI attached";
+  EXPECT_FALSE(detached.session.pm_samples);
+  const Settings detached_sample =
+      Parse({{"OCCTRACE_MODE", "light"}, {"OCCTRACE_LIGHT_DETACH", "1"}, {"OCCTRACE_ACHIEVED", "sample"}}, &warnings);
+  EXPECT_EQ(detached_sample.achieved.mode, AchievedMode::kSample) << "asked for";
+  const Settings light = Parse({{"OCCTRACE_MODE", "light"}}, &warnings);
+  EXPECT_EQ(light.achieved.mode, AchievedMode::kPm);
   EXPECT_TRUE(warnings.empty());
 }
 
@@ -307,7 +314,7 @@ TEST(SettingsAchieved, DefaultsWhenUnset) {
   FakeEnv env;
   std::vector<std::string> warnings;
   AchievedConfig config = ParseSettings(env.values, &warnings).achieved;
-  EXPECT_EQ(config.mode, AchievedMode::kSample);
+  EXPECT_EQ(config.mode, AchievedMode::kPm);
   EXPECT_EQ(config.samples_per_signature, 1);
   EXPECT_DOUBLE_EQ(config.budget_fraction, 0.05);
   EXPECT_TRUE(warnings.empty());
@@ -328,18 +335,21 @@ TEST(SettingsAchieved, ReadsEveryVariable) {
   EXPECT_TRUE(warnings.empty());
 }
 
-// PM sampling crashed short programs at exit on an H100: `pm` falls back to `off` with one
-// warning unless a GPU test script asks for it (OCCTRACE_PM_UNSAFE=1).
-TEST(SettingsAchieved, PmIsRefusedWithOneWarningUnlessAskedForAsUnsafe) {
-  FakeEnv env{{{"OCCTRACE_ACHIEVED", "pm"}}};
+TEST(SettingsAchieved, EachModeByName) {
   std::vector<std::string> warnings;
-  EXPECT_EQ(ParseSettings(env.values, &warnings).achieved.mode, AchievedMode::kOff);
-  ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_NE(warnings[0].find("not yet safe"), std::string::npos) << warnings[0];
-  warnings.clear();
-  env.values["OCCTRACE_PM_UNSAFE"] = "1";
-  EXPECT_EQ(ParseSettings(env.values, &warnings).achieved.mode, AchievedMode::kPm);
+  for (const auto& [name, mode] : std::vector<std::pair<std::string, AchievedMode>>{
+           {"pm", AchievedMode::kPm}, {" pm ", AchievedMode::kPm}, {"", AchievedMode::kPm},
+           {"sample", AchievedMode::kSample}, {"all", AchievedMode::kAll}, {"off", AchievedMode::kOff},
+           {"0", AchievedMode::kOff}, {"none", AchievedMode::kOff}}) {
+    FakeEnv env{{{"OCCTRACE_ACHIEVED", name}}};
+    EXPECT_EQ(ParseSettings(env.values, &warnings).achieved.mode, mode) << "'" << name << "'";
+  }
   EXPECT_TRUE(warnings.empty());
+  // The developer switch of the time PM sampling was refused is an unknown name now.
+  FakeEnv env{{{"OCCTRACE_PM_UNSAFE", "1"}}};
+  ParseSettings(env.values, &warnings);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("OCCTRACE_PM_UNSAFE is not an occtrace setting"), std::string::npos) << warnings[0];
 }
 
 TEST(SettingsAchieved, BadValuesWarnOnceEachAndKeepDefaults) {
@@ -347,7 +357,7 @@ TEST(SettingsAchieved, BadValuesWarnOnceEachAndKeepDefaults) {
                {"OCCTRACE_SAMPLE_BUDGET", "200%"}}};
   std::vector<std::string> warnings;
   AchievedConfig config = ParseSettings(env.values, &warnings).achieved;
-  EXPECT_EQ(config.mode, AchievedMode::kSample);
+  EXPECT_EQ(config.mode, AchievedMode::kPm);
   EXPECT_EQ(config.samples_per_signature, 1);
   EXPECT_DOUBLE_EQ(config.budget_fraction, 0.05);
   ASSERT_EQ(warnings.size(), 3u);
@@ -441,15 +451,15 @@ TEST(SettingsAchieved, Switches) {
 
 TEST(Settings, PmIntervalWithAWarningForBadValues) {
   std::vector<std::string> warnings;
-  EXPECT_EQ(Parse({}, &warnings).pm.device.interval_ns, 50'000u);
-  EXPECT_EQ(Parse({{"OCCTRACE_PM_INTERVAL_US", "20"}}, &warnings).pm.device.interval_ns, 20'000u);
+  EXPECT_EQ(Parse({}, &warnings).pm.device.interval_ns, 20'000u);
+  EXPECT_EQ(Parse({{"OCCTRACE_PM_INTERVAL_US", "50"}}, &warnings).pm.device.interval_ns, 50'000u);
   EXPECT_TRUE(warnings.empty());
-  EXPECT_EQ(Parse({{"OCCTRACE_PM_INTERVAL_US", "fast"}}, &warnings).pm.device.interval_ns, 50'000u);
+  EXPECT_EQ(Parse({{"OCCTRACE_PM_INTERVAL_US", "fast"}}, &warnings).pm.device.interval_ns, 20'000u);
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("OCCTRACE_PM_INTERVAL_US='fast'"), std::string::npos);
-  // An image holds four decode periods of samples.
-  const PmCollectorSettings s = Parse({{"OCCTRACE_PM_INTERVAL_US", "20"}}, &warnings).pm;
-  EXPECT_EQ(s.device.max_samples_per_image, 4 * s.decode_period_ns / 20'000);
+  // An image holds two decode periods of samples.
+  const PmCollectorSettings s = Parse({}, &warnings).pm;
+  EXPECT_EQ(s.device.max_samples_per_image, 2 * s.decode_period_ns / 20'000);
 }
 
 }  // namespace
