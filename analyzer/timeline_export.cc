@@ -244,6 +244,22 @@ ConfigText MakeConfigText(const ConfigStats& c, const TraceDevice* device, const
   w.String(std::string(OriginName(origin.kind)).c_str());
   w.Key("tunable");
   w.Bool(origin.tunable);
+  // Where a Triton kernel comes from (OCC_TRITON_SOURCE), as the reports write it beside the name.
+  if (!c.source_nodes.empty()) {
+    w.Key("source nodes");
+    w.String(c.source_nodes.c_str());
+  }
+  if (!c.original_aten.empty()) {
+    w.Key("original aten");
+    w.String(c.original_aten.c_str());
+  }
+  if (c.source_nodes.empty() && c.original_aten.empty() && !c.source_file.empty()) {
+    // The file name only: never the tracing machine's folders.
+    const std::string defined = c.source_file.substr(c.source_file.rfind('/') + 1) +
+                                (c.source_line > 0 ? ":" + std::to_string(c.source_line) : "");
+    w.Key("defined at");
+    w.String(defined.c_str());
+  }
   if (nccl) {
     const std::string op = NcclOperation(c.name);
     w.Key("nccl");

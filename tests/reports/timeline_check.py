@@ -3,7 +3,8 @@
 set of rank files:
 
   structure  every event has the Chrome Trace Event fields, times are microseconds with at most
-             nanosecond decimals, kernel slices carry Kineto's args and occtrace's, and no two
+             nanosecond decimals, kernel slices carry Kineto's args and occtrace's (a Triton
+             kernel's source names as the input's OCC_TRITON_SOURCE has them), and no two
              slices of one track (pid = device, tid = stream) overlap;
   round trip the export read back by occ-report's torch.profiler reader lists the same launches
              (configuration and duration, as a multiset) as the input does;
@@ -65,6 +66,45 @@ def source_overlaps(occ_report, path):
         slices.sort()
         n += sum(1 for (t0, d0), (t1, _) in zip(slices, slices[1:]) if t0 + d0 > t1)
     return n
+
+
+def expected_source_args(path):
+    """{kernel name: args} a Triton kernel's slice must carry, read here from the input's
+    OCC_TRITON_SOURCE rows (an occtrace trace, or its text SQL under the trace schema)."""
+    import sqlite3
+    if path.endswith(".sql"):
+        schema = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schema", "trace_schema.sql")
+        db = sqlite3.connect(":memory:")
+        text = open(path).read()
+        if "CREATE TABLE" not in text:  # a golden's rows only (tests/golden/README.md)
+            db.executescript(open(schema).read())
+        db.executescript(text)
+    elif path.endswith(".db"):
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    else:
+        return {}
+    if not db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'OCC_TRITON_SOURCE'").fetchone()[0]:
+        return {}
+    expected = {}
+    for name, file, line, nodes, aten in db.execute(
+            "SELECT s.value, t.sourceFile, t.sourceLine, t.sourceNodes, t.originalAten "
+            "FROM OCC_TRITON_SOURCE t JOIN StringIds s ON s.id = t.mangledName"):
+        if nodes or aten:
+            expected[name] = {k: v for k, v in (("source nodes", nodes), ("original aten", aten)) if v}
+        elif file:
+            expected[name] = {"defined at": os.path.basename(file) + (f":{line}" if line else "")}
+    return expected
+
+
+def check_source_args(doc, expected):
+    """Every kernel slice of a function with a recorded source carries it; returns how many."""
+    checked = 0
+    for e in doc["traceEvents"]:
+        if e.get("cat") == "kernel" and e["name"] in expected:
+            got = {k: e["args"].get(k) for k in expected[e["name"]]}
+            assert got == expected[e["name"]], f"{e['name']}: source args {got}, the input has {expected[e['name']]}"
+            checked += 1
+    return checked
 
 
 def load(path):
@@ -212,6 +252,12 @@ def main():
         assert kernels == len(expected), f"{export}: {kernels} kernel slices, input has {len(expected)} launches"
         print(f"structure ok: {export}: {kernels} kernel slices, no overlap beyond the "
               f"{recorded_overlaps} the input recorded")
+        sources = expected_source_args(source)
+        if sources:
+            checked = check_source_args(doc, sources)
+            assert checked > 0, f"{export}: no kernel slice of the {len(sources)} functions with a source"
+            print(f"source ok: {checked} kernel slices carry the source names the input recorded "
+                  f"for {len(sources)} Triton functions")
         back = launches(occ_report, export)
         assert Counter(back) == Counter(expected), (
             f"round trip differs: {len(back)} vs {len(expected)} launches; first differences: "
