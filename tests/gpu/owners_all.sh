@@ -4,7 +4,8 @@
 #
 #   STAGE=gpu-stage-NAME bash gpu-stage-NAME/tests/gpu/owners_all.sh
 #
-# Traces short runs of each kind of program under occtrace (default settings) and runs
+# Traces short runs of each kind of program under occtrace (default settings, but achieved
+# occupancy off, which owners do not need: ACHIEVED=pm|sample|all turns it on) and runs
 # tests/gpu/check_owners.py on each trace: every function's owner in occ-report must be the
 # library that holds its code (cuobjdump over the recorded loaders), or, for code compiled at run
 # time, the compiler whose output folder holds it (--jit-dir: each program gets fresh ones), and
@@ -70,7 +71,7 @@ program() {
   local t0=$SECONDS rc limit="${LIMIT_S:-75}"
   (( limit <= ${FINISH_S:-330} - SECONDS )) || limit=$(( ${FINISH_S:-330} - SECONDS ))
   if (( limit < 10 )); then log "$label skipped: too close to FINISH_S"; return 0; fi
-  timeout -k 10 "$limit" env "${envs[@]}" "$occtrace" -o "$runs/$label.db" --force -- "$@" \
+  timeout -k 10 "$limit" env "${envs[@]}" "$occtrace" -o "$runs/$label.db" --force --achieved "${ACHIEVED:-off}" -- "$@" \
     >"$runs/$label.out" 2>"$runs/$label.err"
   rc=$?
   log "$label rc=$rc $((SECONDS - t0))s: $(tail -n 1 "$runs/$label.out" | cut -c1-150)"
