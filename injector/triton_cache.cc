@@ -262,14 +262,16 @@ void InductorOutputIndex::Rescan() {
 }
 
 std::optional<std::string> ReadSmallFile(const std::string& path, size_t max_bytes) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return std::nullopt;
-  std::string text;
-  text.resize(max_bytes + 1);
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  const auto got = static_cast<size_t>(in.gcount());
-  if (got > max_bytes) return std::nullopt;
-  text.resize(got);
+  // Sized from the file, not from max_bytes: Inductor's cache is read file by file, and a buffer
+  // of the largest size allowed for each would cost more than the reads.
+  const std::streamoff size = in.tellg();
+  if (size < 0 || static_cast<uint64_t>(size) > max_bytes) return std::nullopt;
+  std::string text(static_cast<size_t>(size), '\0');
+  in.seekg(0);
+  in.read(text.data(), size);
+  if (in.gcount() != size) return std::nullopt;
   return text;
 }
 

@@ -228,6 +228,9 @@ TEST(TritonCacheTest, ReadSmallFileRefusesLargeFiles) {
   EXPECT_EQ(ReadSmallFile(path.string(), 100)->size(), 100u);
   EXPECT_FALSE(ReadSmallFile(path.string(), 99).has_value());
   EXPECT_FALSE(ReadSmallFile(path.string() + ".missing").has_value());
+  EXPECT_FALSE(ReadSmallFile(fs::path(path).parent_path().string()).has_value()) << "a folder";
+  Write(path, "");
+  EXPECT_EQ(ReadSmallFile(path.string(), 32 << 20), "");
   fs::remove(path);
 }
 
