@@ -111,9 +111,9 @@ fi
 program cupy_sweep "$work/cupy_cache" CUPY_CACHE_DIR="$work/cupy_cache" -- python3 "$wl/cupy_sweep.py"
 program cupy_demo_train_sweep "$work/cupy_cache" CUPY_CACHE_DIR="$work/cupy_cache" STEPS=30 LAUNCHES=10 -- \
   python3 "$wl/demo_train_sweep.py"
-# Numba compiles in memory: its PTX (NUMBA_DUMP_ASSEMBLY, on the program's stdout, linked into
+# Numba compiles in memory: its PTX (NUMBA_DUMP_ASSEMBLY, in the program's output, linked into
 # the numba_dump folder before the check starts) is what is searched.
-ln -sf "$runs/numba_block_sweep.out" "$runs/numba_kernels.out" "$work/numba_dump/"
+ln -sf "$runs"/numba_{block_sweep,kernels}.{out,err} "$work/numba_dump/"
 program numba_block_sweep "$work/numba_dump" NUMBA_DUMP_ASSEMBLY=1 -- python3 "$wl/numba_block_sweep.py"
 program numba_kernels "$work/numba_dump" NUMBA_DUMP_ASSEMBLY=1 LAUNCHES=7 -- python3 "$wl/numba_kernels.py"
 program triton_autotune "$work/triton_cache" TRITON_CACHE_DIR="$work/triton_cache" LAUNCHES=100 -- \
