@@ -626,7 +626,7 @@ void TraceWriter::AddTritonMetadata(int64_t name_id, const std::string& name, st
 }
 
 void TraceWriter::AddTritonSource(int64_t name_id, const std::string& name, const std::string& json_path) {
-  const std::optional<SourceLocation> location = TritonSourceLocation(json_path, name);
+  const std::optional<SourceLocation> location = TritonSourceLocation(json_path);
   std::optional<InductorKernelOrigin> inductor;
   // Inductor names every kernel it generates triton_<kind>_...; its kernel file is then known
   // exactly from the location, and only a module that declares that file describes it.

@@ -71,18 +71,29 @@ bool TritonCacheIndex::MayBeTritonName(const std::string& kernel_name) {
 
 std::optional<TritonCacheIndex::Found> TritonCacheIndex::Find(const std::string& kernel_name, int64_t now_ns,
                                                               std::string_view image) {
-  auto found = json_by_name_.find(kernel_name);
+  // Triton names a kernel's files after the first 150 characters of its name (compiler.py);
+  // Inductor's fused kernels can be longer. A shortened name can be another kernel's too, so
+  // such a match counts as the loaded compilation only by its cubin.
+  constexpr size_t kFileNameChars = 150;
+  const auto lookup = [&]() {
+    auto found = json_by_name_.find(kernel_name);
+    if (found == json_by_name_.end() && kernel_name.size() > kFileNameChars) {
+      found = json_by_name_.find(kernel_name.substr(0, kFileNameChars));
+    }
+    return found;
+  };
+  auto found = lookup();
   if (found == json_by_name_.end() && (!last_scan_ns_ || now_ns - *last_scan_ns_ >= rescan_interval_ns_)) {
     last_scan_ns_ = now_ns;
     Rescan();
-    found = json_by_name_.find(kernel_name);
+    found = lookup();
   }
   if (found == json_by_name_.end() || found->second.empty()) return std::nullopt;
   const std::vector<std::string>& candidates = found->second;
-  if (candidates.size() == 1) return Found{candidates.front(), true};
+  if (candidates.size() == 1 && found->first == kernel_name) return Found{candidates.front(), true};
   if (!image.empty()) {
     for (const std::string& json_path : candidates) {
-      const fs::path cubin = fs::path(json_path).parent_path() / (kernel_name + ".cubin");
+      const fs::path cubin = fs::path(json_path).replace_extension(".cubin");
       std::error_code error;
       if (fs::file_size(cubin, error) != image.size() || error) continue;
       if (ReadSmallFile(cubin.string(), image.size()) == image) return Found{json_path, true};
@@ -130,11 +141,10 @@ std::optional<SourceLocation> FirstFileLocation(std::string_view ir) {
   return std::nullopt;
 }
 
-std::optional<SourceLocation> TritonSourceLocation(const std::string& json_path, const std::string& kernel_name) {
-  const fs::path dir = fs::path(json_path).parent_path();
+std::optional<SourceLocation> TritonSourceLocation(const std::string& json_path) {
   for (const char* extension : {".source", ".ttir"}) {
-    // The location comes first in the file: a bounded read would do, but IR of a few MB is rare.
-    std::optional<std::string> ir = ReadSmallFile((dir / (kernel_name + extension)).string(), 16 << 20);
+    // Beside the JSON, under the same (possibly shortened) name.
+    std::optional<std::string> ir = ReadSmallFile(fs::path(json_path).replace_extension(extension).string(), 16 << 20);
     if (!ir) continue;
     if (std::optional<SourceLocation> location = FirstFileLocation(*ir)) return location;
   }

@@ -77,7 +77,7 @@ struct SourceLocation {
   std::string file;
   int64_t line = 0;
 };
-std::optional<SourceLocation> TritonSourceLocation(const std::string& json_path, const std::string& kernel_name);
+std::optional<SourceLocation> TritonSourceLocation(const std::string& json_path);
 // The first `loc("FILE":LINE:COL)` in IR text.
 std::optional<SourceLocation> FirstFileLocation(std::string_view ir);
 

@@ -208,6 +208,26 @@ TEST(TritonCacheTest, SeveralCompilationsOfOneNameAreToldApartByTheLoadedCubin) 
   fs::remove_all(root);
 }
 
+TEST(TritonCacheTest, LongNamesAreFoundUnderTritonsShortenedFileNames) {
+  // Triton names the files after the first 150 characters of the kernel name.
+  const fs::path root = testing::TempPath("triton_long_names");
+  fs::remove_all(root);
+  const std::string name = "triton_red_fused_" + std::string(160, 'a') + "_0";
+  const std::string stem = name.substr(0, 150);
+  Write(root / "H" / (stem + ".json"), R"({"num_warps": 4})");
+  Write(root / "H" / (stem + ".cubin"), "the loaded cubin");
+  Write(root / "H" / (stem + ".source"), "#loc = loc(\"/c/ab/cabc.py\":18:0)\n");
+  TritonCacheIndex index({root.string()});
+  const auto loaded = index.Find(name, 0, "the loaded cubin");
+  ASSERT_TRUE(loaded.has_value());
+  EXPECT_TRUE(loaded->exact);
+  EXPECT_EQ(TritonSourceLocation(loaded->json_path)->file, "/c/ab/cabc.py");
+  // The shortened name could be another kernel's: without its cubin, not the loaded one.
+  EXPECT_FALSE(index.Find(name, 0, "some other cubin")->exact);
+  EXPECT_FALSE(index.Find(name, 0)->exact);
+  fs::remove_all(root);
+}
+
 TEST(TritonCacheTest, InductorCacheDirFollowsInductor) {
   const char* saved = getenv("TORCHINDUCTOR_CACHE_DIR");
   const std::string restore = saved != nullptr ? saved : "";
