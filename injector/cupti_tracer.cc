@@ -572,6 +572,8 @@ int InitializeTracing() {
     Unsubscribe(tracer);
     return 1;
   }
+  // output.lock_fd stays open, never closed: it tells a later --force claim of the same name
+  // (a helper process of this job) that this process is writing the file (output_path.h).
   SessionOptions options = settings.session;
   options.path = output.path;
   if (settings.triton_metadata) options.triton_cache_roots = TritonCacheIndex::DefaultRoots();

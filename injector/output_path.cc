@@ -1,6 +1,7 @@
 #include "injector/output_path.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -75,12 +76,23 @@ bool PatternHasSequence(std::string_view pattern) {
   return false;
 }
 
-// 0: created; otherwise errno.
+// The new file's descriptor, locked; otherwise -errno.
 int CreateExclusive(const std::string& path) {
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return errno;
-  close(fd);
-  return 0;
+  if (fd < 0) return -errno;
+  // Nobody else can hold a lock on a file this call just created: a failure here is a file
+  // system without flock, where --force then protects nothing; the claim still stands.
+  flock(fd, LOCK_EX | LOCK_NB);
+  return fd;
+}
+
+// Whether a live process holds the trace at `path` (its ClaimedOutput::lock_fd).
+bool HeldByALiveProcess(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool held = flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  close(fd);  // also releases the lock if this call got it
+  return held;
 }
 }  // namespace
 
@@ -91,24 +103,31 @@ ClaimedOutput ClaimOutputFile(std::string_view pattern, const PatternContext& co
   for (long sequence = 1; sequence <= (sequenced ? kMaxSequence : 1); ++sequence) {
     std::string path;
     if (!ExpandOutputPattern(pattern, context, sequence, &path, &result.error)) return result;
-    int err = CreateExclusive(path);
-    if (err == EEXIST && sequenced) continue;
-    if (err == EEXIST && force) {
+    int fd = CreateExclusive(path);
+    if (fd == -EEXIST && sequenced) continue;
+    if (fd == -EEXIST && force) {
+      if (HeldByALiveProcess(path)) {
+        result.error = "output file " + path +
+                       " is being written by another traced process; not replacing it, even with --force "
+                       "(put %p or %n in OCCTRACE_OUTPUT for one file per process)";
+        return result;
+      }
       for (const char* suffix : {"", "-wal", "-shm", "-journal"}) unlink((path + suffix).c_str());
-      err = CreateExclusive(path);
+      fd = CreateExclusive(path);
     }
-    if (err == EEXIST) {
+    if (fd == -EEXIST) {
       result.error = "output file " + path +
                      " already exists; not overwriting it (set OCCTRACE_FORCE=1 or use occtrace "
                      "--force, or put %p or %n in OCCTRACE_OUTPUT)";
       return result;
     }
-    if (err != 0) {
-      result.error = "cannot create output file " + path + ": " + std::strerror(err);
+    if (fd < 0) {
+      result.error = "cannot create output file " + path + ": " + std::strerror(-fd);
       return result;
     }
     result.ok = true;
     result.path = std::move(path);
+    result.lock_fd = fd;
     return result;
   }
   result.error = "no free sequence number for output pattern '" + std::string(pattern) + "'";

@@ -62,6 +62,7 @@ class Ctx:
         self.workloads = os.path.abspath(args.workloads or os.path.join(HERE, "workloads"))
         self.python = args.python or sys.executable
         self.timeout = args.timeout
+        self.achieved = args.achieved
         self.cache = {}
         os.makedirs(self.work, exist_ok=True)
 
@@ -79,8 +80,8 @@ class Ctx:
 
     def traced_env(self, db, how="inject", **extra):
         """Environment tracing into db; how = inject (CUDA_INJECTION64_PATH) or preload."""
-        env = self.bare_env(**{"OCCTRACE_OUTPUT": db, "OCCTRACE_FORCE": 1, "OCCTRACE_ACHIEVED": "off",
-                               **extra})
+        achieved = {} if self.achieved == "default" else {"OCCTRACE_ACHIEVED": self.achieved}
+        env = self.bare_env(**{"OCCTRACE_OUTPUT": db, "OCCTRACE_FORCE": 1, **achieved, **extra})
         if how == "inject":
             env["CUDA_INJECTION64_PATH"] = self.lib
         else:
@@ -189,8 +190,8 @@ def case_kernels(ctx, checks):
         db = ctx.fresh(f"kernels_{how}.db")
         expected_path = ctx.path(f"kernels_{how}.expected.json")
         if how == "launcher":
-            cmd = [ctx.launcher, "-o", db, "--force", "--achieved", "off", "--", ctx.matrix,
-                   expected_path]
+            achieved = [] if ctx.achieved == "default" else ["--achieved", ctx.achieved]
+            cmd = [ctx.launcher, "-o", db, "--force", *achieved, "--", ctx.matrix, expected_path]
             env = ctx.bare_env()
         else:
             cmd = [ctx.matrix, expected_path]
@@ -582,6 +583,9 @@ def main():
     ap.add_argument("--workloads")
     ap.add_argument("--python", help="interpreter for the workloads (default: this one)")
     ap.add_argument("--timeout", type=float, default=300)
+    ap.add_argument("--achieved", default="off",
+                    help="OCCTRACE_ACHIEVED of the traced runs (cases that set their own keep it); "
+                         "'default': left unset, the mode users get")
     ap.add_argument("--json", help="also write the result rows here")
     ap.add_argument("--skip-reason")
     args = ap.parse_args()

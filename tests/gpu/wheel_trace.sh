@@ -85,7 +85,7 @@ check "one libcupti.so.13 in the process" "$?" "$(tr ' ' '\n' <<<"$mapped" | gre
 "$venv_py" - "$trace" "$root/examples/train_small_h100.sql" <<'EOF' || failed=1
 import sqlite3, sys
 con = sqlite3.connect(sys.argv[1])
-meta = dict(con.execute("SELECT key, value FROM OCC_META"))
+meta = dict(con.execute("SELECT name, value FROM OCC_META"))
 n = con.execute("SELECT COUNT(*) FROM OCC_LAUNCH").fetchone()[0]
 kernels = con.execute("SELECT COUNT(DISTINCT configId) FROM OCC_LAUNCH").fetchone()[0]
 print("trace: %d launches, %d configurations; cupti_version %s, achieved_status %s" %

@@ -78,6 +78,33 @@ TEST(OutputPathTest, ForceReplacesFileAndCompanions) {
   std::remove(path.c_str());
 }
 
+// With a fixed name and --force, a second traced process of the same job (torch.compile's compile
+// workers, a launcher that initializes CUDA) must not replace the file a live process is writing:
+// it used to unlink it and, having launched nothing, remove its own at exit, losing the trace.
+// flock is per open file description, so two claims in one process stand for two processes.
+TEST(OutputPathTest, ForceNeverReplacesAFileALiveProcessHolds) {
+  const std::string path = testing::TempPath("force-held");
+  std::remove(path.c_str());
+  ClaimedOutput writer = ClaimOutputFile(path, TestContext(), /*force=*/true);
+  ASSERT_TRUE(writer.ok) << writer.error;
+  ASSERT_GE(writer.lock_fd, 0);
+  { std::ofstream(path, std::ios::app) << "trace being written"; }
+  ClaimedOutput helper = ClaimOutputFile(path, TestContext(), /*force=*/true);
+  EXPECT_FALSE(helper.ok);
+  EXPECT_EQ(helper.lock_fd, -1);
+  EXPECT_NE(helper.error.find("being written by another traced process"), std::string::npos) << helper.error;
+  std::ifstream in(path);
+  std::string first_word;
+  in >> first_word;
+  EXPECT_EQ(first_word, "trace") << "the writer's file is untouched";
+  // Once the writer is gone (its descriptor closed: the process ended), --force replaces it.
+  close(writer.lock_fd);
+  ClaimedOutput next_run = ClaimOutputFile(path, TestContext(), /*force=*/true);
+  ASSERT_TRUE(next_run.ok) << next_run.error;
+  close(next_run.lock_fd);
+  std::remove(path.c_str());
+}
+
 TEST(OutputPathTest, SequenceTakesSmallestFreeNumber) {
   const std::string base = testing::TempPath("seq");
   const std::string pattern = base + ".%n";
