@@ -122,28 +122,8 @@ class CuptiPmDeviceSampler final : public PmDeviceSampler {
 
   bool Setup(uint32_t device_index, const PmSettings& settings, ProfilerError* error) {
     std::lock_guard lock(PmCuptiMutex());
-    CUdevice device = 0;
-    if (Driver().cuDeviceGet == nullptr || Driver().cuDeviceGet(&device, static_cast<int>(device_index)) != CUDA_SUCCESS) {
-      error->call = "cuDeviceGet";
-      error->result = CUPTI_ERROR_UNKNOWN;
-      return false;
-    }
-    CUpti_Profiler_DeviceSupported_Params supported{};
-    supported.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE;
-    supported.cuDevice = device;
-    supported.api = CUPTI_PROFILER_PM_SAMPLING;
-    if (!CheckCupti(cuptiProfilerDeviceSupported(&supported), "cuptiProfilerDeviceSupported", error)) return false;
-    if (supported.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
-      error->call = "cuptiProfilerDeviceSupported";
-      error->result = CUPTI_ERROR_NOT_SUPPORTED;
-      error->detail = "PM sampling on device " + std::to_string(device_index);
-      return false;
-    }
-    CUpti_Device_GetChipName_Params chip{};
-    chip.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
-    chip.deviceIndex = device_index;
-    if (!CheckCupti(cuptiDeviceGetChipName(&chip), "cuptiDeviceGetChipName", error)) return false;
-    chip_name_ = chip.pChipName != nullptr ? chip.pChipName : "";
+    if (!CheckProfilerDeviceSupported(device_index, CUPTI_PROFILER_PM_SAMPLING, error)) return false;
+    if (!DeviceChipName(device_index, &chip_name_, error)) return false;
 
     CUpti_PmSampling_GetCounterAvailability_Params availability{};
     availability.structSize = CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE;

@@ -94,6 +94,44 @@ void DeinitializeCuptiProfiler() {
   cuptiProfilerDeInitialize(&params);
 }
 
+bool CheckProfilerDeviceSupported(uint32_t device_index, CUpti_Profiler_API api, ProfilerError* error) {
+  CUdevice device = 0;
+  if (Driver().cuDeviceGet == nullptr ||
+      Driver().cuDeviceGet(&device, static_cast<int>(device_index)) != CUDA_SUCCESS) {
+    error->call = "cuDeviceGet";
+    error->result = CUPTI_ERROR_UNKNOWN;
+    return false;
+  }
+  CUpti_Profiler_DeviceSupported_Params supported{};
+  supported.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE;
+  supported.cuDevice = device;
+  supported.api = api;
+  if (!CheckCupti(cuptiProfilerDeviceSupported(&supported), "cuptiProfilerDeviceSupported",
+                  error)) {
+    return false;
+  }
+  if (supported.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
+    error->call = "cuptiProfilerDeviceSupported";
+    error->result = CUPTI_ERROR_NOT_SUPPORTED;
+    error->detail = "device " + std::to_string(device_index) + ": architecture " +
+                    SupportLevelName(supported.architecture) + ", sli " + SupportLevelName(supported.sli) +
+                    ", vGpu " + SupportLevelName(supported.vGpu) + ", confidentialCompute " +
+                    SupportLevelName(supported.confidentialCompute) + ", cmp " + SupportLevelName(supported.cmp) +
+                    ", wsl " + SupportLevelName(supported.wsl);
+    return false;
+  }
+  return true;
+}
+
+bool DeviceChipName(uint32_t device_index, std::string* chip_name, ProfilerError* error) {
+  CUpti_Device_GetChipName_Params chip{};
+  chip.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
+  chip.deviceIndex = device_index;
+  if (!CheckCupti(cuptiDeviceGetChipName(&chip), "cuptiDeviceGetChipName", error)) return false;
+  *chip_name = chip.pChipName != nullptr ? chip.pChipName : "";
+  return true;
+}
+
 std::unique_ptr<ContextRangeProfiler> ContextRangeProfiler::Create(CUcontext ctx, ProfilerReplay replay,
                                                                    ProfilerError* error) {
   ScopedCurrentContext current(ctx);  // outlives `profiler`: a failed setup disables under it
@@ -105,13 +143,8 @@ std::unique_ptr<ContextRangeProfiler> ContextRangeProfiler::Create(CUcontext ctx
 bool ContextRangeProfiler::Setup(ProfilerError* error) {
   uint32_t device_index = 0;
   if (!CheckCupti(cuptiGetDeviceId(ctx_, &device_index), "cuptiGetDeviceId", error)) return false;
-  if (!CheckDeviceSupported(device_index, error)) return false;
-
-  CUpti_Device_GetChipName_Params chip{};
-  chip.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
-  chip.deviceIndex = device_index;
-  if (!CheckCupti(cuptiDeviceGetChipName(&chip), "cuptiDeviceGetChipName", error)) return false;
-  chip_name_ = chip.pChipName != nullptr ? chip.pChipName : "";
+  if (!CheckProfilerDeviceSupported(device_index, CUPTI_PROFILER_RANGE_PROFILING, error)) return false;
+  if (!DeviceChipName(device_index, &chip_name_, error)) return false;
 
   CUpti_Profiler_GetCounterAvailability_Params availability{};
   availability.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
@@ -129,35 +162,6 @@ bool ContextRangeProfiler::Setup(ProfilerError* error) {
 
   if (!BuildConfig(availability_image, error)) return false;
   return EnableAndConfigure(error);
-}
-
-bool ContextRangeProfiler::CheckDeviceSupported(uint32_t device_index, ProfilerError* error) {
-  CUdevice device = 0;
-  if (Driver().cuDeviceGet == nullptr ||
-      Driver().cuDeviceGet(&device, static_cast<int>(device_index)) != CUDA_SUCCESS) {
-    error->call = "cuDeviceGet";
-    error->result = CUPTI_ERROR_UNKNOWN;
-    return false;
-  }
-  CUpti_Profiler_DeviceSupported_Params supported{};
-  supported.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE;
-  supported.cuDevice = device;
-  supported.api = CUPTI_PROFILER_RANGE_PROFILING;
-  if (!CheckCupti(cuptiProfilerDeviceSupported(&supported), "cuptiProfilerDeviceSupported",
-                  error)) {
-    return false;
-  }
-  if (supported.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
-    error->call = "cuptiProfilerDeviceSupported";
-    error->result = CUPTI_ERROR_NOT_SUPPORTED;
-    error->detail = std::string("architecture ") + SupportLevelName(supported.architecture) +
-                    ", sli " + SupportLevelName(supported.sli) + ", vGpu " +
-                    SupportLevelName(supported.vGpu) + ", confidentialCompute " +
-                    SupportLevelName(supported.confidentialCompute) + ", cmp " +
-                    SupportLevelName(supported.cmp) + ", wsl " + SupportLevelName(supported.wsl);
-    return false;
-  }
-  return true;
 }
 
 // With the configuration built (BuildConfig): the range profiler enabled on the context, its

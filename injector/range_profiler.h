@@ -52,6 +52,12 @@ inline constexpr const char* kTensorPipeMetric = "sm__pipe_tensor_cycles_active.
 
 // cuptiProfilerInitialize / cuptiProfilerDeInitialize, once per process.
 bool InitializeCuptiProfiler(ProfilerError* error);
+
+// The profiler set-up both achieved-occupancy methods share (the range profiler here, PM
+// sampling in pm_device.cc): whether `api` runs on the device (false with the support levels
+// in the error's detail), and the device's chip name.
+bool CheckProfilerDeviceSupported(uint32_t device_index, CUpti_Profiler_API api, ProfilerError* error);
+bool DeviceChipName(uint32_t device_index, std::string* chip_name, ProfilerError* error);
 void DeinitializeCuptiProfiler();
 
 // One context's range profiler as the achieved profiler drives it: Start in a chosen launch's
@@ -156,7 +162,6 @@ class ContextRangeProfiler final : public ContextProfiler {
  private:
   ContextRangeProfiler(CUcontext ctx, ProfilerReplay replay) : ctx_(ctx), replay_(replay) {}
   bool Setup(ProfilerError* error);
-  bool CheckDeviceSupported(uint32_t device_index, ProfilerError* error);
   bool BuildConfig(const std::vector<uint8_t>& availability, ProfilerError* error);
   bool EnableAndConfigure(ProfilerError* error);
   bool ResetCounterData(ProfilerError* error);
