@@ -18,18 +18,26 @@ namespace occ {
 namespace {
 
 // OCC_LAUNCH_CALL rows per configuration id. In a light trace a timed launch is a call and a
-// record with the same correlationId and configId: `without_record` leaves those calls out, so
-// that a configuration's launches are its records plus its other calls, the rows the
-// CUPTI_ACTIVITY_KIND_KERNEL view (schema/trace_schema.sql) gives. A full trace's calls never
+// record: `without_record` leaves out as many of a launch call's calls as it has records (those
+// whose configuration has a record first), so that a configuration's launches are its records
+// plus its other calls, the rows the CUPTI_ACTIVITY_KIND_KERNEL view (schema/trace_schema.sql)
+// gives; by count, since a graph's records can sit on another node's configuration of the same
+// shape. A full trace's calls never
 // have a record (the writer dropped those that had), and correlation ids may repeat across
 // CUPTI attachments, so there every call counts.
 StatusOr<std::unordered_map<int64_t, int64_t>> CallsPerConfig(sql::Db& db, bool without_record) {
   std::unordered_map<int64_t, int64_t> calls;
   const char* query = without_record
-                          ? "SELECT k.configId, COUNT(*) FROM OCC_LAUNCH_CALL k "
-                            "LEFT JOIN (SELECT DISTINCT correlationId, configId FROM OCC_LAUNCH) r "
-                            "ON r.correlationId = k.correlationId AND r.configId = k.configId "
-                            "WHERE r.correlationId IS NULL GROUP BY k.configId"
+                          ? "WITH timed AS (SELECT correlationId, configId, COUNT(*) AS n FROM OCC_LAUNCH "
+                            "GROUP BY correlationId, configId), "
+                            "timed_per_call AS (SELECT correlationId, SUM(n) AS n FROM timed GROUP BY correlationId), "
+                            "calls AS (SELECT k.configId, k.correlationId, row_number() OVER (PARTITION BY "
+                            "k.correlationId ORDER BY t.correlationId IS NULL, k.configId, k.apiStart) AS nth "
+                            "FROM OCC_LAUNCH_CALL k LEFT JOIN timed t "
+                            "ON t.correlationId = k.correlationId AND t.configId = k.configId) "
+                            "SELECT k.configId, COUNT(*) FROM calls k "
+                            "LEFT JOIN timed_per_call p ON p.correlationId = k.correlationId "
+                            "WHERE k.nth > coalesce(p.n, 0) GROUP BY k.configId"
                           : "SELECT configId, COUNT(*) FROM OCC_LAUNCH_CALL GROUP BY configId";
   OCC_ASSIGN_OR_RETURN(sql::Stmt stmt, db.Prepare(query));
   while (true) {

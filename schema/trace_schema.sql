@@ -239,13 +239,24 @@ CREATE TABLE IF NOT EXISTS OCC_PM_SAMPLE (
 -- occTimeEstimated = 1: start is when the launch call returned, on the same clock, and the
 -- duration is the mean of its configuration's recorded launches (0 if none was recorded).
 CREATE VIEW IF NOT EXISTS CUPTI_ACTIVITY_KIND_KERNEL AS
--- In a light trace a timed launch is both a call and a record (same correlationId and configId):
--- counted once, as the record. In a full trace the writer kept only the calls without a record,
--- and correlation ids may repeat across CUPTI attachments, so every call counts. The CTEs are
--- computed only when OCC_LAUNCH_CALL has rows; the launches come through a co-routine (the
--- CROSS JOIN keeps them the outer loop) so that a full trace without calls is not copied.
-WITH recorded AS (SELECT DISTINCT correlationId, configId FROM OCC_LAUNCH
-                  WHERE (SELECT value FROM OCC_META WHERE name = 'trace_mode') = 'light'),
+-- In a light trace a timed launch is both a call and a record: a launch call's records (its
+-- correlationId's) describe that many of its calls, those whose configuration has a record first,
+-- and the rest count as calls. By count, not by (correlationId, configId): a graph's records can
+-- sit on another node's configuration of the same shape (CUPTI gives the executed graph's node
+-- ids, not those read at instantiation), which counted such kernels twice. In a full trace the
+-- writer kept only the calls without a record, and correlation ids may repeat across CUPTI
+-- attachments, so every call counts. The CTEs are computed only when OCC_LAUNCH_CALL has rows;
+-- the launches come through a co-routine (the CROSS JOIN keeps them the outer loop) so that a
+-- full trace without calls is not copied.
+WITH timed AS (SELECT correlationId, configId, COUNT(*) AS n FROM OCC_LAUNCH
+               WHERE (SELECT value FROM OCC_META WHERE name = 'trace_mode') = 'light'
+               GROUP BY correlationId, configId),
+     timed_per_call AS (SELECT correlationId, SUM(n) AS n FROM timed GROUP BY correlationId),
+     calls AS (SELECT k.apiStart, k.configId, k.streamId, k.correlationId,
+                      row_number() OVER (PARTITION BY k.correlationId
+                                         ORDER BY t.correlationId IS NULL, k.configId, k.apiStart) AS nth
+               FROM OCC_LAUNCH_CALL k
+               LEFT JOIN timed t ON t.correlationId = k.correlationId AND t.configId = k.configId),
      mean_duration AS (SELECT configId, CAST(avg(duration) AS INTEGER) AS duration
                        FROM OCC_LAUNCH WHERE duration > 0 GROUP BY configId)
 SELECT
@@ -286,8 +297,8 @@ SELECT
 FROM (SELECT start, duration, configId, streamId, correlationId, 0 AS estimated FROM OCC_LAUNCH
       UNION ALL
       SELECT k.apiStart, coalesce(m.duration, 0), k.configId, k.streamId, k.correlationId, 1
-      FROM OCC_LAUNCH_CALL k
-      LEFT JOIN recorded r ON r.correlationId = k.correlationId AND r.configId = k.configId
+      FROM calls k
+      LEFT JOIN timed_per_call p ON p.correlationId = k.correlationId
       LEFT JOIN mean_duration m ON m.configId = k.configId
-      WHERE r.correlationId IS NULL) l
+      WHERE k.nth > coalesce(p.n, 0)) l
 CROSS JOIN OCC_KERNEL_CONFIG c ON c.id = l.configId;

@@ -256,6 +256,38 @@ TEST_F(TraceWriterLightTest, RecordWithAnotherGraphNodeIdMatchesByShape) {
                         "WHERE l.duration = 800"), "1002");
 }
 
+// A graph with two kernel nodes of one shape (launch_matrix's k_graph_a): CUPTI's records carry
+// the executed graph's node ids, not those read at instantiation, so both records are matched by
+// shape to the first node's configuration. The nsys view must still count the launch's two
+// kernels once each: matched per correlation id by count, not by (correlationId, configId),
+// which counted the second node's call again (H100, 2026-11-28: 15 rows for 10 launches).
+TEST_F(TraceWriterLightTest, TwoGraphNodesOfOneShapeAreCountedOnceEachInTheView) {
+  GraphExecFacts twins;
+  twins.graph_id = 1;
+  twins.kernels = {Node(&kSquareFacts, 4294967296, 8, 128, 0), Node(&kSquareFacts, 4294967298, 8, 128, 0)};
+  writer_.AddLaunchCall(GraphCall(&twins, 610, 9600));
+  writer_.AddLaunchCall(GraphCall(&twins, 611, 9700));  // its records fall outside any window
+  writer_.KernelRecordsStoppedAt(9'000'000);
+  auto record = [](uint64_t node_id, uint64_t start) {
+    ActivityKernel kernel = MakeKernel(kSquare, 610, start, start + 50);
+    kernel.gridX = 8;
+    kernel.blockX = 128;
+    kernel.graphId = 2;
+    kernel.graphNodeId = node_id;
+    return kernel;
+  };
+  AddRecords({record(8589934592ull, 3'000'000), record(8589934594ull, 3'000'100)});
+  EXPECT_EQ(writer_.stats().timed_launches, 2u);
+  ASSERT_TRUE(writer_.Close());
+
+  TraceReader reader(path_);
+  EXPECT_EQ(reader.Int("SELECT count(DISTINCT configId) FROM OCC_LAUNCH"), 1) << "both records on one configuration";
+  EXPECT_EQ(reader.Int("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 4) << "two launches of two kernels";
+  EXPECT_EQ(reader.Int("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE occTimeEstimated = 1"), 2)
+      << "the untimed graph launch's two kernels";
+  EXPECT_EQ(reader.Int("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE correlationId = 610"), 2);
+}
+
 // Every launch call of a configuration counts as under-timed until kWellTimedLaunches of its
 // launches were timed; graph nodes count one by one, and a record matched by shape only (another
 // node id) times the configuration it joins.
