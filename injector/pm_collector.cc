@@ -42,18 +42,21 @@ bool PmCollector::ShutdownRequested() const {
 
 void PmCollector::NoteContext(void* context) {
   if (ShutdownRequested()) return;
-  uint32_t device_id = 0;
-  std::lock_guard devices(devices_mutex_);
-  if (!backend_->DeviceOf(context, &device_id)) return;
-  auto [it, first] = devices_.try_emplace(device_id);
-  DeviceState& device = it->second;
-  device.contexts.push_back(context);
-  const bool set_up = first || device.phase == Phase::kRetired;
-  if (!set_up) return;
-  const int64_t began = NowNs();
-  SetUp(device_id, &device);
-  setup_ns_.fetch_add(static_cast<uint64_t>(NowNs() - began), std::memory_order_relaxed);
-  if (device.phase == Phase::kSampling && on_sampling_) on_sampling_();
+  bool sampling = false;
+  {
+    uint32_t device_id = 0;
+    std::lock_guard devices(devices_mutex_);
+    if (!backend_->DeviceOf(context, &device_id)) return;
+    auto [it, first] = devices_.try_emplace(device_id);
+    DeviceState& device = it->second;
+    device.contexts.push_back(context);
+    if (!first && device.phase != Phase::kRetired) return;
+    const int64_t began = NowNs();
+    SetUp(device_id, &device);
+    setup_ns_.fetch_add(static_cast<uint64_t>(NowNs() - began), std::memory_order_relaxed);
+    sampling = device.phase == Phase::kSampling;
+  }
+  if (sampling && on_sampling_) on_sampling_();
 }
 
 void PmCollector::NoteContextDestroyed(void* context) {
