@@ -609,7 +609,19 @@ void TraceWriter::AddTritonMetadata(int64_t name_id, const std::string& name, st
   clock_gettime(CLOCK_MONOTONIC, &now);
   const std::optional<TritonCacheIndex::Found> found =
       triton_cache_->Find(name, int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec, image);
-  if (!found) return;
+  if (!found) {
+    // Triton's cubins are tens of KB; past the byte cap (a CUDA C module of many extern "C"
+    // kernels would be copied once per name) the retry goes by name only.
+    constexpr size_t kMaxMisses = 1024;
+    constexpr size_t kMaxImageBytes = 16 << 20;
+    if (triton_misses_.size() < kMaxMisses && !triton_misses_.contains(name_id)) {
+      const bool keep_image = triton_miss_image_bytes_ + image.size() <= kMaxImageBytes;
+      if (keep_image) triton_miss_image_bytes_ += image.size();
+      triton_misses_.emplace(name_id, TritonMiss{name, keep_image ? std::string(image) : std::string()});
+    }
+    return;
+  }
+  triton_misses_.erase(name_id);
   const std::optional<std::string> json = ReadSmallFile(found->json_path);
   if (!json) return;
   Bind(upsert_triton_, 1, name_id);
@@ -679,8 +691,27 @@ bool TraceWriter::Commit() {
   return true;
 }
 
+void TraceWriter::RetryTritonMisses() {
+  if (!triton_cache_ || triton_misses_.empty()) return;
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  const int64_t now_ns = int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec;
+  triton_cache_->Refresh(now_ns);
+  if (inductor_outputs_) inductor_outputs_->Refresh(now_ns);
+  // One scan for all of them: Find does not rescan again within the interval.
+  std::unordered_map<int64_t, TritonMiss> misses = std::move(triton_misses_);
+  triton_misses_.clear();
+  triton_miss_image_bytes_ = 0;
+  for (const auto& [name_id, miss] : misses) {
+    if (failed_) return;
+    AddTritonMetadata(name_id, miss.name, miss.image);
+  }
+  triton_misses_.clear();
+}
+
 bool TraceWriter::Close() {
   if (db_.get() == nullptr) return !failed_;
+  if (!failed_) RetryTritonMisses();
   bool ok = !failed_;
   if (ok) {
     FlushLaunches();

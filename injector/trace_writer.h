@@ -341,6 +341,18 @@ class TraceWriter {
   // in <its cache>/triton).
   std::optional<InductorOutputIndex> inductor_outputs_;
   std::unordered_map<int64_t, bool> triton_looked_up_;  // name id -> found
+  // Names whose lookup missed, with the image that loaded them, looked up again at Close: with
+  // Inductor's compile workers a kernel's JSON can be written just after the rescan another
+  // kernel's miss made, and the next rescan is then up to an interval away (a real H100 run of
+  // a cold torch.compile lost 9 of 21 kernels' metadata that way). Bounded: names that are not
+  // Triton's (plain extern "C" kernels) miss too.
+  struct TritonMiss {
+    std::string name;
+    std::string image;
+  };
+  std::unordered_map<int64_t, TritonMiss> triton_misses_;
+  size_t triton_miss_image_bytes_ = 0;
+  void RetryTritonMisses();
 };
 
 // OCC_META.schema_version of schema/trace_schema.sql (its header comment says the same).

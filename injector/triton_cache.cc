@@ -102,6 +102,11 @@ std::optional<TritonCacheIndex::Found> TritonCacheIndex::Find(const std::string&
   return Found{candidates.front(), false};
 }
 
+void TritonCacheIndex::Refresh(int64_t now_ns) {
+  last_scan_ns_ = now_ns;
+  Rescan();
+}
+
 void TritonCacheIndex::Rescan() {
   // Triton: <root>/<hash>/<name>.json; Inductor: <root>/<device>/<hash>/<name>.json. Deeper
   // trees are not Triton's; the depth cap bounds a walk of a mistaken root such as $HOME.
@@ -243,6 +248,11 @@ std::optional<InductorKernelOrigin> InductorOutputIndex::Lookup(const std::strin
     }
   }
   return named->second.front();
+}
+
+void InductorOutputIndex::Refresh(int64_t now_ns) {
+  last_scan_ns_ = now_ns;
+  Rescan();
 }
 
 void InductorOutputIndex::Rescan() {

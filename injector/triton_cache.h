@@ -50,6 +50,9 @@ class TritonCacheIndex {
   // `kernel_name`.json under a root, if there is one. `now_ns` is a monotonic clock; `image` is
   // the loaded module (may be empty).
   std::optional<Found> Find(const std::string& kernel_name, int64_t now_ns, std::string_view image = {});
+  // Scans the roots now, whatever the interval: a miss between two scans is not final (a
+  // kernel's files can appear just after a scan that another kernel's miss asked for).
+  void Refresh(int64_t now_ns);
 
   // Whether a kernel name can be Triton's: Triton names are plain C identifiers (never the
   // "_Z" Itanium mangling of CUDA C++, Numba and CUTLASS kernels).
@@ -103,6 +106,8 @@ class InductorOutputIndex {
   // without it, the one kernel of that name when every module that declares it says the same.
   std::optional<InductorKernelOrigin> Find(const std::string& kernel_name, const std::string& kernel_file,
                                            int64_t now_ns);
+  // Scans the roots now, whatever the interval (TritonCacheIndex::Refresh).
+  void Refresh(int64_t now_ns);
 
  private:
   std::optional<InductorKernelOrigin> Lookup(const std::string& kernel_name, const std::string& kernel_file) const;

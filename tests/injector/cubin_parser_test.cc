@@ -313,5 +313,53 @@ TEST(CubinParserTest, WriterRecordsTheSourceNodesOfTheCompilationThatLoaded) {
   fs::remove_all(inductor);
 }
 
+
+// A cold torch.compile on an H100 (tests/gpu/owners_all.sh, 2026-11-28) lost 9 of 21 kernels'
+// metadata: Inductor's compile workers wrote a kernel's files just after the rescan another
+// kernel's miss had made, and its modules loaded before the next rescan was due. Here the
+// cache is empty at load and the files appear right after it: the lookup at Close finds them.
+TEST(CubinParserTest, WriterFindsAKernelWhoseFilesAppearAfterItsLoad) {
+  OCC_NEED_NVCC();
+  namespace fs = std::filesystem;
+  const fs::path inductor = testing::TempPath("inductor_late_cache");
+  fs::remove_all(inductor);
+  const auto write = [](const fs::path& path, const std::string& text) {
+    fs::create_directories(path.parent_path());
+    WriteFile(path.string(), text);
+  };
+  const std::string name = "triton_poi_fused_add_relu_0";
+  const fs::path kernel = inductor / "ke" / "ckernel.py";
+  fs::create_directories(inductor / "triton" / "0");
+  const std::string path = testing::TempPath("inductor_late_writer");
+  {
+    TraceWriter writer;
+    ASSERT_TRUE(writer.Open(path));
+    writer.SetTritonCacheRoots({(inductor / "triton").string()});
+    writer.AddModule(7, Kernels().cubin);
+    EXPECT_EQ(writer.stats().triton_kernels, 0u);  // nothing there yet
+    const fs::path dir = inductor / "triton" / "0" / "AAA";
+    write(dir / (name + ".json"), R"({"num_warps": 4, "num_stages": 1})");
+    write(dir / (name + ".cubin"), std::string(Kernels().cubin.begin(), Kernels().cubin.end()));
+    write(dir / (name + ".source"), "#loc = loc(\"" + kernel.string() + "\":18:0)\n");
+    write(inductor / "w1" / "cw1.py", "# kernel path: " + kernel.string() +
+                                          "\n# Topologically Sorted Source Nodes: [add, relu], Original ATen: "
+                                          "[aten.add, aten.relu]\n" +
+                                          name + " = async_compile.triton('" + name + "', '''\n");
+    // Loaded again within the rescan interval (another autotuning config): still a miss.
+    writer.AddModule(8, Kernels().cubin);
+    EXPECT_EQ(writer.stats().triton_kernels, 0u);
+    ASSERT_TRUE(writer.Close());
+    EXPECT_EQ(writer.stats().triton_kernels, 1u);
+    EXPECT_EQ(writer.stats().triton_sources, 1u);
+  }
+  testing::TraceReader reader(path);
+  const std::string by_name = " JOIN StringIds s ON s.id=t.mangledName WHERE s.value='" + name + "'";
+  EXPECT_EQ(reader.Int("SELECT numWarps FROM OCC_TRITON_KERNEL t" + by_name), 4);
+  EXPECT_EQ(reader.Text("SELECT sourceNodes FROM OCC_TRITON_SOURCE t" + by_name), "add, relu");
+  EXPECT_EQ(reader.Text("SELECT wrapperFile FROM OCC_TRITON_SOURCE t" + by_name), (inductor / "w1" / "cw1.py").string());
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::remove((path + suffix).c_str());
+  fs::remove_all(inductor);
+}
+
 }  // namespace
 }  // namespace occ::inj
