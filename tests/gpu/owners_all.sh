@@ -41,17 +41,7 @@ mkdir -p "$runs" "$work/numba_dump" "$work/cupy_cache" "$work/triton_cache" "$wo
 
 {
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-  python3 - <<'PYEOF' 2>&1
-import importlib, numpy as np
-if not hasattr(np, "row_stack"):
-    np.row_stack = np.vstack  # numba-cuda's overload of a name numpy 2.4+ removed
-for mod in ("torch", "torchvision", "jax", "jaxlib", "cupy", "numba", "numba.cuda", "triton", "numpy"):
-    try:
-        m = importlib.import_module(mod)
-        print(mod, getattr(m, "__version__", "(no __version__)"))
-    except Exception as e:  # a missing package is reported, the rest still runs
-        print(mod, "MISSING:", type(e).__name__, str(e)[:200])
-PYEOF
+  python3 "$root/tests/gpu/framework_versions.py" 2>&1
   echo "cuobjdump: $(command -v cuobjdump || echo missing)"
   echo "stage commit: $(cat "$stage/COMMIT" 2>/dev/null || echo unknown)"
 } 2>&1 | tee -a "$log_file"

@@ -33,20 +33,7 @@ log() { echo "$(date -u +%H:%M:%S) $*" | tee -a "$progress"; }
 
 {
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-  python3 - <<'PYEOF' 2>&1
-import importlib, numpy as np
-if not hasattr(np, "row_stack"):
-    np.row_stack = np.vstack
-for mod in ("torch", "torchvision", "jax", "jaxlib", "cupy", "numba", "numba.cuda", "triton", "numpy"):
-    try:
-        m = importlib.import_module(mod)
-        print(mod, getattr(m, "__version__", "(no __version__)"))
-    except Exception as e:  # a missing package is reported, the rest still runs
-        print(mod, "MISSING:", type(e).__name__, str(e)[:200])
-import torch
-print("torch cuda", torch.version.cuda, "cudnn", torch.backends.cudnn.version(),
-      "gpus", torch.cuda.device_count(), torch.cuda.get_device_name(0))
-PYEOF
+  python3 "$root/tests/gpu/framework_versions.py" --torch-cuda 2>&1
   echo "cuobjdump: $(command -v cuobjdump || echo missing)"
   echo "libocctrace: $(ldd "$lib" | grep -E 'cupti|not found' | tr -s ' \t' ' ')"
   echo "stage commit: $(cat "$stage/COMMIT" 2>/dev/null || echo unknown)"
