@@ -13,7 +13,6 @@
 #include <utility>
 #include <vector>
 
-#include "injector/launch_callback_switch.h"
 
 namespace occ::inj {
 
@@ -47,20 +46,6 @@ class AchievedProfiler {
   // The core forwards every callback of its subscriber here, after its own handling.
   virtual void OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                           const void* cbdata) = 0;
-  // On the writer thread: the kernel records held a configuration not seen before. A profiler
-  // that switched its launch callbacks off while parked switches them on again, so that the new
-  // configuration is measured on its next launch.
-  virtual void OnNewKernelConfigurations() {}
-  // Light tracing that detaches CUPTI between timing windows (OCCTRACE_LIGHT_DETACH), on the
-  // writer thread. PrepareDetach: whether CUPTI may be finalized now; true only once sampling
-  // rests with nothing of CUPTI's profiler alive, and from then until OnAttached the profiler
-  // calls no CUPTI function (what it would do waits for the attach). OnAttached: CUPTI is
-  // attached again, with `subscriber`.
-  virtual bool PrepareDetach() { return true; }
-  virtual void OnAttached(CUpti_SubscriberHandle /*subscriber*/) {}
-  // Launches measured so far (any thread). A full trace re-attaches CUPTI after sampling only
-  // when launches were measured since its last re-attach (cupti_reattach.cc).
-  virtual uint64_t LaunchesMeasured() const { return 0; }
   // At process exit (or tracing shutdown), before the core's final flush.
   virtual void Shutdown() = 0;
   // Whether CUPTI's activity buffers must be shared rather than per-thread: with the profiler
@@ -73,14 +58,10 @@ class AchievedProfiler {
 struct AchievedConfig;  // achieved_policy.h
 
 // `config`: from the OCCTRACE_* settings (settings.h). Returns nullptr when the mode is "off"
-// (or "pm", CreatePmCollector's); the core then records achieved_mode=off itself. `launch_callbacks_shared`:
-// the core needs the launch callbacks itself (light tracing), so the profiler must never
-// switch them off while parked (quiet parking then only stops listening to launches).
-// `shared_switch` (light tracing with its launch hook): the profiler switches the launch
-// callbacks as in a full trace, but through the switch, which keeps them on while light
-// tracing wants them too.
+// (or "pm", CreatePmCollector's); the core then records achieved_mode=off itself. `light_tracing`:
+// light tracing enables the driver launch callbacks itself and names launches by their
+// driver correlation ids (AchievedConfig::light_tracing).
 std::unique_ptr<AchievedProfiler> CreateAchievedProfiler(const AchievedConfig& config, AchievedSink sink,
-                                                         bool launch_callbacks_shared = false,
-                                                         LaunchCallbackSwitch* shared_switch = nullptr);
+                                                         bool light_tracing = false);
 
 }  // namespace occ::inj

@@ -144,13 +144,11 @@ void AchievedContexts::NoteContextWaitTimeout() {
 void AchievedContexts::AcquireProfilerSession() {
   std::lock_guard<std::mutex> lock(session_mutex_);
   ++enabled_profilers_;
-  enabled_profilers_now_.store(enabled_profilers_, std::memory_order_seq_cst);
 }
 
 void AchievedContexts::ReleaseProfilerSession() {
   std::lock_guard<std::mutex> lock(session_mutex_);
   --enabled_profilers_;
-  enabled_profilers_now_.store(enabled_profilers_, std::memory_order_seq_cst);
   if (enabled_profilers_ > 0 || !policy_.config().park_deinitializes) return;
   if (EndProfilerSessionLocked()) session_ends_.fetch_add(1, std::memory_order_relaxed);
 }
@@ -199,7 +197,7 @@ void AchievedContexts::OnContextCreated(CUcontext ctx) {
 
 bool AchievedContexts::BeginSetup() {
   std::lock_guard<std::mutex> lock(setup_threads_mutex_);
-  if (setup_threads_closed_ || setups_paused_) return false;
+  if (setup_threads_closed_) return false;
   ++setup_threads_running_;
   return true;
 }
@@ -208,23 +206,6 @@ void AchievedContexts::EndSetup() {
   std::lock_guard<std::mutex> lock(setup_threads_mutex_);
   --setup_threads_running_;
   setup_threads_done_.notify_all();  // under the mutex: the waiter may destroy *this next
-}
-
-bool AchievedContexts::PauseSetups() {
-  std::lock_guard<std::mutex> lock(setup_threads_mutex_);
-  if (setup_threads_running_ != 0) return false;
-  setups_paused_ = true;
-  return true;
-}
-
-void AchievedContexts::ResumeSetups() {
-  std::lock_guard<std::mutex> lock(setup_threads_mutex_);
-  setups_paused_ = false;
-}
-
-void AchievedContexts::EndProfilerSession() {
-  std::lock_guard<std::mutex> lock(session_mutex_);
-  if (enabled_profilers_ == 0 && EndProfilerSessionLocked()) session_ends_.fetch_add(1, std::memory_order_relaxed);
 }
 
 // Called inside a setup begun by BeginSetup, which the thread ends (or the caller, when no

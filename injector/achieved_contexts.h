@@ -14,8 +14,7 @@
 // (DropProfiler: parking) or to stop measuring after a CUPTI error (FailContext).
 // Gives: the table of contexts and its version, by which launching threads cache it
 // (FindOrCreateContext, contexts_version_); the bounded wait for a context's mutex
-// (LockContext); whether any profiler is enabled or any setup thread runs (for quiet parking,
-// achieved_parking.h); the collaborators every layer uses (device_, clock_, policy_, status_);
+// (LockContext); the collaborators every layer uses (device_, clock_, policy_, status_);
 // and counters for OCC_META.
 #pragma once
 
@@ -121,24 +120,6 @@ class AchievedContexts {
     return until == 0 || clock_() >= until;
   }
 
-  // Light tracing that detaches CUPTI (AchievedParking::RestForDetach): from PauseSetups until
-  // ResumeSetups no profiler setup starts, on a setup thread or on a creating thread; a new
-  // context stays parked for the first launch that is measured once CUPTI is back. False, and
-  // nothing paused, while a setup runs.
-  bool PauseSetups();
-  void ResumeSetups();
-  // Ends CUPTI's profiler session if one is open (parking keeps it when park_deinitializes is
-  // off). Called with no profiler enabled.
-  void EndProfilerSession();
-
-  // For quiet parking: callbacks may go off only while no profiler is enabled and no setup
-  // thread may enable one.
-  int enabled_profilers() const { return enabled_profilers_now_.load(std::memory_order_seq_cst); }
-  bool SetupThreadsRunning() {
-    std::lock_guard<std::mutex> lock(setup_threads_mutex_);
-    return setup_threads_running_ != 0;
-  }
-
   const std::unique_ptr<ProfilerDevice> device_;
   const NanoClock clock_;
   AchievedPolicy policy_;
@@ -185,7 +166,6 @@ class AchievedContexts {
   std::mutex session_mutex_;       // guards the two below: CUPTI's profiler session and its users
   bool profiler_session_ = false;  // cuptiProfilerInitialize done and not yet undone
   int enabled_profilers_ = 0;
-  std::atomic<int> enabled_profilers_now_{0};  // enabled_profilers_, readable without its mutex
   // A context's profiler could not be disabled (its lock never came free).
   std::atomic<bool> left_enabled_{false};
 
@@ -196,13 +176,12 @@ class AchievedContexts {
   // Setups starting with OnContextCreated (on setup threads, or inline on the creating thread
   // when no thread could start) are counted here; ShutDownContexts waits (bounded) until none
   // runs. A leaf lock.
-  bool BeginSetup();  // false: closed (shut down) or paused
+  bool BeginSetup();  // false: closed (shut down)
   void EndSetup();
   std::mutex setup_threads_mutex_;
   std::condition_variable setup_threads_done_;
   int setup_threads_running_ = 0;
   bool setup_threads_closed_ = false;
-  bool setups_paused_ = false;
 };
 
 }  // namespace occ::inj

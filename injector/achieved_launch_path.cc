@@ -17,7 +17,6 @@ struct PendingLaunch {
   AchievedSample sample;
   int64_t start_ns = 0;
   int64_t started_ns = 0;  // when the profiler's Start returned
-  bool exit_claimed = false;  // counted in launches_awaiting_exit_ until its EXIT
 };
 
 // Contexts a thread launched into recently. A program uses a handful of contexts (one per
@@ -39,8 +38,6 @@ struct LaunchThreadState {
   OuterCorrelation correlation;
   bool in_launch = false;
   PendingLaunch pending;
-  // The launch-callback epoch this thread's in_launch and correlation belong to (QuietPark).
-  uint64_t callbacks_epoch = 0;
 };
 
 namespace {
@@ -74,10 +71,7 @@ void AchievedLaunchPath::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackI
     case CUPTI_CB_DOMAIN_RESOURCE: {
       const auto* resource = static_cast<const CUpti_ResourceData*>(cbdata);
       if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
-        if (!status_.disabled()) {
-          ListenForLaunches();  // a new context's launches are to be measured
-          OnContextCreated(resource->context);
-        }
+        if (!status_.disabled()) OnContextCreated(resource->context);
       } else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
         DestroyContext(resource->context);
       }
@@ -90,7 +84,6 @@ void AchievedLaunchPath::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackI
 
 void AchievedLaunchPath::OnRuntimeLaunch(const CUpti_CallbackData* data) {
   LaunchThreadState& thread = t_thread;
-  SyncCallbacksEpoch(&thread);
   thread.correlation.OnRuntimeLaunch(data->callbackSite == CUPTI_API_ENTER,
                                      data->correlationId);
 }
@@ -102,15 +95,10 @@ uint32_t AchievedLaunchPath::CorrelationId(const CUpti_CallbackData* data) const
 
 void AchievedLaunchPath::OnKernelLaunch(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
   LaunchThreadState& thread = t_thread;
-  SyncCallbacksEpoch(&thread);
   if (data->callbackSite == CUPTI_API_ENTER) {
     // A pending launch whose EXIT never came keeps in_launch set: this thread's ENTERs are
     // then ignored and its next EXIT closes the pending one (releasing its context).
-    if (thread.in_launch || !listening()) return;
-    if (status_.disabled()) {
-      StopListeningForGood();
-      return;
-    }
+    if (thread.in_launch || status_.disabled()) return;
     thread.in_launch = true;
     OnKernelLaunchEnter(&thread, cbid, data);
   } else if (thread.in_launch) {
@@ -142,9 +130,7 @@ void AchievedLaunchPath::OnKernelLaunchEnter(LaunchThreadState* thread, CUpti_Ca
   std::unique_lock<std::timed_mutex> lock;
   AchievedPolicy::Decision decision;
   bool decided = false;
-  ExitClaim claim(this);
   if (!state->parked.load(std::memory_order_acquire)) {
-    if (!claim.Take()) return;  // the launch callbacks are being switched off
     lock = LockContext(state);
     if (!lock.owns_lock()) return;  // a stuck holder: go ahead unmeasured (LockContext)
     if (!state->parked.load(std::memory_order_relaxed)) {
@@ -156,7 +142,7 @@ void AchievedLaunchPath::OnKernelLaunchEnter(LaunchThreadState* thread, CUpti_Ca
           Park(state);
           return;
         }
-        HoldUntilExit(*cached, std::move(lock), &thread->pending, &claim);
+        HoldUntilExit(*cached, std::move(lock), &thread->pending);
         return;
       }
     } else {
@@ -165,15 +151,8 @@ void AchievedLaunchPath::OnKernelLaunchEnter(LaunchThreadState* thread, CUpti_Ca
   }
   if (!decided) {
     decision = policy_.Decide(signature, &thread->exhausted);
-    if (!decision.measure) {
-      MaybeQuietPark();
-      return;
-    }
+    if (!decision.measure) return;
     if (!BusyWaitOver(*state)) {  // another process holds the GPU's profiler: not yet
-      policy_.Release(signature);
-      return;
-    }
-    if (!claim.held() && !claim.Take()) {
       policy_.Release(signature);
       return;
     }
@@ -197,7 +176,7 @@ void AchievedLaunchPath::OnKernelLaunchEnter(LaunchThreadState* thread, CUpti_Ca
     policy_.Release(signature);
     sample.status = "capturing";
     Emit(std::move(sample), /*measured=*/false);
-    if (state->profiler) HoldUntilExit(*cached, std::move(lock), &thread->pending, &claim);
+    if (state->profiler) HoldUntilExit(*cached, std::move(lock), &thread->pending);
     return;
   }
 
@@ -233,7 +212,7 @@ void AchievedLaunchPath::OnKernelLaunchEnter(LaunchThreadState* thread, CUpti_Ca
   }
   const int64_t started_ns = clock_();
   phase_ns_[kPhaseStart].fetch_add(started_ns - before_start_ns, std::memory_order_relaxed);
-  HoldUntilExit(*cached, std::move(lock), &thread->pending, &claim);
+  HoldUntilExit(*cached, std::move(lock), &thread->pending);
   thread->pending.measuring = true;
   thread->pending.signature = signature;
   thread->pending.sample = std::move(sample);
@@ -243,14 +222,13 @@ void AchievedLaunchPath::OnKernelLaunchEnter(LaunchThreadState* thread, CUpti_Ca
 
 void AchievedLaunchPath::HoldUntilExit(const std::shared_ptr<ContextState>& state,
                                        std::unique_lock<std::timed_mutex> lock,
-                                       PendingLaunch* pending, ExitClaim* claim) {
+                                       PendingLaunch* pending) {
   // Its own reference, so that the pending launch does not depend on what the thread's
   // context cache keeps; taken while the lock serializes the context's launches, so the
   // reference count is not contended.
   pending->context = state;
   pending->lock = std::move(lock);
   pending->measuring = false;
-  pending->exit_claimed = claim->Hand();
 }
 
 void AchievedLaunchPath::OnKernelLaunchExit(const CUpti_CallbackData* data,
@@ -258,7 +236,6 @@ void AchievedLaunchPath::OnKernelLaunchExit(const CUpti_CallbackData* data,
   if (!pending->context) return;
   std::shared_ptr<ContextState> state = std::move(pending->context);
   std::unique_lock<std::timed_mutex> lock = std::move(pending->lock);
-  ExitClaim claim(this, std::exchange(pending->exit_claimed, false));  // released on return
   if (!pending->measuring) return;
   pending->measuring = false;
   AchievedSample sample = std::move(pending->sample);
@@ -309,7 +286,7 @@ void AchievedLaunchPath::OnKernelLaunchExit(const CUpti_CallbackData* data,
 }
 
 void AchievedLaunchPath::OnGraphLaunch(const CUpti_CallbackData* data) {
-  if (data->callbackSite != CUPTI_API_ENTER || status_.disabled() || !listening()) return;
+  if (data->callbackSite != CUPTI_API_ENTER || status_.disabled()) return;
   // Start/Stop around cuGraphLaunch yields no range (docs/achieved.md, Limitations): graph kernels are
   // recorded as not measured, one row per graph launch the policy picks.
   const auto* params = static_cast<const cuGraphLaunch_params*>(data->functionParams);
@@ -355,16 +332,6 @@ const std::shared_ptr<ContextState>* AchievedLaunchPath::ContextForLaunch(
   slot.ctx = ctx;
   slot.state = std::move(state);
   return &slot.state;
-}
-
-void AchievedLaunchPath::SyncCallbacksEpoch(LaunchThreadState* thread) {
-  const uint64_t epoch = callbacks_epoch();
-  if (thread->callbacks_epoch == epoch) return;
-  thread->callbacks_epoch = epoch;
-  if (!thread->pending.context) {
-    thread->in_launch = false;
-    thread->correlation = OuterCorrelation();
-  }
 }
 
 }  // namespace occ::inj

@@ -21,10 +21,9 @@
 // measured range (a stopped-but-enabled profiler is cheap to keep, not to bypass).
 //
 // The path compiles as one piece in achieved_launch_path.cc: the layers below keep inline in
-// their headers what it runs on every launch or while measuring (ExitClaim, ShouldPark, Park,
-// MaybeQuietPark, callbacks_epoch, Unpark, FailContext), and what it calls out of line there
-// (LockContext, FindOrCreateContext on a cache miss, DropProfiler, Enable, QuietPark,
-// AchievedStatus::Fail) takes a lock or calls CUPTI anyway.
+// their headers what it runs on every launch or while measuring (ShouldPark, Park, Unpark,
+// FailContext), and what it calls out of line there (LockContext, FindOrCreateContext on a
+// cache miss, DropProfiler, Enable, AchievedStatus::Fail) takes a lock or calls CUPTI anyway.
 //
 // Known window: a launch that read "parked" just before another thread re-enables the
 // profiler for a measurement may still run inside that measurement; the range then reads
@@ -85,7 +84,7 @@ class AchievedLaunchPath : public AchievedProfiler, protected AchievedParking {
   // The context lock stays held until this thread's EXIT callback for the launch.
   [[gnu::always_inline]] inline void HoldUntilExit(const std::shared_ptr<ContextState>& state,
                                                    std::unique_lock<std::timed_mutex> lock,
-                                                   PendingLaunch* pending, ExitClaim* claim);
+                                                   PendingLaunch* pending);
   void OnKernelLaunchExit(const CUpti_CallbackData* data, PendingLaunch* pending);
   // A sample whose setup or Start failed: finished (not to be retried: AchievedPolicy::Finish),
   // unless the profiler was only busy, in which case the sample is given back for later.
@@ -99,11 +98,6 @@ class AchievedLaunchPath : public AchievedProfiler, protected AchievedParking {
   // thread's next call.
   [[gnu::always_inline]] inline const std::shared_ptr<ContextState>* ContextForLaunch(
       LaunchThreadState* thread, CUcontext ctx);
-
-  // An ENTER whose EXIT came while the launch callbacks were off is forgotten, and so is the
-  // runtime launch a missed EXIT left open. None of those held a context (QuietPark waits
-  // for such launches), so nothing is left locked.
-  [[gnu::always_inline]] inline void SyncCallbacksEpoch(LaunchThreadState* thread);
 
   const AchievedSink sink_;
   const std::string policy_name_;

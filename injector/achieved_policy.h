@@ -62,16 +62,6 @@ struct AchievedConfig {
   // on train_small.py (H100, 2026-11-25, 90 cycles) `sample`, parked, ran 1.024x `off`, and
   // 0.995x with the session ended (docs/performance.md). OCCTRACE_ACHIEVED_PARK_DEINIT=0|1.
   bool park_deinitializes = true;
-  // Sample mode: once every context is parked and nothing new has been measured for
-  // listen_ns, the launch callbacks themselves are switched off, so the steady state costs what
-  // tracing without achieved occupancy costs: CUPTI's dispatch of four launch callbacks (runtime
-  // and driver, ENTER and EXIT) was 0.47 us of every launch on an H100, parked or not. They are
-  // switched on again when the trace writer sees a kernel configuration it has not seen before
-  // (from the kernel records it writes anyway) or a context is created; that configuration is
-  // then measured on its next launch. OCCTRACE_ACHIEVED_QUIET_PARK=0|1,
-  // OCCTRACE_ACHIEVED_LISTEN_MS.
-  bool park_stops_callbacks = true;
-  int64_t listen_ns = 1'000'000'000;
   // Set a context's profiler up on a thread of occtrace's own, started when the context is
   // created, instead of on the application's thread (at CONTEXT_CREATED, or at the first launch
   // to measure). The setup took 0.2-0.65 s on an H200 (counter availability ~0.12 s, cold up to
@@ -96,9 +86,8 @@ struct AchievedConfig {
   // (CUPTI finalized by another client) would otherwise hang every later launch of the
   // context. See AchievedContexts::LockContext (achieved_contexts.h).
   int64_t context_wait_ns = 5'000'000'000;
-  // Light tracing owns the launch callbacks (light_tracer.h): the profiler never switches them
-  // (quiet parking only stops listening, AchievedParking::listening), needs no runtime
-  // callbacks, and names launches by the driver launch API's correlation id, as OCC_LAUNCH_CALL
+  // Light tracing owns the launch callbacks (light_tracer.h): the profiler leaves them alone,
+  // needs no runtime callbacks, and names launches by the driver launch API's correlation id, as OCC_LAUNCH_CALL
   // does.
   bool light_tracing = false;
 };

@@ -67,14 +67,6 @@ class RangeAchievedProfiler final : public AchievedLaunchPath {
     SubscribeCallbacks(subscriber);
   }
 
-  void OnNewKernelConfigurations() override { ListenForNewConfigurations(); }
-
-  bool PrepareDetach() override { return RestForDetach(); }
-
-  void OnAttached(CUpti_SubscriberHandle subscriber) override { WakeAfterAttach(subscriber); }
-
-  uint64_t LaunchesMeasured() const override { return static_cast<uint64_t>(policy_.launches_measured()); }
-
   void Shutdown() override { ShutDownContexts(); }
 
   bool NeedsSharedActivityBuffers() const override { return policy_.config().mode == AchievedMode::kAll; }
@@ -114,10 +106,6 @@ class RangeAchievedProfiler final : public AchievedLaunchPath {
     meta.emplace_back("achieved_parks", std::to_string(parks_.load()));
     meta.emplace_back("achieved_unparks", std::to_string(unparks_.load()));
     meta.emplace_back("achieved_park_deinit", config.park_deinitializes ? "1" : "0");
-    meta.emplace_back("achieved_quiet_park", config.park_stops_callbacks ? "1" : "0");
-    meta.emplace_back("achieved_quiet_park_listen_ms", std::to_string(config.listen_ns / 1'000'000));
-    meta.emplace_back("achieved_quiet_parks", std::to_string(quiet_parks_.load()));
-    meta.emplace_back("achieved_listens", std::to_string(listens_.load()));
     {
       static constexpr const char* kPhaseNames[kPhases] = {"start", "launch", "stop",
                                                            "decode", "evaluate", "reset"};
@@ -143,14 +131,12 @@ class RangeAchievedProfiler final : public AchievedLaunchPath {
 }  // namespace
 
 std::unique_ptr<AchievedProfiler> CreateAchievedProfiler(const AchievedConfig& settings, AchievedSink sink,
-                                                         bool launch_callbacks_shared, LaunchCallbackSwitch* shared_switch) {
+                                                         bool light_tracing) {
   AchievedConfig config = settings;
-  if (launch_callbacks_shared || shared_switch != nullptr) config.light_tracing = true;
+  config.light_tracing = light_tracing;
   // `pm` is PM sampling, never the range profiler (CreatePmCollector, pm_collector.h).
   if (config.mode == AchievedMode::kOff || config.mode == AchievedMode::kPm) return nullptr;
-  // With a switch the profiler switches the callbacks as in a full trace, through the switch.
-  const bool owns = !launch_callbacks_shared || shared_switch != nullptr;
-  return CreateRangeAchievedProfiler(std::move(sink), config, CreateCuptiProfilerDevice(owns, shared_switch, config.user_replay ? ProfilerReplay::kUser : ProfilerReplay::kKernel),
+  return CreateRangeAchievedProfiler(std::move(sink), config, CreateCuptiProfilerDevice(!light_tracing, config.user_replay ? ProfilerReplay::kUser : ProfilerReplay::kKernel),
                                      BootTimeNs, ProcessStartBootTimeNs());
 }
 

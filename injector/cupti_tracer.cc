@@ -37,9 +37,6 @@ using tracer_internal::CuptiResultText;
 using tracer_internal::DetachHooks;
 using tracer_internal::EnableTracing;
 using tracer_internal::LightTick;
-using tracer_internal::ReattachBeforeFinalFlush;
-using tracer_internal::ReattachMeta;
-using tracer_internal::ReattachTick;
 using tracer_internal::SetKernelRecords;
 using tracer_internal::Subscribe;
 using tracer_internal::Tracer;
@@ -358,8 +355,8 @@ void Unsubscribe(Tracer* tracer) {
   delete tracer;
 }
 
-// SessionHooks::final_meta: what the profiler, the re-attach, light tracing, the launch hook
-// and the attachment report at the end of the run.
+// SessionHooks::final_meta: what the profiler, light tracing, the launch hook and the
+// attachment report at the end of the run.
 std::vector<std::pair<std::string, std::string>> FinalMeta(Tracer* tracer) {
   std::vector<std::pair<std::string, std::string>> rows;
   if (tracer->achieved) {
@@ -367,10 +364,7 @@ std::vector<std::pair<std::string, std::string>> FinalMeta(Tracer* tracer) {
   } else {
     rows.emplace_back("achieved_mode", "off");
   }
-  if (tracer->reattach.on) {
-    for (auto& row : ReattachMeta(*tracer)) rows.push_back(std::move(row));
-  }
-  if (tracer->light && !tracer->reattach.on) {
+  if (tracer->light) {
     rows.emplace_back("light_windows_refused_by_profiler", std::to_string(tracer->windows_refused_by_profiler.load()));
     rows.emplace_back("light_functions_unreadable", std::to_string(tracer->light->functions_unreadable()));
     rows.emplace_back("light_captured_launches", std::to_string(tracer->light->captured_launches()));
@@ -378,16 +372,12 @@ std::vector<std::pair<std::string, std::string>> FinalMeta(Tracer* tracer) {
   if (LaunchHook* hook = tracer->hook.load(std::memory_order_acquire)) {
     for (auto& row : hook->Meta()) rows.push_back(std::move(row));
   }
-  if (tracer->attachment && tracer->reattach.on) {
-    for (auto& row : tracer->attachment->Meta()) rows.push_back(std::move(row));
-  } else if (tracer->attachment) {
+  if (tracer->attachment) {
     for (auto& row : tracer->attachment->Meta()) rows.push_back(std::move(row));
     for (auto& row : tracer->ids.Meta()) rows.push_back(std::move(row));
     rows.emplace_back("light_detach_graphs_read_by_hook", std::to_string(tracer->light->graphs_read_by_hook()));
     rows.emplace_back("light_detach_stopped", tracer->detach_stopped.empty() ? "no" : tracer->detach_stopped);
     rows.emplace_back("light_detach_windows_kept_attached", std::to_string(tracer->windows_kept_attached));
-    rows.emplace_back("light_detach_windows_kept_attached_for_sampling",
-                      std::to_string(tracer->windows_kept_attached_for_sampling));
   }
   return rows;
 }
@@ -404,23 +394,14 @@ SessionHooks MakeSessionHooks(Tracer* tracer, Mode mode) {
     }
   };
   hooks.before_final_flush = [tracer] {
-    ReattachBeforeFinalFlush(tracer);
     if (tracer->achieved) tracer->achieved->Shutdown();
     if (tracer->attachment) tracer->attachment->Stop();  // the final flush if attached, no more detaching
-  };
-  hooks.new_kernel_configurations = [tracer] {
-    tracer->reattach.last_new_config_ns = SteadyNs();  // writer thread, as ReattachTick
-    if (AchievedProfiler* achieved = tracer->achieved_for_writer.load(std::memory_order_acquire)) {
-      achieved->OnNewKernelConfigurations();
-    }
   };
   hooks.set_kernel_records = [tracer](bool on) { return SetKernelRecords(tracer, on); };
   hooks.final_meta = [tracer] { return FinalMeta(tracer); };
   hooks.first_pm_image_written = RegisterExitHandlerAgain;  // PM sampling only
-  // The launches around each re-attach come from the launch hook (cupti_reattach.cc).
-  if (mode == Mode::kFullReattach) hooks.gap_tick = [tracer](int64_t now_ns) { ReattachTick(tracer, now_ns); };
   // Detached, launches carry the driver's ids until the writer translates them.
-  if (mode == Mode::kFullReattach || mode == Mode::kLightDetached) {
+  if (mode == Mode::kLightDetached) {
     hooks.translate_launch_ids = [tracer](LaunchCall* call) { tracer->ids.Translate(&call->context_id, &call->stream_id); };
   }
   hooks.light_tick = [tracer](int64_t now_ns, bool records_on) { LightTick(tracer, now_ns, records_on); };
@@ -456,27 +437,7 @@ void SetUpLight(Tracer* tracer, bool detached) {
   tracer->launch_callbacks = MakeLaunchCallbackSwitch(tracer);
 }
 
-// Mode::kFullReattach: a gaps-only light tracer, the attachment and the launch-callback switch.
-void SetUpReattach(Tracer* tracer, const Settings& settings) {
-  LaunchCallStreams* gap_calls = tracer->session->gap_calls();
-  if (gap_calls == nullptr) return;
-  LightTracerOptions gap_options;
-  gap_options.cupti_free = true;
-  gap_options.gaps_only = true;
-  tracer->light = std::make_unique<LightTracer>(gap_calls, nullptr, gap_options);
-  tracer->light->SetIdTranslation(&tracer->ids);
-  tracer->attachment = std::make_unique<CuptiAttachment>(DetachHooks(tracer), "full_");
-  tracer->launch_callbacks = MakeLaunchCallbackSwitch(tracer);
-  tracer->reattach.on = true;
-  tracer->reattach.force_once = settings.reattach == Reattach::kForce;
-  tracer->session->SetMeta("setting_reattach", tracer->reattach.force_once ? "force" : "1");
-  tracer->reattach.last_new_config_ns = SteadyNs();
-  tracer->reattach.start_ns = tracer->reattach.last_new_config_ns;
-}
-
-// The achieved-occupancy profiler of the settings, if any. With CUPTI detached between windows
-// (kLightDetached), sampling runs while CUPTI is attached and detaching waits until it rests
-// (PrepareDetach).
+// The achieved-occupancy profiler of the settings, if any (none in kLightDetached: settings.h).
 void CreateAchieved(Tracer* tracer, const Settings& settings) {
   try {
     if (settings.achieved.mode == AchievedMode::kPm) {
@@ -492,48 +453,20 @@ void CreateAchieved(Tracer* tracer, const Settings& settings) {
           [tracer](AchievedSample&& sample) {
             if (tracer->session) tracer->session->SubmitAchieved(std::move(sample));
           },
-          /*launch_callbacks_shared=*/tracer->light != nullptr, tracer->launch_callbacks.get());
+          /*light_tracing=*/tracer->light != nullptr);
     }
-    tracer->achieved_for_writer.store(tracer->achieved.get(), std::memory_order_release);
   } catch (const std::exception& e) {
     LogLine("achieved-occupancy profiler unavailable: %s", e.what());
     tracer->achieved.reset();
   }
 }
 
-// A full trace that will not re-attach: the gap tracer's callbacks off, CUPTI attached for good.
-void KeepAttached(Tracer* tracer) {
-  std::string ignored;
-  tracer->launch_callbacks->Want(LaunchCallbackSwitch::Owner::kLight, false, &ignored);
-  tracer->attachment->Stop();
-}
-
-// With a launch-callback switch (kFullReattach, kLightDetached): the launch hook in its role, or
-// why there is none in OCC_META.
+// Mode::kLightDetached: the launch hook, or why there is none in OCC_META.
 void InstallLaunchHook(Tracer* tracer) {
   TraceSession& session = *tracer->session;
   std::string ignored;
-  if (!tracer->achieved) tracer->launch_callbacks->Want(LaunchCallbackSwitch::Owner::kAchieved, false, &ignored);
-  const LaunchHook::Role role = tracer->reattach.on ? LaunchHook::Role::kFullGaps : LaunchHook::Role::kLightDetached;
-  if (role == LaunchHook::Role::kFullGaps) {
-    // A full trace without sampling has nothing to re-attach for: no hook, no callbacks.
-    if (!tracer->achieved) {
-      tracer->reattach.on = false;
-      KeepAttached(tracer);
-      session.SetMeta("reattach", "off: achieved occupancy not sampled");
-      return;
-    }
-    LaunchHook* hook = LaunchHook::Install(tracer->light.get(), tracer->launch_callbacks.get(), SteadyNs(), role);
-    if (hook == nullptr) {
-      // Launches around a re-attach could not be recorded: CUPTI stays attached.
-      tracer->reattach.stopped = "the launch hook found no driver launch entry points";
-      KeepAttached(tracer);
-    }
-    session.SetMeta("reattach", hook != nullptr ? "on" : "unavailable: no launch hook");
-    tracer->hook.store(hook, std::memory_order_release);
-    return;
-  }
-  LaunchHook* hook = LaunchHook::Install(tracer->light.get(), tracer->launch_callbacks.get(), SteadyNs(), role);
+  tracer->launch_callbacks->Want(LaunchCallbackSwitch::Owner::kAchieved, false, &ignored);
+  LaunchHook* hook = LaunchHook::Install(tracer->light.get(), tracer->launch_callbacks.get(), SteadyNs());
   if (hook == nullptr) {
     LogLine("light tracing: the launch hook found no driver launch entry points; CUPTI stays attached, with its "
             "launch callbacks on");
@@ -590,7 +523,6 @@ int InitializeTracing() {
   g_tracer = tracer;
   switch (mode) {
     case Mode::kFull: break;
-    case Mode::kFullReattach: SetUpReattach(tracer, settings); break;
     case Mode::kLight: SetUpLight(tracer, /*detached=*/false); break;
     case Mode::kLightDetached: SetUpLight(tracer, /*detached=*/true); break;
   }

@@ -31,8 +31,8 @@ struct Tracer {
   std::unique_ptr<TraceSession> session;
   std::unique_ptr<AchievedProfiler> achieved;
   std::unique_ptr<LightTracer> light;  // OCCTRACE_MODE=light
-  // Mode::kLightDetached and kFullReattach: the launch hook, and the switch by which it and the
-  // achieved profiler share the launch callbacks (launch_hook.h).
+  // Mode::kLightDetached: the launch hook, and the switch by which it sets the launch callbacks
+  // (launch_hook.h).
   std::unique_ptr<LaunchCallbackSwitch> launch_callbacks;
   std::atomic<LaunchHook*> hook{nullptr};
   // OCCTRACE_LIGHT_DETACH=1: CUPTI finalized between timing windows (cupti_attachment.h); every
@@ -45,33 +45,7 @@ struct Tracer {
   // (LaunchHook::ReadyToDetach).
   std::string detach_stopped;
   uint64_t windows_kept_attached = 0;
-  uint64_t windows_kept_attached_for_sampling = 0;  // achieved sampling not yet at rest
   std::atomic<uint64_t> windows_refused_by_profiler{0};  // EnableWindowRecords
-  // The default mode's re-attach after sampling (OCCTRACE_ACHIEVED_REATTACH, cupti_reattach.cc):
-  // `light` is then a gaps-only tracer (LightTracerOptions::gaps_only), `attachment` finalizes
-  // and attaches CUPTI, and this is the writer thread's progress through a re-attach.
-  struct Reattach {
-    enum class Step { kWatching, kPrewatch, kDetachRequested, kTail, kResolving };
-    bool on = false;                 // a full trace that re-attaches after sampling
-    bool force_once = false;         // OCCTRACE_ACHIEVED_REATTACH=force: once, measured or not
-    Step step = Step::kWatching;
-    int64_t step_since_ns = 0;
-    std::string stopped;             // why it stopped re-attaching for good ("" while it may)
-    uint64_t measured_at_last = 0;   // achieved launches measured when the last re-attach began
-    int64_t last_new_config_ns = 0;  // writer thread: the last new kernel configuration
-    int64_t records_off_ns = 0;      // steady clock, the re-attach in progress
-    uint64_t misses_at_prewatch = 0;  // launches outside the hook when the callbacks came on
-    uint64_t prewatch_misses = 0;     // re-attaches given up because the hook missed launches
-    uint64_t began = 0;              // re-attaches begun, and ended with CUPTI attached again
-    uint64_t completed = 0;
-    uint64_t waited_for_sampling = 0;  // ticks at which sampling did not rest yet
-    std::vector<int64_t> gap_ns;     // kernel records off to on again, each re-attach
-    int64_t start_ns = 0;            // steady clock at setup
-    std::vector<int64_t> began_at_ns;
-  };
-  Reattach reattach;
-  // `achieved` for the writer thread, which may run before it is set: published once it is.
-  std::atomic<AchievedProfiler*> achieved_for_writer{nullptr};
   // False once CUPTI reported a fatal error (it then finalizes itself) or after the final
   // flush: no more CUPTI calls from our side.
   std::atomic<bool> tracing{false};
@@ -97,11 +71,5 @@ uint64_t SetKernelRecords(Tracer* tracer, bool on);
 // SessionHooks::light_tick, after every window update on the writer thread.
 void LightTick(Tracer* tracer, int64_t now_ns, bool records_on);
 
-// cupti_reattach.cc. SessionHooks::gap_tick: the default mode's re-attach after sampling.
-void ReattachTick(Tracer* tracer, int64_t now_ns);
-// SessionHooks::before_final_flush: a pending detach taken back (the final flush needs CUPTI).
-void ReattachBeforeFinalFlush(Tracer* tracer);
-// OCC_META rows of the re-attach (reattach_*).
-std::vector<std::pair<std::string, std::string>> ReattachMeta(const Tracer& tracer);
 
 }  // namespace occ::inj::tracer_internal

@@ -74,7 +74,6 @@ uint64_t SetKernelRecords(Tracer* tracer, bool on) {
     uint64_t now = 0;
     if (on) {
       if (!attachment->Attach()) return 0;
-      if (tracer->achieved) tracer->achieved->OnAttached(tracer->subscriber);
       attachment->IfAttached([&now, tracer] {
         EnableWindowRecords(tracer);
         if (cuptiGetTimestamp(&now) != CUPTI_SUCCESS) now = 0;
@@ -103,12 +102,6 @@ uint64_t SetKernelRecords(Tracer* tracer, bool on) {
       ++tracer->windows_kept_attached;
       return now;
     }
-    // Achieved occupancy is measured while attached: CUPTI goes only once sampling rests
-    // (every signature measured, the profiler parked and its session ended).
-    if (tracer->achieved && !tracer->achieved->PrepareDetach()) {
-      ++tracer->windows_kept_attached_for_sampling;
-      return now;
-    }
     attachment->RequestDetach();
     return now;
   }
@@ -134,11 +127,8 @@ void LightTick(Tracer* tracer, int64_t now_ns, bool records_on) {
       attachment != nullptr && !records_on && tracer->light->graphs_seen()) {
     if (tracer->detach_stopped.empty()) tracer->detach_stopped = "CUDA graphs or stream capture";
     const bool was_attached = attachment->state() == CuptiAttachment::State::kAttached;
-    if (attachment->Attach()) {
-      if (!was_attached) {
-        attachment->IfAttached([] { OCC_CUPTI_LOG(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)); });
-      }
-      if (tracer->achieved) tracer->achieved->OnAttached(tracer->subscriber);
+    if (attachment->Attach() && !was_attached) {
+      attachment->IfAttached([] { OCC_CUPTI_LOG(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)); });
     }
   }
   if (LaunchHook* hook = tracer->hook.load(std::memory_order_acquire)) hook->Tick(now_ns, records_on);

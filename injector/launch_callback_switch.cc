@@ -13,14 +13,13 @@ LaunchCallbackSwitch::LaunchCallbackSwitch(Apply apply, bool initially_on, Clock
     };
   }
   wants_[0] = wants_[1] = initially_on;
-  wants_[2] = false;
   if (on_) on_since_ns_ = now_ns_();
 }
 
 bool LaunchCallbackSwitch::Want(Owner owner, bool on, std::string* error) {
   std::lock_guard lock(mutex_);
   wants_[static_cast<int>(owner)] = on;
-  const bool wanted = wants_[0] || wants_[1] || wants_[2];
+  const bool wanted = wants_[0] || wants_[1];
   if (wanted == on_) return true;
   if (!apply_(wanted, error)) return false;
   const int64_t now = now_ns_();

@@ -18,9 +18,7 @@ namespace occ::inj {
 
 class LaunchCallbackSwitch {
  public:
-  // kReattach: a full trace's re-attach after sampling (cupti_reattach.cc), for its few
-  // hundred milliseconds; it starts not wanting them.
-  enum class Owner { kAchieved = 0, kLight = 1, kReattach = 2 };
+  enum class Owner { kAchieved = 0, kLight = 1 };
   // `apply(on, error)` switches the callbacks (cuptiEnableCallback for each launch id); false
   // with *error set when CUPTI refused. They are taken to be on at the start (as both owners
   // enable them when they subscribe) when `initially_on`.
@@ -42,7 +40,7 @@ class LaunchCallbackSwitch {
   Apply apply_;
   Clock now_ns_;
   mutable std::mutex mutex_;
-  bool wants_[3];
+  bool wants_[2];
   bool on_;
   uint64_t switches_ = 0;
   int64_t on_since_ns_ = 0;  // while on_

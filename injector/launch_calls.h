@@ -68,9 +68,6 @@ struct LaunchCall {
   uint32_t cluster_scheduling_policy = 0;
   int32_t launch_type = 0;                  // CUpti_ActivityLaunchType
   uint32_t unknown_graph = 0;               // a graph launch whose instantiation was not seen
-  // A full trace's re-attach gaps (LightTracerOptions::gaps_only): CUPTI's attachments so far
-  // when recorded (LightTracer::AttachEpoch); correlation ids are compared within one.
-  uint32_t attach_epoch = 0;
 };
 
 class LaunchCallStreams {

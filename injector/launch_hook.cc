@@ -38,11 +38,6 @@ HookWatchPolicy::Decision HookWatchPolicy::Tick(int64_t now_ns, bool objects_add
   return decision;
 }
 
-void HookWatchPolicy::Wake(int64_t now_ns) {
-  watch_until_ns_ = std::max(watch_until_ns_, now_ns + settings_.watch_ns);
-  next_periodic_ns_ = now_ns + settings_.periodic_period_ns;
-}
-
 void HookWatchPolicy::Rescanned(int64_t now_ns, int rewritten) {
   last_rescan_ns_ = now_ns;
   rescan_pending_ = false;
@@ -98,7 +93,7 @@ class HookedCall {
 LightTracer* Recorder(CUresult result, const HookedCall& call) {
   if (result != CUDA_SUCCESS || !call.outermost() || TraceSession::InForkedChild()) return nullptr;
   LightTracer* light = g_light.load(std::memory_order_relaxed);
-  return light != nullptr && light->WantsHookedLaunches() ? light : nullptr;
+  return light;
 }
 
 CUcontext CurrentContext() {
@@ -365,23 +360,10 @@ uint64_t ObjectsAddedSoFar() {
 
 }  // namespace
 
-namespace {
+LaunchHook::LaunchHook(LightTracer* light, LaunchCallbackSwitch* callbacks, int64_t now_ns)
+    : light_(light), callbacks_(callbacks), policy_(HookWatchPolicy::Settings{}, now_ns), last_new_code_ns_(now_ns) {}
 
-HookWatchPolicy::Settings WatchSettings(LaunchHook::Role role) {
-  HookWatchPolicy::Settings settings;
-  if (role == LaunchHook::Role::kFullGaps) settings.periodic_period_ns = 30'000'000'000;
-  return settings;
-}
-
-}  // namespace
-
-LaunchHook::LaunchHook(LightTracer* light, LaunchCallbackSwitch* callbacks, int64_t now_ns, Role role)
-    : light_(light), callbacks_(callbacks), policy_(WatchSettings(role), now_ns), last_new_code_ns_(now_ns) {
-  callbacks_in_windows_ = role == Role::kLightDetached;
-  if (role == Role::kFullGaps) meta_prefix_ = "reattach_hook_";
-}
-
-LaunchHook* LaunchHook::Install(LightTracer* light, LaunchCallbackSwitch* callbacks, int64_t now_ns, Role role) {
+LaunchHook* LaunchHook::Install(LightTracer* light, LaunchCallbackSwitch* callbacks, int64_t now_ns) {
   static LaunchHook* installed = nullptr;
   if (installed != nullptr) return nullptr;
   void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
@@ -401,7 +383,7 @@ LaunchHook* LaunchHook::Install(LightTracer* light, LaunchCallbackSwitch* callba
   }
   if (redirects.empty()) return nullptr;
   g_light.store(light, std::memory_order_release);
-  auto* hook = new LaunchHook(light, callbacks, now_ns, role);  // leaked: wrappers run until exit
+  auto* hook = new LaunchHook(light, callbacks, now_ns);  // leaked: wrappers run until exit
   hook->installed_ns_ = now_ns;
   hook->entry_points_ = static_cast<int>(redirects.size());
   light->SetHookInstalled();
@@ -430,25 +412,7 @@ int LaunchHook::Rescan() {
 
 void LaunchHook::NoteModuleLoaded() { g_module_loads.fetch_add(1, std::memory_order_relaxed); }
 
-void LaunchHook::Tick(int64_t now_ns, bool records_on, bool dormant) {
-  last_tick_ns_ = now_ns;
-  if (dormant) {
-    if (!dormant_) {
-      dormant_ = true;
-      dormant_since_ns_ = now_ns;
-      std::string error;
-      if (!callbacks_->Want(LaunchCallbackSwitch::Owner::kLight, false, &error) && switch_error_.empty()) {
-        switch_error_ = error;
-        LogLine("launch hook: switching the launch callbacks off failed (%s)", error.c_str());
-      }
-    }
-    return;
-  }
-  if (dormant_) {
-    dormant_ = false;
-    dormant_ns_total_ += now_ns - dormant_since_ns_;
-    policy_.Wake(now_ns);
-  }
+void LaunchHook::Tick(int64_t now_ns, bool records_on) {
   const uint64_t adds = ObjectsAddedSoFar();
   const uint64_t modules = g_module_loads.load(std::memory_order_relaxed);
   const uint64_t misses = light_->launches_outside_hook();
@@ -464,7 +428,7 @@ void LaunchHook::Tick(int64_t now_ns, bool records_on, bool dormant) {
   misses_seen_ = misses;
   // CUPTI detached between windows: nothing catches a missed launch until the next window, so
   // a library loaded since the last tick is scanned at once, not after rescan_interval_ns.
-  const bool scan_now = decision.rescan || (callbacks_in_windows_ && adds != objects_added_at_last_scan_);
+  const bool scan_now = decision.rescan || adds != objects_added_at_last_scan_;
   if (scan_now) {
     objects_added_at_last_scan_ = adds;
     if (rescan_at_s_.size() < kMaxRescanTimes) rescan_at_s_.push_back(static_cast<double>(now_ns - installed_ns_) / 1e9);
@@ -475,7 +439,7 @@ void LaunchHook::Tick(int64_t now_ns, bool records_on, bool dormant) {
   // between windows, whenever the policy wants them (detached, switching them is a no-op). The
   // first GPU run left them off between windows while CUPTI stayed attached after CUDA graphs
   // appeared, and one cuBLAS launch the hook missed was lost.
-  const bool callbacks = decision.callbacks || (callbacks_in_windows_ && records_on);
+  const bool callbacks = decision.callbacks || records_on;
   std::string error;
   if (!callbacks_->Want(LaunchCallbackSwitch::Owner::kLight, callbacks, &error) && switch_error_.empty()) {
     switch_error_ = error;
@@ -505,7 +469,7 @@ std::vector<std::pair<std::string, std::string>> LaunchHook::Meta() const {
   }
   char callbacks_on_ms[32];
   std::snprintf(callbacks_on_ms, sizeof(callbacks_on_ms), "%.1f", callbacks_->on_ms());
-  const std::string& p = meta_prefix_;
+  const std::string p = "light_hook_";
   return {
       {p + "entry_points", std::to_string(entry_points_)},
       {p + "pointers_rewritten", std::to_string(rewritten_total_)},
@@ -519,7 +483,6 @@ std::vector<std::pair<std::string, std::string>> LaunchHook::Meta() const {
       {p + "callback_switches", std::to_string(callbacks_->switches())},
       {p + "callbacks_on_ms", callbacks_on_ms},
       {p + "rescans_at_s", rescans_at.empty() ? "none" : rescans_at},
-      {p + "dormant_ms", std::to_string((dormant_ns_total_ + (dormant_ ? last_tick_ns_ - dormant_since_ns_ : 0)) / 1'000'000)},
   };
 }
 

@@ -1,7 +1,7 @@
 // The launch hook: every kernel and graph launch seen by wrapping the driver's launch entry
 // points, so that launches are recorded while CUPTI is detached -- light tracing's between
-// timing windows (OCCTRACE_LIGHT_DETACH=1) and the default mode's around a re-attach after
-// sampling (cupti_reattach.cc) -- and CUPTI's launch callbacks can stay off most of the time.
+// timing windows (OCCTRACE_LIGHT_DETACH=1) -- and CUPTI's launch callbacks can stay off most
+// of the time.
 // (Light tracing with the hook but CUPTI attached, once OCCTRACE_LIGHT_HOOK=1, did not lower
 // its cost and was removed.)
 //
@@ -67,9 +67,6 @@ class HookWatchPolicy {
   // drops -- so the switches were probably not the cause; keeping CUPTI's state still while
   // records are on costs nothing.
   Decision Tick(int64_t now_ns, bool objects_added, bool modules_loaded, bool misses, bool records_on);
-  // The end of a dormant stretch (LaunchHook::Tick with `dormant`), in which no tick ran: the
-  // callbacks watch for watch_ns from now, and the next periodic watch is a period away.
-  void Wake(int64_t now_ns);
   // After a rescan the Decision asked for: how many pointers it rewrote. A rescan asked for by
   // misses that rewrote nothing is fruitless; after `fruitless_rescans_to_fall_back` in a row
   // the callbacks stay on for good.
@@ -91,30 +88,13 @@ class HookWatchPolicy {
 
 class LaunchHook {
  public:
-  enum class Role {
-    // Light tracing with CUPTI detached between windows (OCCTRACE_LIGHT_DETACH,
-    // cupti_attachment.h): every launch, and the launch callbacks on for every whole window
-    // instead of by the policy alone. Both roles also wrap graph instantiation and module
-    // unload, whose CUPTI callbacks are gone while CUPTI is detached.
-    kLightDetached,
-    // A full trace's re-attach after sampling (cupti_reattach.cc): launches recorded only around a re-attach (LightTracerOptions::gaps_only),
-    // the callbacks by the policy alone, watching every 30 s instead of every 10 s (a miss
-    // matters only in a re-attach) and only while a re-attach may come (dormant otherwise: Tick),
-    // and OCC_META rows named reattach_hook_*.
-    kFullGaps,
-  };
   // Finds the driver's launch entry points and rewrites the pointers to them found now.
   // Null when the driver or its entry points cannot be found (light tracing then keeps CUPTI's
   // callbacks on). One per process: the wrappers reach `light` through a global.
-  static LaunchHook* Install(LightTracer* light, LaunchCallbackSwitch* callbacks, int64_t now_ns, Role role);
+  static LaunchHook* Install(LightTracer* light, LaunchCallbackSwitch* callbacks, int64_t now_ns);
 
   // Writer thread, every wake-up: rescans and switches the callbacks as the policy says.
-  // `dormant` (the kFullGaps role, while no re-attach can come: cupti_reattach.cc): the hook
-  // neither watches nor rescans -- CUPTI's launch callbacks off, no look at loaded objects --
-  // and its wrappers only pass launches through. Whatever was loaded, launched or missed
-  // meanwhile is caught up on by the first tick that is not dormant (a rescan if objects were
-  // added, a watch of watch_ns), before the re-attach's own 1-s watch.
-  void Tick(int64_t now_ns, bool records_on, bool dormant = false);
+  void Tick(int64_t now_ns, bool records_on);
   // From CUPTI's MODULE_LOADED callback (any thread).
   void NoteModuleLoaded();
 
@@ -132,7 +112,7 @@ class LaunchHook {
   static constexpr int64_t kQuietBeforeDetachNs = 10'000'000'000;
 
  private:
-  LaunchHook(LightTracer* light, LaunchCallbackSwitch* callbacks, int64_t now_ns, Role role);
+  LaunchHook(LightTracer* light, LaunchCallbackSwitch* callbacks, int64_t now_ns);
   int Rescan();
 
   LightTracer* light_;
@@ -146,10 +126,6 @@ class LaunchHook {
   int64_t scan_ns_total_ = 0;
   int64_t scan_ns_max_ = 0;
   int64_t installed_ns_ = 0;
-  bool dormant_ = false;
-  int64_t dormant_since_ns_ = 0;
-  int64_t dormant_ns_total_ = 0;  // the stretches that ended
-  int64_t last_tick_ns_ = 0;
   // When each rescan after the first ran, in s since Install (the first kMaxRescanTimes): a
   // rescan runs on the writer thread but rewrites pointers the program's threads read, so
   // whether it fell inside a measured stretch matters when reading a cost.
@@ -158,8 +134,6 @@ class LaunchHook {
   int rewritten_total_ = 0;
   std::vector<std::string> hooked_objects_;
   std::string switch_error_;
-  bool callbacks_in_windows_ = false;
-  std::string meta_prefix_ = "light_hook_";
   uint64_t objects_added_at_last_scan_ = 0;
   uint64_t misses_at_last_detach_check_ = 0;
   uint64_t new_functions_seen_ = 0;

@@ -35,9 +35,6 @@ Registry& TheRegistry() {
 // stream is destroyed (its handle may be reused): per-thread caches older than it are stale.
 std::atomic<uint64_t> g_functions_epoch{1};
 std::atomic<uint64_t> g_streams_epoch{1};
-// Bumped while CUPTI is detached (LightTracer::ForgetOpenRuntimeLaunches): a thread's outer
-// correlation state older than it may hold a runtime ENTER whose EXIT was never seen.
-std::atomic<uint64_t> g_correlation_epoch{1};
 
 struct ThreadCaches {
   uint64_t functions_epoch = 0;
@@ -53,8 +50,6 @@ struct ThreadCaches {
   CUcontext context = nullptr;
   uint32_t context_id = 0;
   uint32_t device_id = 0;
-  OuterCorrelation correlation;
-  uint64_t correlation_epoch = 0;
   // CUPTI detached between windows: what this thread's launch callbacks already told the
   // id translation (LearnIds).
   CUcontext learned_context = nullptr;
@@ -64,15 +59,6 @@ struct ThreadCaches {
 };
 thread_local ThreadCaches t_caches;
 
-OuterCorrelation& ThreadsCorrelation() {
-  ThreadCaches& caches = t_caches;
-  const uint64_t epoch = g_correlation_epoch.load(std::memory_order_acquire);
-  if (caches.correlation_epoch != epoch) {
-    caches.correlation = OuterCorrelation();
-    caches.correlation_epoch = epoch;
-  }
-  return caches.correlation;
-}
 // The graph exec CUPTI's GRAPHEXEC_CREATED callback registered on this thread during the
 // hooked instantiation in progress (LightTracer::BeginHookedInstantiation).
 thread_local CUgraphExec t_graph_exec_from_callback = nullptr;
@@ -294,10 +280,6 @@ bool LightTracer::Capturing(CUstream stream) {
 }
 
 bool LightTracer::EnableCallbacks(CUpti_SubscriberHandle subscriber) {
-  for (CUpti_CallbackId cbid : kRuntimeLaunchCbids) {
-    if (!gap_correlation_.load(std::memory_order_acquire)) break;
-    if (!OCC_CUPTI_OK(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid))) return false;
-  }
   for (CUpti_CallbackId cbid : kDriverLaunchCbids) {
     if (!OCC_CUPTI_OK(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid))) return false;
   }
@@ -316,32 +298,7 @@ bool LightTracer::EnableCallbacks(CUpti_SubscriberHandle subscriber) {
   return true;
 }
 
-bool LightTracer::SetGapCorrelation(CUpti_SubscriberHandle subscriber, bool on) {
-  gap_correlation_.store(on, std::memory_order_release);
-  for (CUpti_CallbackId cbid : kRuntimeLaunchCbids) {
-    if (!OCC_CUPTI_OK(cuptiEnableCallback(on ? 1 : 0, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid))) return false;
-  }
-  return true;
-}
-
-uint32_t LightTracer::ForgetOpenRuntimeLaunches() {
-  return static_cast<uint32_t>(g_correlation_epoch.fetch_add(1, std::memory_order_acq_rel) + 1);
-}
-
-uint32_t LightTracer::AttachEpoch() { return static_cast<uint32_t>(g_correlation_epoch.load(std::memory_order_acquire)); }
-
 void LightTracer::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* cbdata) {
-  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
-    // Runtime callbacks also fire, unasked, while CUPTI waits to detach (the whole domain is
-    // on): an ENTER whose EXIT the finalize swallows must not leave a stale outer id (light
-    // tracing ignores them; around a re-attach, ForgetOpenRuntimeLaunches clears such ids).
-    if (!gap_correlation_.load(std::memory_order_relaxed) || !IsRuntimeLaunchCbid(cbid)) {
-      return;
-    }
-    const auto* data = static_cast<const CUpti_CallbackData*>(cbdata);
-    ThreadsCorrelation().OnRuntimeLaunch(data->callbackSite == CUPTI_API_ENTER, data->correlationId);
-    return;
-  }
   if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
     const auto* data = static_cast<const CUpti_CallbackData*>(cbdata);
     if (data->callbackSite != CUPTI_API_EXIT) return;
@@ -361,15 +318,12 @@ void LightTracer::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
     if (options_.cupti_free && ids_ != nullptr) LearnIds(cbid, data);
     HookedLaunchThread& hooked = ThisThreadsHookedLaunch();
     if (hooked.depth > 0) {
-      // The hook records it on return, with the outermost API's id (the kernel record's).
-      hooked.correlation = ThreadsCorrelation().ForDriverLaunch(data->correlationId);
+      // The hook records it on return, with the driver call's correlation id.
+      hooked.correlation = data->correlationId;
       return;
     }
     if (hook_installed_.load(std::memory_order_relaxed)) launches_outside_hook_.fetch_add(1, std::memory_order_relaxed);
-    // A full trace's gap tracer records a missed launch only around a re-attach; otherwise its
-    // kernel record is the trace's row.
-    if (options_.gaps_only && !recording_.load(std::memory_order_acquire)) return;
-    const uint32_t correlation = ThreadsCorrelation().ForDriverLaunch(data->correlationId);
+    const uint32_t correlation = data->correlationId;
     if (kernel) {
       RecordKernelLaunch(cbid, data->functionParams, data->context, correlation);
     } else {
@@ -501,7 +455,6 @@ void LightTracer::RecordKernelLaunch(CUpti_CallbackId cbid, const void* params, 
   }
   call.stream_id = StreamId(context, args.stream);
   call.correlation_id = correlation;
-  if (options_.gaps_only) call.attach_epoch = AttachEpoch();
   call.api_start_ns = Now();
   streams_->Append(call);
 }
@@ -535,7 +488,6 @@ void LightTracer::RecordGraphLaunch(CUpti_CallbackId cbid, const void* params, C
   }
   call.stream_id = StreamId(context, stream);
   call.correlation_id = correlation;
-  if (options_.gaps_only) call.attach_epoch = AttachEpoch();
   call.api_start_ns = Now();
   streams_->Append(call);
 }

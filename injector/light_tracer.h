@@ -33,8 +33,7 @@ namespace occ::inj {
 
 // Light tracing takes the driver launch callbacks only: the runtime ones (for the outermost
 // correlation id, the kernel record's) cost ~1 us per launch (H100, 2026-11-25), and timed
-// launches find their configuration by shape. They come on only around a re-attach
-// (SetGapCorrelation). Stream-capture callbacks tell a launch into a capturing stream without a
+// launches find their configuration by shape. Stream-capture callbacks tell a launch into a capturing stream without a
 // driver call per launch (attached only).
 struct LightTracerOptions {
   // OCCTRACE_LIGHT_DETACH=1 (cupti_attachment.h): CUPTI is finalized between timing windows,
@@ -44,11 +43,6 @@ struct LightTracerOptions {
   // 2026-11-25), the driver asked whether a stream is capturing (the capture callbacks are
   // gone while detached), and graphs read when the launch hook sees them instantiated.
   bool cupti_free = false;
-  // The default mode's re-attach after sampling (cupti_reattach.cc): a full trace keeps this
-  // tracer only to record, with the launch hook, the launches made around a re-attach, while
-  // SetRecording(true). Otherwise it records nothing: a hooked launch returns at once, and a
-  // launch the hook missed is only counted (its kernel record is the trace's row).
-  bool gaps_only = false;
 };
 
 // The launch hook's per-thread state (launch_hook.h): inside a hooked launch call, `depth` > 0;
@@ -97,25 +91,6 @@ class LightTracer {
   void SetHookInstalled() { hook_installed_.store(true, std::memory_order_release); }
   uint64_t launches_outside_hook() const { return launches_outside_hook_.load(std::memory_order_relaxed); }
   uint64_t hooked_launches() const { return hooked_launches_.load(std::memory_order_relaxed); }
-  // gaps_only: whether launches are recorded now. SetRecording(true) must come after
-  // SetGapCorrelation(true) has taken effect, and SetRecording(false) before it is undone.
-  void SetRecording(bool on) { recording_.store(on, std::memory_order_release); }
-  // Whether the launch hook is to hand over its launches (always, unless gaps_only and not
-  // recording): one relaxed load, checked before the hook reads anything of the launch.
-  bool WantsHookedLaunches() const { return !options_.gaps_only || recording_.load(std::memory_order_relaxed); }
-  // gaps_only, around a re-attach: the runtime launch callbacks on (now, and at every attach
-  // while on), so that each recorded launch carries the outermost API's correlation id, as its
-  // kernel record does: how TraceWriter::ResolveGapCalls tells launches that also have a
-  // kernel record apart. Writer thread; `subscriber` attached.
-  bool SetGapCorrelation(CUpti_SubscriberHandle subscriber, bool on);
-  // A runtime launch's API ENTER whose EXIT never came (CUPTI was finalized in between) must
-  // not lend its id to later launches: called while CUPTI is detached, it makes every thread
-  // forget its open runtime launches.
-  // Also starts a new attach epoch (stamped on every call recorded from then on, as
-  // LaunchCall::attach_epoch) and returns it: CUPTI's correlation ids of two attachments are
-  // not known to be distinct.
-  static uint32_t ForgetOpenRuntimeLaunches();
-  static uint32_t AttachEpoch();
   // Every callback of the subscriber; ignores what is not light tracing's.
   void OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* cbdata);
 
@@ -151,8 +126,6 @@ class LightTracer {
   std::atomic<uint64_t> graphs_read_by_hook_{0};
   std::atomic<bool> graphs_seen_{false};
   std::atomic<uint64_t> new_functions_{0};
-  std::atomic<bool> recording_{false};        // gaps_only
-  std::atomic<bool> gap_correlation_{false};  // gaps_only: runtime launch callbacks on
   IdTranslation* ids_ = nullptr;
 };
 

@@ -99,8 +99,6 @@ class PmCollector final : public AchievedProfiler {
   // The core enables CONTEXT_CREATED and CONTEXT_DESTROY_STARTING itself (cupti_tracer.cc).
   void EnableCallbacks(CUpti_SubscriberHandle /*subscriber*/) override {}
   void OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* cbdata) override;
-  // CUPTI must stay attached while sampling (light tracing's detach would tear it down).
-  bool PrepareDetach() override { return false; }
   void Shutdown() override;
   std::vector<std::pair<std::string, std::string>> SessionMeta() const override;
 

@@ -413,7 +413,6 @@ namespace {
 class CuptiProfilerDevice final : public ProfilerDevice {
  public:
   bool owns_launch_callbacks_ = true;
-  LaunchCallbackSwitch* shared_switch_ = nullptr;
   ProfilerReplay replay_ = ProfilerReplay::kKernel;
 
   bool Initialize(ProfilerError* error) override { return InitializeCuptiProfiler(error); }
@@ -439,13 +438,6 @@ class CuptiProfilerDevice final : public ProfilerDevice {
   bool SetLaunchCallbacks(CUpti_SubscriberHandle subscriber, bool on,
                           ProfilerError* error) override {
     if (!owns_launch_callbacks_) return true;
-    if (shared_switch_ != nullptr) {
-      std::string message;
-      if (shared_switch_->Want(LaunchCallbackSwitch::Owner::kAchieved, on, &message)) return true;
-      error->call = "cuptiEnableCallback(driver launch)";
-      error->detail = message;
-      return false;
-    }
     const uint32_t enable = on ? 1 : 0;
     bool ok = true;
     for (CUpti_CallbackId cbid : kDriverLaunchCbids) {
@@ -462,12 +454,9 @@ class CuptiProfilerDevice final : public ProfilerDevice {
 
 }  // namespace
 
-std::unique_ptr<ProfilerDevice> CreateCuptiProfilerDevice(bool owns_launch_callbacks,
-                                                          LaunchCallbackSwitch* shared_switch,
-                                                          ProfilerReplay replay) {
+std::unique_ptr<ProfilerDevice> CreateCuptiProfilerDevice(bool owns_launch_callbacks, ProfilerReplay replay) {
   auto device = std::make_unique<CuptiProfilerDevice>();
   device->owns_launch_callbacks_ = owns_launch_callbacks;
-  device->shared_switch_ = shared_switch;
   device->replay_ = replay;
   return device;
 }

@@ -15,7 +15,6 @@
 #include <string>
 #include <vector>
 
-#include "injector/launch_callback_switch.h"
 
 namespace occ::inj {
 
@@ -126,8 +125,6 @@ class ProfilerDevice {
 // The real device: CUPTI's range profiler, the driver resolved at run time (errors.h Driver()).
 // `owns_launch_callbacks` false: another part of occtrace (light tracing) keeps the driver
 // launch callbacks on, and SetLaunchCallbacks leaves every launch callback alone.
-// `shared_switch` (light tracing with its launch hook): the launch callbacks are shared through
-// it, and SetLaunchCallbacks says what the profiler wants there (launch_callback_switch.h).
 // How the range profiler collects a launch's counters (CUpti_ProfilerReplayMode). Our
 // configurations fit in one pass, so nothing is replayed either way; kUser tells CUPTI so, and
 // kKernel (CUPTI's usual mode for per-kernel ranges) prepares kernel replay around every
@@ -135,7 +132,6 @@ class ProfilerDevice {
 enum class ProfilerReplay { kKernel, kUser };
 
 std::unique_ptr<ProfilerDevice> CreateCuptiProfilerDevice(bool owns_launch_callbacks = true,
-                                                          LaunchCallbackSwitch* shared_switch = nullptr,
                                                           ProfilerReplay replay = ProfilerReplay::kKernel);
 
 class ContextRangeProfiler final : public ContextProfiler {

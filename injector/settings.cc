@@ -42,11 +42,8 @@ constexpr KnownSetting kKnownSettings[] = {
     {"OCCTRACE_WATCH_SUBSCRIBERS", kDeveloper},
     {"OCCTRACE_LIGHT_MAX_DUTY_PCT", kDeveloper},
     {"OCCTRACE_LIGHT_NEW_CONFIG_WINDOWS", kDeveloper},
-    {"OCCTRACE_ACHIEVED_REATTACH", kDeveloper},
     {"OCCTRACE_SAMPLE_BURST_MS", kDeveloper},
     {"OCCTRACE_ACHIEVED_IDLE", kDeveloper},
-    {"OCCTRACE_ACHIEVED_LISTEN_MS", kDeveloper},
-    {"OCCTRACE_ACHIEVED_QUIET_PARK", kDeveloper},
     {"OCCTRACE_ACHIEVED_PARK_DEINIT", kDeveloper},
     {"OCCTRACE_ACHIEVED_BACKGROUND_SETUP", kDeveloper},
     {"OCCTRACE_ACHIEVED_MAX_SIGNATURES", kDeveloper},
@@ -171,10 +168,6 @@ void ParseProfiler(const EnvLookup& env, AchievedConfig* config, std::vector<std
       SwitchSetting(env, "OCCTRACE_ACHIEVED_PARK_DEINIT", config->park_deinitializes, warnings);
   config->background_setup =
       SwitchSetting(env, "OCCTRACE_ACHIEVED_BACKGROUND_SETUP", config->background_setup, warnings);
-  config->park_stops_callbacks =
-      SwitchSetting(env, "OCCTRACE_ACHIEVED_QUIET_PARK", config->park_stops_callbacks, warnings);
-  config->listen_ns = IntegerSetting(env, "OCCTRACE_ACHIEVED_LISTEN_MS", config->listen_ns / 1'000'000,
-                                     1, 3'600'000, warnings) * 1'000'000;
   if (std::optional<std::string> replay = env("OCCTRACE_ACHIEVED_REPLAY")) {
     const std::string_view value = TrimBlanks(*replay);
     if (value == "user" || value == "kernel") {
@@ -207,23 +200,13 @@ PmCollectorSettings ParsePm(const EnvLookup& env, std::vector<std::string>* warn
   return settings;
 }
 
-Reattach ParseReattach(const EnvLookup& env, std::vector<std::string>* warnings) {
-  if (std::optional<std::string> value = env("OCCTRACE_ACHIEVED_REATTACH"); value && TrimBlanks(*value) == "force") {
-    return Reattach::kForce;
-  }
-  return SwitchSetting(env, "OCCTRACE_ACHIEVED_REATTACH", true, warnings) ? Reattach::kOn : Reattach::kOff;
-}
-
 }  // namespace
 
 std::span<const KnownSetting> KnownSettings() { return kKnownSettings; }
 
 Mode Settings::mode() const {
   if (session.light) return light_detach ? Mode::kLightDetached : Mode::kLight;
-  // PM sampling replays nothing, so there is nothing to re-attach after; and CUPTI must stay
-  // attached while it samples.
-  const bool replays = achieved.mode == AchievedMode::kSample || achieved.mode == AchievedMode::kAll;
-  return replays && reattach != Reattach::kOff ? Mode::kFullReattach : Mode::kFull;
+  return Mode::kFull;
 }
 
 std::map<std::string, std::string> ProcessOcctraceVariables() {
@@ -259,15 +242,20 @@ Settings ParseSettings(const std::map<std::string, std::string>& variables, std:
   ParseAchievedMode(env, &settings.achieved, warnings);
   ParseSampling(env, &settings.achieved, warnings);
   ParseProfiler(env, &settings.achieved, warnings);
-  // Light tracing with detach exists to cost the least, and PM sampling keeps CUPTI attached
-  // (cuptiFinalize ends it): there it measures nothing unless OCCTRACE_ACHIEVED asks.
-  if (settings.light_detach && !env("OCCTRACE_ACHIEVED")) settings.achieved.mode = AchievedMode::kOff;
+  // Light tracing with detach exists to cost the least, and achieved occupancy needs CUPTI
+  // attached (cuptiFinalize ends PM sampling and the range profiler alike): it measures none.
+  if (settings.light_detach && settings.achieved.mode != AchievedMode::kOff) {
+    if (env("OCCTRACE_ACHIEVED")) {
+      warnings->push_back("OCCTRACE_ACHIEVED=" + *env("OCCTRACE_ACHIEVED") +
+                          " does not apply to light tracing with detach (CUPTI is gone between windows); "
+                          "achieved occupancy is not measured");
+    }
+    settings.achieved.mode = AchievedMode::kOff;
+  }
   settings.pm = ParsePm(env, warnings);
-  settings.reattach = ParseReattach(env, warnings);
   settings.triton_metadata = SwitchSetting(env, "OCCTRACE_TRITON_METADATA", true, warnings);
   settings.watch_subscribers = SwitchSetting(env, "OCCTRACE_WATCH_SUBSCRIBERS", true, warnings);
   settings.session.pm_samples = settings.achieved.mode == AchievedMode::kPm;
-  settings.session.gap_calls = settings.mode() == Mode::kFullReattach;
   return settings;
 }
 

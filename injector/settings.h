@@ -37,35 +37,26 @@ std::span<const KnownSetting> KnownSettings();
 
 // How launches are recorded and whether CUPTI stays attached. InitializeTracing switches on it.
 enum class Mode {
-  // The default: every launch from CUPTI's kernel records; CUPTI attached for the whole run
-  // (OCCTRACE_ACHIEVED=pm, the default, or off; or replay with OCCTRACE_ACHIEVED_REATTACH=0).
+  // The default: every launch from CUPTI's kernel records; CUPTI attached for the whole run,
+  // whatever OCCTRACE_ACHIEVED says (pm, the default; sample or all; off).
   kFull,
-  // OCCTRACE_ACHIEVED=sample or all: kFull, with achieved occupancy measured under kernel
-  // replay; once sampling
-  // rests CUPTI is finalized and attached again, and the launch hook records the launches made
-  // meanwhile (cupti_reattach.cc).
-  kFullReattach,
   // OCCTRACE_MODE=light: every launch from CUPTI's launch callbacks, GPU time in windows.
   kLight,
   // OCCTRACE_MODE=light with OCCTRACE_LIGHT_DETACH=1: CUPTI attached only in timing windows,
-  // launches recorded by the launch hook in between (cupti_attachment.h).
+  // launches recorded by the launch hook in between (cupti_attachment.h); no achieved
+  // occupancy, which needs CUPTI attached.
   kLightDetached,
 };
-
-// OCCTRACE_ACHIEVED_REATTACH: 1 (default), 0, or force (a diagnostic: one re-attach even when
-// nothing was measured, to tell what re-attaching costs from what kernel replay leaves).
-enum class Reattach { kOff, kOn, kForce };
 
 struct Settings {
   std::string output_pattern{kDefaultOutputPattern};  // OCCTRACE_OUTPUT (unset or blank: default)
   bool force = false;                                   // OCCTRACE_FORCE
   // OCCTRACE_QUIET, _KEEP_EMPTY, _MODE, _FLUSH_MS, _BUFFER_MB, _MAX_BUFFERS, _MAX_RECORD_AGE_MS,
   // _DEBUG_FLUSH, _LIGHT_PERIOD_MS, _LIGHT_WINDOW_MS, _LIGHT_MAX_DUTY_PCT,
-  // _LIGHT_NEW_CONFIG_WINDOWS; pm_samples and gap_calls follow from the mode. `path` and
+  // _LIGHT_NEW_CONFIG_WINDOWS; pm_samples follows from the mode. `path` and
   // `triton_cache_roots` are left for InitializeTracing.
   SessionOptions session;
   bool light_detach = false;     // OCCTRACE_LIGHT_DETACH (light tracing only)
-  Reattach reattach = Reattach::kOn;
   AchievedConfig achieved;       // OCCTRACE_ACHIEVED, _SAMPLES, _SAMPLE_BUDGET, ... (achieved_policy.h)
   PmCollectorSettings pm;        // OCCTRACE_PM_* (OCCTRACE_ACHIEVED=pm only)
   bool triton_metadata = true;   // OCCTRACE_TRITON_METADATA

@@ -116,10 +116,6 @@ std::unique_ptr<TraceSession> TraceSession::Start(const SessionOptions& options,
     w.SetMeta("setting_light_new_config_windows", options.windows.windows_for_new_configs ? "1" : "0");
     session->launch_calls_ = std::make_unique<LaunchCallStreams>();
   }
-  if (options.gap_calls) {
-    w.EnableGapCalls();
-    session->gap_calls_ = std::make_unique<LaunchCallStreams>();
-  }
   w.SetMeta("status", "running");
   w.SetMeta("launch_count", "0");
   if (!w.Commit()) return nullptr;
@@ -268,7 +264,7 @@ std::vector<std::pair<std::string, std::string>> TraceSession::ClosingMeta(
     const std::string& status, const std::vector<std::pair<std::string, std::string>>& hook_rows) const {
   std::vector<std::pair<std::string, std::string>> rows = hook_rows;
   const WriterStats& stats = writer_->stats();
-  if (!launch_calls_) rows.emplace_back("launch_count", std::to_string(stats.launches + stats.gap_launches));
+  if (!launch_calls_) rows.emplace_back("launch_count", std::to_string(stats.launches));
   rows.emplace_back("kernel_count", std::to_string(stats.kernels));
   rows.emplace_back("config_count", std::to_string(stats.configs));
   rows.emplace_back("achieved_count", std::to_string(stats.achieved));
@@ -294,13 +290,6 @@ std::vector<std::pair<std::string, std::string>> TraceSession::ClosingMeta(
   rows.emplace_back("module_loaders_found", std::to_string(stats.loaders_found));
   rows.emplace_back("module_loader_capture_ns_total", std::to_string(stats.loader_capture_ns_total));
   rows.emplace_back("module_loader_capture_ns_max", std::to_string(stats.loader_capture_ns_max));
-  if (gap_calls_) {
-    rows.emplace_back("reattach_gap_calls_held", std::to_string(stats.gap_calls_held));
-    rows.emplace_back("reattach_gap_launches", std::to_string(stats.gap_launches));
-    rows.emplace_back("reattach_gap_duplicates", std::to_string(stats.gap_duplicates));
-    rows.emplace_back("reattach_gap_configs_from_calls", std::to_string(stats.gap_configs_from_calls));
-    rows.emplace_back("reattach_gap_calls_dropped", std::to_string(gap_calls_->dropped()));
-  }
   if (launch_calls_) AddLightClosingMeta(&rows);
   // Kinds occtrace never enables arriving in its buffers: another client (Kineto since
   // 2026-08 enables activities without subscribing) changed CUPTI's process-wide activity
@@ -330,21 +319,14 @@ void TraceSession::PrintSummary(const WriterStats& stats, bool ok, bool meta_wri
   const char* outcome = ok             ? ""
                         : meta_written ? " (incomplete: write error; counts in OCC_META)"
                                        : " (incomplete: write error; OCC_META could not be updated)";
-  // Light traces count their launch calls; full traces their records and any re-attach gap's.
-  const uint64_t launches = launch_calls_ ? stats.launch_calls : stats.launches + stats.gap_launches;
+  // Light traces count their launch calls; full traces their kernel records.
+  const uint64_t launches = launch_calls_ ? stats.launch_calls : stats.launches;
   LogLine("%llu kernel launches of %llu kernels%s -> %s%s",
           static_cast<unsigned long long>(launches),
           static_cast<unsigned long long>(stats.kernels), dropped_text, options_.path.c_str(), outcome);
 }
 
 void TraceSession::CloseWriter(const std::string& status) {
-  // Calls still held from a re-attach whose resolution had not come (the final flush has
-  // added every kernel record by now).
-  if (gap_calls_) {
-    std::deque<Item> none;
-    ProcessItems(&none);
-    writer_->ResolveGapCalls();
-  }
   std::vector<std::pair<std::string, std::string>> hook_rows;
   if (hooks_.final_meta) hook_rows = hooks_.final_meta();
   bool ok = false;

@@ -115,9 +115,6 @@ struct SessionOptions {
   // OCCTRACE_LIGHT_MAX_DUTY_PCT, OCCTRACE_LIGHT_NEW_CONFIG_WINDOWS).
   bool light = false;
   KernelWindowSettings windows;
-  // The default mode's re-attach after sampling (cupti_reattach.cc): the launch hook's calls
-  // from around each re-attach (gap_calls()) are held and stored by TraceWriter's gap half.
-  bool gap_calls = false;
 };
 
 struct SessionHooks {
@@ -129,9 +126,6 @@ struct SessionHooks {
   std::function<void()> before_final_flush;
   // Rows for OCC_META gathered at the end (achieved profiler's SessionMeta()).
   std::function<std::vector<std::pair<std::string, std::string>>()> final_meta;
-  // On the writer thread, when the records it wrote held a kernel configuration not seen before
-  // (the achieved profiler's OnNewKernelConfigurations()).
-  std::function<void()> new_kernel_configurations;
   // Light tracing: switches CUPTI's kernel records on or off (a timing window opens or closes).
   // On the writer thread, with no lock of the session held. Returns the CUPTI timestamp taken
   // just before switching off, just after switching on (0 if none).
@@ -142,9 +136,6 @@ struct SessionHooks {
   // Light tracing with CUPTI detached between windows: on the writer thread, each launch's
   // driver context and stream ids turned into CUPTI's before it is written (id_translation.h).
   std::function<void(LaunchCall* call)> translate_launch_ids;
-  // A full trace with gap calls (SessionOptions::gap_calls): on the writer thread at every
-  // wake-up while running, the re-attach's steps (cupti_reattach.cc).
-  std::function<void(int64_t now_ns)> gap_tick;
   // PM sampling: on the writer thread, once, after it evaluated its first PM image (by then
   // CUPTI has created its evaluation state; pm_collector.h says why that matters at exit).
   std::function<void()> first_pm_image_written;
@@ -182,18 +173,6 @@ class TraceSession {
   // Light tracing: where launch callbacks append their launches (null in a full trace). Lives
   // as long as the session; appending after Finish is harmless (never read).
   LaunchCallStreams* launch_calls() const { return launch_calls_.get(); }
-  // A full trace with gap calls: where the launch hook appends the launches it records around
-  // a re-attach (null otherwise). BeginGapCalls: kernel records' correlation ids are collected
-  // from now on, as of attach epoch `epoch`.
-  LaunchCallStreams* gap_calls() const { return gap_calls_.get(); }
-  // Writer thread only (from SessionHooks::gap_tick). BeginGapCalls: kernel records' correlation
-  // ids are collected from now on. ResolveGapCalls: a forced flush, every queued buffer and
-  // call processed, then the held calls stored or dropped (TraceWriter::ResolveGapCalls).
-  void BeginGapCalls(uint32_t epoch);
-  // CUPTI is about to attach again as attach epoch `epoch` (LightTracer::AttachEpoch): every
-  // kernel record of the attachment before is processed first (it was flushed at the detach).
-  void StartGapEpoch(uint32_t epoch);
-  void ResolveGapCalls();
   // Light tracing: a launch shape not seen before was launched; the writer wakes to open a
   // timing window while it runs. One eventfd write: safe on any thread, never blocks.
   void NotifyNewLaunchShape() {
@@ -288,7 +267,6 @@ class TraceSession {
 
   SessionOptions options_;
   SessionHooks hooks_;
-  uint64_t configs_announced_ = 0;  // writer thread only: the configurations hooks were told of
   bool pm_image_written_ = false;   // writer thread only
   // Heap-held so that a forked child can abandon them (release, never destroy): destroying
   // them there would close the parent's SQLite connection or std::terminate on a thread
@@ -326,7 +304,6 @@ class TraceSession {
   uint64_t under_timed_at_window_open_ = 0;
   int64_t records_switch_ns_max_[2] = {0, 0};  // longest call that switched records off / on
   int64_t records_switch_ns_total_[2] = {0, 0};
-  std::unique_ptr<LaunchCallStreams> gap_calls_;  // SessionOptions::gap_calls
   WriterStats final_stats_;
   std::string close_status_;
 };

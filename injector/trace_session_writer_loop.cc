@@ -78,13 +78,6 @@ void TraceSession::ProcessItems(std::deque<Item>* items) {
       launch_calls_->Drain([this](const LaunchCall& call) { writer_->AddLaunchCall(call); });
     }
   }
-  if (gap_calls_) {
-    gap_calls_->Drain([this](const LaunchCall& call) {
-      LaunchCall translated = call;
-      if (hooks_.translate_launch_ids) hooks_.translate_launch_ids(&translated);
-      writer_->AddGapCall(translated);
-    });
-  }
   for (Item& item : *items) {
     if (auto* buffer = std::get_if<BufferItem>(&item)) {
       writer_->AddBuffer(buffer->data, buffer->valid_size);
@@ -110,11 +103,6 @@ void TraceSession::ProcessItems(std::deque<Item>* items) {
   }
   items->clear();
   if (writer_->failed()) active_.store(false);
-  const uint64_t configs = writer_->stats().configs;
-  if (configs != configs_announced_) {
-    configs_announced_ = configs;
-    if (hooks_.new_kernel_configurations) hooks_.new_kernel_configurations();
-  }
 }
 
 int64_t TraceSession::UpdateKernelWindows() {
@@ -147,29 +135,6 @@ int64_t TraceSession::UpdateKernelWindows() {
   }
   // While a window is open, wake when it should close; otherwise the commit period suffices.
   return on ? now + options_.windows.window_ns : INT64_MAX;
-}
-
-void TraceSession::BeginGapCalls(uint32_t epoch) { writer_->BeginGapCalls(epoch); }
-
-void TraceSession::StartGapEpoch(uint32_t epoch) {
-  std::deque<Item> items;
-  {
-    std::lock_guard lock(mutex_);
-    items.swap(queue_);
-  }
-  ProcessItems(&items);
-  writer_->SetGapEpoch(epoch);
-}
-
-void TraceSession::ResolveGapCalls() {
-  FlushActivity(FlushKind::kDetach);
-  std::deque<Item> items;
-  {
-    std::lock_guard lock(mutex_);
-    items.swap(queue_);
-  }
-  ProcessItems(&items);
-  writer_->ResolveGapCalls();
 }
 
 void TraceSession::WriterLoop() {
@@ -216,13 +181,12 @@ void TraceSession::WriterLoop() {
       next_window_event_ns = UpdateKernelWindows();
       if (hooks_.light_tick) hooks_.light_tick(SteadyNs(), kernel_records_on_);
     }
-    if (gap_calls_ && phase == Phase::kRunning && hooks_.gap_tick) hooks_.gap_tick(SteadyNs());
     const bool commit_requested = TakeCommitRequest();
     if (Clock::now() >= next_commit || commit_requested) {
       // Also after a write error: buffers must keep coming back to be counted and recycled.
       if (phase == Phase::kRunning && hooks_.flush_activity) FlushOnWriter();
       writer_->SetMeta("launch_count", std::to_string(launch_calls_ ? writer_->stats().launch_calls
-                                                                      : writer_->stats().launches + writer_->stats().gap_launches));
+                                                                      : writer_->stats().launches));
       if (options_.pm_samples) writer_->WritePmMeta();
       writer_->Commit();
       if (writer_->failed()) active_.store(false);

@@ -286,13 +286,8 @@ void TraceWriter::AddKernel(const ActivityKernel& kernel) {
   if (green != green_contexts_.end() && green->second) {
     key.is_green_context = 1;
   }
-  const uint64_t configs_before = stats_.configs;
   const int64_t config_id = InternConfig(key);
   if (failed_) return;  // counted as lost by Fail()
-  if (gap_calls_enabled_) {
-    if (stats_.configs != configs_before) NoteRecordShape(kernel, key, config_id);
-    if (gap_calls_open_) gap_record_correlations_.insert(uint64_t{gap_epoch_} << 32 | kernel.correlationId);
-  }
   // start = end = 0: the range profiler replayed this launch and CUPTI has no timestamps.
   // start set but no end (end 0 or before start): a forced flush handed the record back while
   // the kernel still ran, and CUPTI never sends it again. Both keep the launch with duration 0;

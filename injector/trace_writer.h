@@ -81,14 +81,6 @@ struct WriterStats {
   uint64_t timed_unmatched = 0;
   uint64_t timed_dropped_at_switch = 0;  // running when records were switched off (KernelRecordsStoppedAt)
   uint64_t unknown_graph_launches = 0;
-  // The default mode's re-attach gaps (EnableGapCalls): launch calls held, those stored as
-  // OCC_LAUNCH_CALL rows (graph nodes one by one), those dropped because a kernel record with
-  // their correlation id came, and those stored under a configuration made from the call
-  // because no kernel record of that launch shape had been seen.
-  uint64_t gap_calls_held = 0;
-  uint64_t gap_launches = 0;
-  uint64_t gap_duplicates = 0;
-  uint64_t gap_configs_from_calls = 0;
   // PM sampling (AddPmImage): OCC_PM_SAMPLE rows (after a write error: the committed ones),
   // samples dropped because no SM was active, samples whose evaluation failed, samples lost to
   // a write error.
@@ -158,26 +150,6 @@ class TraceWriter {
     records_windows_.push_back({cupti_ns != 0 ? cupti_ns : records_windows_.back().off_ns, UINT64_MAX});
   }
   void SetMeta(std::string_view name, std::string_view value);
-
-  // The default mode's re-attach gaps (trace_writer_gaps.cc). A full trace whose CUPTI is
-  // finalized and attached again once achieved-occupancy sampling rests (cupti_reattach.cc)
-  // misses the kernel records of launches made between kernel records off and on again; the
-  // launch hook records those launches as calls. Around each gap: BeginGapCalls, then every
-  // call the hook recorded (AddGapCall: held, not stored), then ResolveGapCalls once the
-  // kernel records of the launches around the gap have been added. A held call whose
-  // correlation id a kernel record carried since BeginGapCalls is that record's launch and is
-  // dropped; the others are stored as OCC_LAUNCH_CALL rows (untimed launches) under the
-  // configuration a kernel record of the same launch shape made. Calls with correlation id 0
-  // were made while CUPTI was detached.
-  void EnableGapCalls();
-  // `epoch`: LightTracer::AttachEpoch now. SetGapEpoch: CUPTI attached again (every kernel
-  // record of the previous attachment added before): records from now on are of `epoch`, and a
-  // call matches only a record of its own epoch (LaunchCall::attach_epoch).
-  void BeginGapCalls(uint32_t epoch);
-  void SetGapEpoch(uint32_t epoch) { gap_epoch_ = epoch; }
-  void AddGapCall(const LaunchCall& call);
-  void ResolveGapCalls();
-  bool gap_calls_open() const { return gap_calls_open_; }
 
   // Makes everything added so far durable and visible to readers (WAL commit).
   bool Commit();
@@ -274,8 +246,6 @@ class TraceWriter {
   // occupancy are not known).
   KernelConfigKey ConfigKeyFromCall(const LaunchCall& call, const FunctionFacts& function, const TimingKey& timing,
                                     uint32_t graph_id);
-  void AddGapLaunch(const LaunchCall& call, const FunctionFacts& function, const uint32_t grid[3],
-                    const uint32_t block[3], uint32_t dynamic_shared_memory, uint32_t graph_id, uint64_t graph_node_id);
   void AddLightLaunch(const LaunchCall& call, const FunctionFacts& function, const uint32_t grid[3],
                       const uint32_t block[3], uint32_t dynamic_shared_memory, uint32_t graph_id,
                       uint64_t graph_node_id);
@@ -326,16 +296,6 @@ class TraceWriter {
   };
   std::vector<RecordsWindow> records_windows_{RecordsWindow{}};  // on from the start
   bool InsideOneRecordsWindow(uint64_t start, uint64_t end) const;
-  // Re-attach gaps (trace_writer_gaps.cc): the calls held, the correlation ids of kernel
-  // records added while they are, and the configuration each kernel record's launch shape
-  // made first (filled once calls are enabled, as configurations are made).
-  bool gap_calls_enabled_ = false;
-  bool gap_calls_open_ = false;
-  std::vector<LaunchCall> held_gap_calls_;
-  uint32_t gap_epoch_ = 0;
-  std::unordered_set<uint64_t> gap_record_correlations_;  // epoch << 32 | correlation id
-  std::unordered_map<TimingKey, int64_t, TimingKeyHash> record_configs_by_shape_;
-  void NoteRecordShape(const ActivityKernel& kernel, const KernelConfigKey& key, int64_t config_id);
   std::optional<TritonCacheIndex> triton_cache_;
   // Inductor's cache: the parent of a Triton root named "triton" (Inductor keeps Triton's cache
   // in <its cache>/triton).

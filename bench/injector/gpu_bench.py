@@ -152,16 +152,7 @@ def sampling_facts(db):
         return None
     facts = {k: meta.get(k) for k in SAMPLING_FACTS}
     facts["last_measured_ns"] = last_measured_ns(db)
-    # The default mode's re-attach after sampling (docs/tracing.md), when the trace has one.
-    facts["reattach"] = {k: meta[k] for k in REATTACH_FACTS if k in meta}
     return facts
-
-
-REATTACH_FACTS = ("reattach", "reattach_began", "reattach_completed", "reattach_began_at_ms", "reattach_gap_ms",
-                  "reattach_gap_launches", "reattach_gap_duplicates", "reattach_stopped", "reattach_step_at_end",
-                  "reattach_hook_rescans", "reattach_hook_scan_ms_total", "reattach_hook_launches_outside",
-                  "reattach_hook_fallback", "reattach_hook_callback_switches", "reattach_hook_callbacks_on_ms",
-                  "reattach_hook_rescans_at_s", "reattach_hook_dormant_ms")
 
 
 LIGHT_FACTS = ("light_windows", "light_windows_for_new_configs", "light_windows_for_under_timed",
@@ -191,7 +182,6 @@ def format_sampling(runs):
     return "; ".join(f"{r['achieved_signatures_measured']}/{r['achieved_signatures_seen']} signatures, "
                      f"{int(r['achieved_profiling_ns'] or 0) / 1e6:.0f} ms profiling, "
                      f"skipped for budget {r['achieved_skipped_for_budget']}, parks {r['achieved_parks']}, "
-                     f"quiet parks {r.get('achieved_quiet_parks')}, listens {r.get('achieved_listens')}, "
                      f"busy waits {r.get('achieved_busy_waits')}, profiler sessions ended "
                      f"{r.get('achieved_profiler_session_ends')}, status {r.get('achieved_status')}, "
                      f"phases (ms) {r.get('achieved_phase_ms')}, setup on program threads "
@@ -199,7 +189,6 @@ def format_sampling(runs):
                      f"{int(r.get('achieved_background_setup_ns') or 0) / 1e6:.0f} ms"
                      + (f", last measurement {r['last_measured_s_before_turns']:.1f} s before the timed turns"
                         if r.get("last_measured_s_before_turns") is not None else "")
-                     + ("; " + ", ".join(f"{k} {v}" for k, v in r["reattach"].items()) if r.get("reattach") else "")
                      for r in runs)
 
 

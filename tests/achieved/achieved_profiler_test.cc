@@ -104,13 +104,6 @@ struct Rig {
     return config;
   }
 
-  // Sample mode whose launch callbacks go off 300 ms after parking (quiet parking).
-  static AchievedConfig QuietParkConfig() {
-    AchievedConfig config = SampleConfig();
-    config.listen_ns = 300 * kMs;
-    return config;
-  }
-
   void Subscribe(uintptr_t handle = 0x1) {
     profiler->EnableCallbacks(reinterpret_cast<CUpti_SubscriberHandle>(handle));
   }
@@ -245,160 +238,38 @@ TEST(AchievedProfiler, MeasuresEachSignatureOnceThenParksAndReenables) {
   EXPECT_EQ(rig.device->deinitializes.load(), 2);
 }
 
-// Sample mode's steady state costs what tracing costs: once every context is parked and nothing
-// was measured for listen_ns, the launch callbacks themselves go off; a new configuration in the
-// kernel records switches them on again and is measured on its next launch.
-TEST(AchievedProfiler, QuietParkSwitchesTheLaunchCallbacksOffUntilANewConfiguration) {
-  AchievedConfig config = Rig::SampleConfig();
-  config.listen_ns = 300 * kMs;
-  Rig rig(config);
-  rig.profiler->EnableCallbacks(reinterpret_cast<CUpti_SubscriberHandle>(0x1));
-  EXPECT_TRUE(rig.device->launch_callbacks_on.load());
-  rig.ContextCreated(Ctx(1));
-  Launch a(rig.profiler.get(), Ctx(1), 0x10);
-  a.Run(/*runtime_id=*/500);
-  rig.clock.Advance(150 * kMs);
-  a.Run();  // idle past idle_park_ns: parks the profiler, callbacks stay on (listen_ns not over)
-  EXPECT_EQ(rig.Meta()["achieved_parks"], "1");
-  EXPECT_TRUE(rig.device->launch_callbacks_on.load());
-  rig.clock.Advance(200 * kMs);
-  a.Run();  // parked and idle for listen_ns: the callbacks go off
-  EXPECT_FALSE(rig.device->launch_callbacks_on.load());
-  EXPECT_EQ(rig.Meta()["achieved_quiet_parks"], "1");
-  // The writer saw a configuration it had not seen: on again, and the next launch of a new
-  // signature is measured under its outer (runtime) correlation id.
-  rig.profiler->OnNewKernelConfigurations();
-  EXPECT_TRUE(rig.device->launch_callbacks_on.load());
-  EXPECT_EQ(rig.Meta()["achieved_listens"], "1");
-  Launch b(rig.profiler.get(), Ctx(1), 0x10, /*grid=*/132);
-  b.Run(/*runtime_id=*/900);
-  ASSERT_EQ(rig.Samples().size(), 2u);
-  EXPECT_EQ(rig.Samples()[1].status, "measured");
-  EXPECT_EQ(rig.Samples()[1].correlation_id, 900u);
-  rig.profiler->Shutdown();
-}
-
-// Light tracing keeps the launch callbacks on for itself: quiet parking then stops listening
-// instead, so a parked profiler's launches cost no signature look-up (0.5 us per launch on an
-// H100) -- a new signature launched meanwhile is not even seen -- until the writer reports a new
-// configuration. Launches are then named by the driver call's correlation id.
-TEST(AchievedProfiler, QuietParkWithSharedCallbacksStopsListeningUntilANewConfiguration) {
-  AchievedConfig config = Rig::SampleConfig();
-  config.listen_ns = 300 * kMs;
-  config.light_tracing = true;
-  Rig rig(config);
-  rig.device->owns_launch_callbacks = false;
-  rig.device->launch_callbacks_on.store(true);  // light tracing enabled them
-  rig.profiler->EnableCallbacks(reinterpret_cast<CUpti_SubscriberHandle>(0x1));
-  rig.ContextCreated(Ctx(1));
-  Launch a(rig.profiler.get(), Ctx(1), 0x10);
-  a.Run(/*runtime_id=*/500);
-  ASSERT_EQ(rig.Samples().size(), 1u);
-  EXPECT_EQ(rig.Samples()[0].correlation_id, 501u);  // the driver call's id
-  rig.clock.Advance(150 * kMs);
-  a.Run();  // parks
-  rig.clock.Advance(200 * kMs);
-  a.Run();  // parked and idle for listen_ns: stops listening
-  EXPECT_EQ(rig.Meta()["achieved_quiet_parks"], "1");
-  EXPECT_TRUE(rig.device->launch_callbacks_on.load());  // left on for light tracing
-  EXPECT_EQ(rig.device->launch_callback_switches.load(), 0);
-  Launch unseen(rig.profiler.get(), Ctx(1), 0x30);
-  unseen.Run(/*runtime_id=*/700);
-  EXPECT_EQ(rig.Samples().size(), 1u);
-  EXPECT_EQ(rig.Meta()["achieved_signatures_seen"], "1");  // not looked up while not listening
-  rig.profiler->OnNewKernelConfigurations();
-  EXPECT_EQ(rig.Meta()["achieved_listens"], "1");
-  unseen.Run(/*runtime_id=*/800);
-  ASSERT_EQ(rig.Samples().size(), 2u);
-  EXPECT_EQ(rig.Samples()[1].status, "measured");
-  EXPECT_EQ(rig.Samples()[1].correlation_id, 801u);
-  EXPECT_EQ(rig.device->creates.load(), 2);  // set up again for the new signature
-  rig.profiler->Shutdown();
-}
-
-// The launch whose ENTER switched the callbacks off never gets its EXIT (nor does its runtime
-// launch): after they come back on, the thread's next launch is handled as a new one.
-TEST(AchievedProfiler, AMissedExitIsForgottenWhenTheLaunchCallbacksComeBack) {
-  AchievedConfig config = Rig::SampleConfig();
-  config.listen_ns = 300 * kMs;
-  Rig rig(config);
-  rig.profiler->EnableCallbacks(reinterpret_cast<CUpti_SubscriberHandle>(0x1));
-  rig.ContextCreated(Ctx(1));
-  Launch a(rig.profiler.get(), Ctx(1), 0x10);
-  a.Run(/*runtime_id=*/500);
-  rig.clock.Advance(150 * kMs);
-  a.Run();  // parks
-  rig.clock.Advance(400 * kMs);
-  a.Enter(/*runtime_id=*/600, /*driver_id=*/601);  // switches the callbacks off: no EXIT comes
-  ASSERT_FALSE(rig.device->launch_callbacks_on.load());
-  rig.profiler->OnNewKernelConfigurations();
-  Launch b(rig.profiler.get(), Ctx(1), 0x20);
-  b.Run(/*runtime_id=*/700);
-  ASSERT_EQ(rig.Samples().size(), 2u);
-  EXPECT_EQ(rig.Samples()[1].status, "measured");
-  EXPECT_EQ(rig.Samples()[1].correlation_id, 700u);  // not 600: that runtime launch is forgotten
-  rig.profiler->Shutdown();
-}
-
-// A launch that holds its context until EXIT (here: one being measured) keeps the callbacks on,
-// whatever another thread's launches find; they go off only after that EXIT.
-TEST(AchievedProfiler, QuietParkWaitsForLaunchesThatNeedTheirExit) {
-  AchievedConfig config = Rig::SampleConfig();
-  config.listen_ns = 300 * kMs;
-  Rig rig(config);
-  rig.profiler->EnableCallbacks(reinterpret_cast<CUpti_SubscriberHandle>(0x1));
-  rig.ContextCreated(Ctx(1));
-  rig.ContextCreated(Ctx(2));
-  Launch a(rig.profiler.get(), Ctx(1), 0x10);
-  Launch c(rig.profiler.get(), Ctx(2), 0x30);
-  a.Run(500);
-  c.Run(510);
-  rig.clock.Advance(150 * kMs);
-  a.Run();
-  c.Run();  // both contexts parked
-  rig.clock.Advance(400 * kMs);
-  // Another thread starts measuring a new signature in context 1 and is inside its launch.
-  Launch b(rig.profiler.get(), Ctx(1), 0x20);
-  std::latch entered(1), may_exit(1);
-  std::thread measuring([&] {
-    b.Enter(700, 701);
-    entered.count_down();
-    may_exit.wait();
-    b.Exit();
-  });
-  entered.wait();
-  EXPECT_EQ(rig.device->starts.load(), 3);
-  c.Run();  // context 2 is parked and idle, but context 1 is measuring
-  EXPECT_TRUE(rig.device->launch_callbacks_on.load());
-  may_exit.count_down();
-  measuring.join();
-  ASSERT_EQ(rig.Samples().size(), 3u);
-  EXPECT_EQ(rig.Samples().back().status, "measured");
-  EXPECT_EQ(rig.Samples().back().correlation_id, 700u);
-  rig.clock.Advance(150 * kMs);
-  a.Run();  // context 1 idle again: parks
-  rig.clock.Advance(400 * kMs);
-  c.Run();
-  EXPECT_FALSE(rig.device->launch_callbacks_on.load());
-  rig.profiler->Shutdown();
-}
-
-// All mode measures every launch: its callbacks never go off.
-TEST(AchievedProfiler, AllModeKeepsItsLaunchCallbacks) {
-  AchievedConfig config = Rig::SampleConfig();
-  config.mode = AchievedMode::kAll;
-  config.listen_ns = 1 * kMs;
-  Rig rig(config);
-  rig.profiler->EnableCallbacks(reinterpret_cast<CUpti_SubscriberHandle>(0x1));
-  rig.ContextCreated(Ctx(1));
-  Launch a(rig.profiler.get(), Ctx(1), 0x10);
-  for (int i = 0; i < 5; ++i) {
-    rig.clock.Advance(500 * kMs);
-    a.Run();
+// Kernel replay is an explicit choice: its launch callbacks are switched on once, at subscribe,
+// and stay on while contexts park and after measurement stopped (no quiet parking any more).
+TEST(AchievedProfiler, TheLaunchCallbacksStayOnWhileParkedAndAfterAFailure) {
+  for (const AchievedMode mode : {AchievedMode::kSample, AchievedMode::kAll}) {
+    AchievedConfig config = Rig::SampleConfig();
+    config.mode = mode;
+    Rig rig(config);
+    rig.profiler->EnableCallbacks(reinterpret_cast<CUpti_SubscriberHandle>(0x1));
+    rig.ContextCreated(Ctx(1));
+    Launch a(rig.profiler.get(), Ctx(1), 0x10);
+    for (int i = 0; i < 5; ++i) {
+      rig.clock.Advance(500 * kMs);
+      a.Run();
+    }
+    EXPECT_TRUE(rig.device->launch_callbacks_on.load());
+    EXPECT_EQ(rig.device->launch_callback_switches.load(), 1) << "on at subscribe, never switched again";
+    if (mode == AchievedMode::kSample) {
+      EXPECT_GE(std::stoi(rig.Meta()["achieved_parks"]), 1);
+    }
+    rig.profiler->Shutdown();
   }
-  EXPECT_TRUE(rig.device->launch_callbacks_on.load());
-  EXPECT_EQ(rig.Meta()["achieved_quiet_parks"], "0");
-  rig.profiler->Shutdown();
+  Rig failing;
+  failing.profiler->EnableCallbacks(reinterpret_cast<CUpti_SubscriberHandle>(0x1));
+  failing.device->create_error = {"cuptiRangeProfilerEnable", CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, ""};
+  ::testing::internal::CaptureStderr();
+  failing.ContextCreated(Ctx(1));
+  Launch(failing.profiler.get(), Ctx(1), 0x40).Run();
+  failing.ContextCreated(Ctx(2));
+  ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(failing.device->creates.load(), 1) << "no second attempt";
+  EXPECT_EQ(failing.Samples().size(), 0u) << "nothing measured once measurement stopped";
+  failing.profiler->Shutdown();
 }
 
 // The default (OCCTRACE_ACHIEVED_PARK_DEINIT=1): parking the last enabled context also ends
@@ -863,109 +734,6 @@ TEST(AchievedProfiler, BusyProfilerIsWaitedForNotGivenUp) {
                      "(CUPTI_ERROR_HARDWARE_BUSY); sampling waits and tries again, tracing continues"),
             std::string::npos) << err;
   EXPECT_EQ(err.find("HARDWARE_BUSY", err.find("HARDWARE_BUSY") + 1), std::string::npos) << "one line: " << err;
-  rig.profiler->Shutdown();
-}
-
-// Once measurement has stopped for the run, the next launch switches the launch callbacks off
-// (no waiting for listen_ns: nothing can be measured again), and neither a new configuration
-// nor a new context switches them back on.
-TEST(AchievedProfiler, StoppedMeasurementSwitchesTheLaunchCallbacksOffForGood) {
-  Rig rig;
-  rig.profiler->EnableCallbacks(reinterpret_cast<CUpti_SubscriberHandle>(0x1));
-  ASSERT_TRUE(rig.device->launch_callbacks_on.load());
-  rig.device->create_error = {"cuptiRangeProfilerEnable", CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, ""};
-  ::testing::internal::CaptureStderr();
-  rig.ContextCreated(Ctx(1));
-  EXPECT_TRUE(rig.device->launch_callbacks_on.load()) << "switched at a launch, not in the resource callback";
-  Launch(rig.profiler.get(), Ctx(1), 0x40).Run();
-  EXPECT_FALSE(rig.device->launch_callbacks_on.load());
-  EXPECT_EQ(rig.Meta()["achieved_quiet_parks"], "1");
-  rig.profiler->OnNewKernelConfigurations();
-  rig.ContextCreated(Ctx(2));
-  EXPECT_FALSE(rig.device->launch_callbacks_on.load());
-  EXPECT_EQ(rig.Meta()["achieved_listens"], "0");
-  ::testing::internal::GetCapturedStderr();
-  EXPECT_EQ(rig.device->creates.load(), 1) << "no second attempt";
-  rig.profiler->Shutdown();
-}
-
-// Light tracing that detaches CUPTI between windows (OCCTRACE_LIGHT_DETACH): CUPTI may go only
-// once sampling rests -- every signature measured, the context parked, the profiler session
-// ended, the launch callbacks off. While it is away nothing reaches the device (no setup for a
-// new context, no callbacks for a new configuration); after the attach the profiler listens
-// again and the new signature is measured.
-TEST(AchievedProfiler, DetachingWaitsUntilSamplingRestsAndNothingRunsWhileAway) {
-  Rig rig(Rig::QuietParkConfig());
-  rig.Subscribe();
-  rig.ContextCreated(Ctx(1));
-  EXPECT_FALSE(rig.profiler->PrepareDetach()) << "profiler enabled, callbacks on";
-  Launch a(rig.profiler.get(), Ctx(1), 0x10);
-  a.Run(/*runtime_id=*/500);
-  rig.clock.Advance(150 * kMs);
-  a.Run();  // parks: the session ends, but the callbacks still listen
-  EXPECT_EQ(rig.device->deinitializes.load(), 1);
-  EXPECT_FALSE(rig.profiler->PrepareDetach()) << "still listening for new signatures";
-  rig.clock.Advance(200 * kMs);
-  a.Run();  // quiet park
-  ASSERT_FALSE(rig.device->launch_callbacks_on.load());
-  EXPECT_TRUE(rig.profiler->PrepareDetach());
-  EXPECT_TRUE(rig.profiler->PrepareDetach()) << "asking again changes nothing";
-
-  const int switches = rig.device->launch_callback_switches.load();
-  rig.profiler->OnNewKernelConfigurations();
-  rig.ContextCreated(Ctx(2));
-  EXPECT_FALSE(rig.device->launch_callbacks_on.load());
-  EXPECT_EQ(rig.device->launch_callback_switches.load(), switches);
-  EXPECT_EQ(rig.device->initializes.load(), 1);
-  EXPECT_EQ(rig.device->creates.load(), 1) << "no setup while CUPTI is away";
-  EXPECT_EQ(rig.Meta()["achieved_listens"], "0");
-
-  rig.profiler->OnAttached(reinterpret_cast<CUpti_SubscriberHandle>(0x2));
-  EXPECT_TRUE(rig.device->launch_callbacks_on.load()) << "the listen that came while away";
-  EXPECT_EQ(rig.Meta()["achieved_listens"], "1");
-  Launch b(rig.profiler.get(), Ctx(2), 0x20);
-  b.Run(/*runtime_id=*/900);
-  ASSERT_EQ(rig.Samples().size(), 2u);
-  EXPECT_EQ(rig.Samples()[1].status, "measured");
-  EXPECT_EQ(rig.Samples()[1].correlation_id, 900u);
-  EXPECT_EQ(rig.device->initializes.load(), 2);
-  EXPECT_FALSE(rig.profiler->PrepareDetach()) << "measuring again";
-  rig.profiler->Shutdown();
-  EXPECT_EQ(rig.device->deinitializes.load(), rig.device->initializes.load());
-}
-
-// An attach with nothing new asked for while away leaves the callbacks off; a session kept
-// while parked (OCCTRACE_ACHIEVED_PARK_DEINIT=0) is ended before CUPTI goes.
-TEST(AchievedProfiler, DetachingEndsAKeptProfilerSession) {
-  AchievedConfig config = Rig::QuietParkConfig();
-  config.park_deinitializes = false;
-  Rig rig(config);
-  rig.Subscribe();
-  rig.ContextCreated(Ctx(1));
-  Launch a(rig.profiler.get(), Ctx(1), 0x10);
-  for (const int64_t advance : {int64_t{0}, 150 * kMs, 200 * kMs}) {  // measured, parked, quiet
-    rig.clock.Advance(advance);
-    a.Run();
-  }
-  EXPECT_EQ(rig.device->deinitializes.load(), 0);
-  ASSERT_TRUE(rig.profiler->PrepareDetach());
-  EXPECT_EQ(rig.device->deinitializes.load(), 1);
-  rig.profiler->OnAttached(reinterpret_cast<CUpti_SubscriberHandle>(0x2));
-  EXPECT_FALSE(rig.device->launch_callbacks_on.load());
-  EXPECT_EQ(rig.Meta()["achieved_listens"], "0");
-  rig.profiler->Shutdown();
-  EXPECT_EQ(rig.device->deinitializes.load(), 1);
-}
-
-// Measurement stopped for the run (no counter permission): nothing holds CUPTI back.
-TEST(AchievedProfiler, StoppedMeasurementDoesNotHoldADetachBack) {
-  Rig rig;
-  rig.Subscribe();
-  rig.device->create_error = {"cuptiRangeProfilerEnable", CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, ""};
-  ::testing::internal::CaptureStderr();
-  rig.ContextCreated(Ctx(1));
-  ::testing::internal::GetCapturedStderr();
-  EXPECT_TRUE(rig.profiler->PrepareDetach());
   rig.profiler->Shutdown();
 }
 

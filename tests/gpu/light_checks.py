@@ -202,35 +202,31 @@ def main():
         else:
             check("light + achieved sample: trace written", False, proc.stderr.decode(errors="replace")[-500:])
 
-    # With CUPTI detached between windows (OCCTRACE_LIGHT_DETACH=1 in the environment), sampling
-    # runs while attached at the start, and CUPTI detaches once it rests: every signature
-    # measured, launches counted as the full trace of the same run length counted them.
+    # With CUPTI detached between windows (OCCTRACE_LIGHT_DETACH=1 in the environment), achieved
+    # occupancy is not measured (it needs CUPTI attached): asking for it gets one line, no
+    # OCC_ACHIEVED rows, CUPTI still detaches, and every launch is counted as the full trace did.
     if os.environ.get("OCCTRACE_LIGHT_DETACH") == "1" and "train_small" in results["workloads"]:
         steps = os.environ.get("LIGHT_STEPS", "3000")
         db = os.path.join(args.out, "train_small-light-detach-sample.db")
         proc, wall = run([sys.executable, f"{wl}/train_small.py"],
                          {"STEPS": steps, "CUDA_INJECTION64_PATH": args.lib, "OCCTRACE_OUTPUT": db,
-                          "OCCTRACE_MODE": "light", "OCCTRACE_ACHIEVED": "sample", "OCCTRACE_SAMPLE_BUDGET": "1"})
+                          "OCCTRACE_MODE": "light", "OCCTRACE_ACHIEVED": "sample"})
         if os.path.exists(db):
             cfg, meta, joined, ok = per_config(db, light=True)
-            total, matched = joined
             full_total = results["workloads"]["train_small"].get("launches", [None])[0]
             light_total = sum(v[0] for v in cfg.values())
-            check("light detached + achieved sample: every signature measured, rows join, CUPTI detached after",
-                  ok == "ok" and meta.get("status") == "complete" and proc.returncode == 0 and bool(total)
-                  and total == matched and meta.get("achieved_signatures_measured") == meta.get("achieved_signatures_seen")
-                  and int(meta.get("light_detaches", "0")) > 0,
-                  f"exit {proc.returncode}, {wall:.1f} s, integrity {ok}, status {meta.get('status')}; "
-                  f"{matched}/{total} joined, signatures {meta.get('achieved_signatures_measured')}/"
-                  f"{meta.get('achieved_signatures_seen')}, achieved status {meta.get('achieved_status')}, "
-                  f"quiet parks {meta.get('achieved_quiet_parks')}, listens {meta.get('achieved_listens')}; "
-                  f"detaches {meta.get('light_detaches')}, windows kept attached for sampling "
-                  f"{meta.get('light_detach_windows_kept_attached_for_sampling')}, "
+            stderr = proc.stderr.decode(errors="replace")
+            said = "does not apply to light tracing with detach" in stderr
+            check("light detached + OCCTRACE_ACHIEVED=sample: refused in one line, nothing measured, CUPTI detached",
+                  ok == "ok" and meta.get("status") == "complete" and proc.returncode == 0 and said
+                  and meta.get("achieved_mode") == "off" and int(meta.get("light_detaches", "0")) > 0,
+                  f"exit {proc.returncode}, {wall:.1f} s, integrity {ok}, status {meta.get('status')}, "
+                  f"line said {said}, achieved_mode {meta.get('achieved_mode')}, detaches {meta.get('light_detaches')}, "
                   f"stopped {meta.get('light_detach_stopped')}")
-            check("light detached + achieved sample: launch count == the full trace's", light_total == full_total,
+            check("light detached: launch count == the full trace's", light_total == full_total,
                   f"full {full_total}, light {light_total}")
         else:
-            check("light detached + achieved sample: trace written", False, proc.stderr.decode(errors="replace")[-500:])
+            check("light detached + OCCTRACE_ACHIEVED=sample: trace written", False, proc.stderr.decode(errors="replace")[-500:])
 
     print(f"light checks: {len(results['checks']) - failures} passed, {failures} failed", flush=True)
     if args.json:

@@ -48,7 +48,7 @@ TEST(LaunchHookWithCuptiDetached, GraphsInstantiatedWithoutCuptiAreKnownAndIdsCo
   ASSERT_NE(real_launch, nullptr);
   EXPECT_EQ(client_lookup("cuLaunchKernel"), real_launch);
 
-  LaunchHook* hook = LaunchHook::Install(&light, &callbacks, 0, LaunchHook::Role::kLightDetached);
+  LaunchHook* hook = LaunchHook::Install(&light, &callbacks, 0);
   ASSERT_NE(hook, nullptr);
   std::map<std::string, std::string> meta;
   for (const auto& [name, value] : hook->Meta()) meta[name] = value;

@@ -42,7 +42,7 @@ TEST(LaunchHookWithAStandInDriver, WrapsTheRuntimeStyleTableAndPassesEverythingT
   ASSERT_EQ(client_launch(false, Fake(0xf1), 4, 128, 0, nullptr), 0);
   EXPECT_EQ(fake_driver_calls.classic, 1);
 
-  LaunchHook* hook = LaunchHook::Install(&light, &callbacks, 0, LaunchHook::Role::kLightDetached);
+  LaunchHook* hook = LaunchHook::Install(&light, &callbacks, 0);
   ASSERT_NE(hook, nullptr);
   auto meta = MetaOf(*hook);
   EXPECT_EQ(meta["light_hook_entry_points"], "14")
@@ -54,7 +54,7 @@ TEST(LaunchHookWithAStandInDriver, WrapsTheRuntimeStyleTableAndPassesEverythingT
   EXPECT_EQ(meta["light_hook_rescans_at_s"], "none") << "times of rescans after the first";
   EXPECT_GE(std::stod(meta["light_hook_callbacks_on_ms"]), 0.0);
   EXPECT_GE(std::stod(meta["light_hook_scan_ms_max"]), 0.0);
-  EXPECT_EQ(LaunchHook::Install(&light, &callbacks, 0, LaunchHook::Role::kLightDetached), nullptr)
+  EXPECT_EQ(LaunchHook::Install(&light, &callbacks, 0), nullptr)
       << "one hook per process";
 
   // Every argument and the result pass through; successful launches are recorded (their

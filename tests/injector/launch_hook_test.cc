@@ -54,21 +54,6 @@ TEST(HookWatchPolicy, WatchesBrieflyEveryPeriod) {
   EXPECT_TRUE(policy.Tick(20'000 * kMs, false, false, false, false).callbacks);
 }
 
-TEST(HookWatchPolicy, WakingFromADormantStretchWatchesAndPushesThePeriodicWatchBack) {
-  HookWatchPolicy::Settings settings = Settings();
-  settings.periodic_period_ns = 30'000 * kMs;
-  settings.periodic_watch_ns = 500 * kMs;
-  HookWatchPolicy policy(settings, 0);
-  EXPECT_FALSE(policy.Tick(2'000 * kMs, false, false, false, false).callbacks);
-  // No tick ran from 2 s to 29 s (dormant); the wake watches for watch_ns.
-  policy.Wake(29'000 * kMs);
-  EXPECT_TRUE(policy.Tick(29'000 * kMs, false, false, false, false).callbacks);
-  EXPECT_TRUE(policy.Tick(30'999 * kMs, false, false, false, false).callbacks);
-  EXPECT_FALSE(policy.Tick(31'000 * kMs, false, false, false, false).callbacks) << "no periodic watch at 30 s";
-  EXPECT_FALSE(policy.Tick(58'999 * kMs, false, false, false, false).callbacks);
-  EXPECT_TRUE(policy.Tick(59'000 * kMs, false, false, false, false).callbacks) << "a period after the wake";
-}
-
 TEST(HookWatchPolicy, LoadedLibrariesAreRescannedAndWatched) {
   HookWatchPolicy policy(Settings(), 0);
   const HookWatchPolicy::Decision loaded = policy.Tick(10'000 * kMs, /*objects_added=*/true, false, false, false);
@@ -160,13 +145,13 @@ TEST(LaunchCallbackSwitch, CountsTheTimeTheCallbacksWereOn) {
   callbacks.Want(Owner::kLight, false, &error);
   now += 50'000'000;  // off: 50 ms
   EXPECT_DOUBLE_EQ(callbacks.on_ms(), 2.0);
-  callbacks.Want(Owner::kReattach, true, &error);
+  callbacks.Want(Owner::kLight, true, &error);
   now += 500'000;  // on again: 0.5 ms
   refuse = true;
-  EXPECT_FALSE(callbacks.Want(Owner::kReattach, false, &error));
+  EXPECT_FALSE(callbacks.Want(Owner::kLight, false, &error));
   now += 500'000;  // still on, CUPTI refused the switch: 0.5 ms more
   refuse = false;
-  callbacks.Want(Owner::kReattach, false, &error);
+  callbacks.Want(Owner::kLight, false, &error);
   now += 7'000'000;
   EXPECT_DOUBLE_EQ(callbacks.on_ms(), 3.0);
   EXPECT_EQ(callbacks.switches(), 3u) << "off, on, off";

@@ -22,14 +22,6 @@ inline std::map<std::string, std::string> MetaOf(const LaunchHook& hook) {
   return meta;
 }
 
-// As cupti_tracer.cc sets up the gap-calls light tracer of a full trace that re-attaches.
-inline LightTracerOptions GapsOnlyOptions() {
-  LightTracerOptions options;
-  options.cupti_free = true;
-  options.gaps_only = true;
-  return options;
-}
-
 // The stand-in client library built a second time with the prefix late_ (OCC_LATE_CLIENT_PATH),
 // loaded after the hook was installed: it fills its own table through cuGetProcAddress, as a
 // library loaded mid-run does. Null members when it could not be loaded (dlerror() says why).

@@ -71,11 +71,8 @@ std::vector<Row> Rows() {
       {"OCCTRACE_LIGHT_MAX_DUTY_PCT", "25", "101", [](const Settings& s) { return s.session.windows.max_duty == 0.25; }},
       {"OCCTRACE_LIGHT_NEW_CONFIG_WINDOWS", "off", "maybe",
        [](const Settings& s) { return !s.session.windows.windows_for_new_configs; }},
-      {"OCCTRACE_ACHIEVED_REATTACH", "0", "sometimes", [](const Settings& s) { return s.reattach == Reattach::kOff; }},
       {"OCCTRACE_SAMPLE_BURST_MS", "0", "-1", [](const Settings& s) { return s.achieved.burst_ns == 0; }},
       {"OCCTRACE_ACHIEVED_IDLE", "2.5", "soon", [](const Settings& s) { return s.achieved.idle_park_ns == 2500 * kMs; }},
-      {"OCCTRACE_ACHIEVED_LISTEN_MS", "250", "0", [](const Settings& s) { return s.achieved.listen_ns == 250 * kMs; }},
-      {"OCCTRACE_ACHIEVED_QUIET_PARK", "0", "x", [](const Settings& s) { return !s.achieved.park_stops_callbacks; }},
       {"OCCTRACE_ACHIEVED_PARK_DEINIT", "0", "x", [](const Settings& s) { return !s.achieved.park_deinitializes; }},
       {"OCCTRACE_ACHIEVED_BACKGROUND_SETUP", "0", "maybe", [](const Settings& s) { return !s.achieved.background_setup; }},
       {"OCCTRACE_ACHIEVED_MAX_SIGNATURES", "500", "many", [](const Settings& s) { return s.achieved.max_signatures == 500; }},
@@ -171,12 +168,10 @@ TEST(Settings, Modes) {
   std::vector<std::string> warnings;
   auto mode = [&](const Variables& variables) { return Parse(variables, &warnings).mode(); };
   EXPECT_EQ(mode({}), Mode::kFull) << "the default: PM sampling, CUPTI attached for the whole run";
-  EXPECT_EQ(mode({{"OCCTRACE_ACHIEVED", "sample"}}), Mode::kFullReattach) << "replay: re-attach after";
-  EXPECT_EQ(mode({{"OCCTRACE_ACHIEVED", "all"}}), Mode::kFullReattach);
-  EXPECT_EQ(mode({{"OCCTRACE_ACHIEVED", "sample"}, {"OCCTRACE_ACHIEVED_REATTACH", "force"}}), Mode::kFullReattach);
-  EXPECT_EQ(mode({{"OCCTRACE_ACHIEVED", "off"}}), Mode::kFull) << "nothing replayed, nothing to re-attach after";
-  EXPECT_EQ(mode({{"OCCTRACE_ACHIEVED", "pm"}}), Mode::kFull) << "CUPTI stays attached";
-  EXPECT_EQ(mode({{"OCCTRACE_ACHIEVED", "sample"}, {"OCCTRACE_ACHIEVED_REATTACH", "0"}}), Mode::kFull);
+  EXPECT_EQ(mode({{"OCCTRACE_ACHIEVED", "sample"}}), Mode::kFull) << "replay: CUPTI attached for the whole run";
+  EXPECT_EQ(mode({{"OCCTRACE_ACHIEVED", "all"}}), Mode::kFull);
+  EXPECT_EQ(mode({{"OCCTRACE_ACHIEVED", "off"}}), Mode::kFull);
+  EXPECT_EQ(mode({{"OCCTRACE_ACHIEVED", "pm"}}), Mode::kFull);
   EXPECT_EQ(mode({{"OCCTRACE_MODE", "light"}}), Mode::kLight);
   EXPECT_EQ(mode({{"OCCTRACE_MODE", "light"}, {"OCCTRACE_ACHIEVED", "off"}}), Mode::kLight);
   EXPECT_EQ(mode({{"OCCTRACE_MODE", "light"}, {"OCCTRACE_LIGHT_DETACH", "1"}}), Mode::kLightDetached);
@@ -190,33 +185,40 @@ TEST(Settings, Modes) {
   EXPECT_EQ(warnings[0], "OCCTRACE_LIGHT_DETACH=1 applies to light tracing only (OCCTRACE_MODE=light); ignored");
 
   // A removed experiment switch is an unknown name now: one line, nothing else changes.
-  warnings.clear();
-  const Settings removed = Parse({{"OCCTRACE_MODE", "light"}, {"OCCTRACE_LIGHT_HOOK", "1"}}, &warnings);
-  EXPECT_EQ(removed.mode(), Mode::kLight);
-  ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_EQ(warnings[0], "OCCTRACE_LIGHT_HOOK is not an occtrace setting (docs/tracing.md lists them); ignored");
+  for (const char* removed_name : {"OCCTRACE_LIGHT_HOOK", "OCCTRACE_ACHIEVED_REATTACH", "OCCTRACE_ACHIEVED_QUIET_PARK"}) {
+    warnings.clear();
+    const Settings removed = Parse({{"OCCTRACE_MODE", "light"}, {removed_name, "1"}}, &warnings);
+    EXPECT_EQ(removed.mode(), Mode::kLight);
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_EQ(warnings[0], std::string(removed_name) + " is not an occtrace setting (docs/tracing.md lists them); ignored");
+  }
 }
 
 TEST(Settings, WhatTheModeImplies) {
   std::vector<std::string> warnings;
   const Settings standard = Parse({}, &warnings);
   EXPECT_TRUE(standard.session.pm_samples) << "the default samples PM counters";
-  EXPECT_FALSE(standard.session.gap_calls) << "nothing to re-attach after";
   EXPECT_EQ(standard.pm.device.interval_ns, 20'000u);
   const Settings replay = Parse({{"OCCTRACE_ACHIEVED", "sample"}}, &warnings);
-  EXPECT_TRUE(replay.session.gap_calls) << "the re-attach records launches around it";
   EXPECT_FALSE(replay.session.pm_samples);
-  EXPECT_EQ(replay.reattach, Reattach::kOn);
-  const Settings forced = Parse({{"OCCTRACE_ACHIEVED_REATTACH", " force "}}, &warnings);
-  EXPECT_EQ(forced.reattach, Reattach::kForce);
+  EXPECT_TRUE(warnings.empty());
   const Settings detached = Parse({{"OCCTRACE_MODE", "light"}, {"OCCTRACE_LIGHT_DETACH", "1"}}, &warnings);
   EXPECT_TRUE(detached.session.light);
-  EXPECT_FALSE(detached.session.gap_calls);
-  EXPECT_EQ(detached.achieved.mode, AchievedMode::kOff) << "PM sampling would keep CUPTI attached";
+  EXPECT_EQ(detached.achieved.mode, AchievedMode::kOff) << "achieved occupancy needs CUPTI attached";
   EXPECT_FALSE(detached.session.pm_samples);
-  const Settings detached_sample =
-      Parse({{"OCCTRACE_MODE", "light"}, {"OCCTRACE_LIGHT_DETACH", "1"}, {"OCCTRACE_ACHIEVED", "sample"}}, &warnings);
-  EXPECT_EQ(detached_sample.achieved.mode, AchievedMode::kSample) << "asked for";
+  EXPECT_TRUE(warnings.empty()) << "nothing asked for, nothing to say";
+  for (const char* asked : {"sample", "pm", "all"}) {
+    warnings.clear();
+    const Settings detached_asked =
+        Parse({{"OCCTRACE_MODE", "light"}, {"OCCTRACE_LIGHT_DETACH", "1"}, {"OCCTRACE_ACHIEVED", asked}}, &warnings);
+    EXPECT_EQ(detached_asked.achieved.mode, AchievedMode::kOff) << asked;
+    EXPECT_FALSE(detached_asked.session.pm_samples);
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_EQ(warnings[0], std::string("OCCTRACE_ACHIEVED=") + asked +
+                               " does not apply to light tracing with detach (CUPTI is gone between windows); "
+                               "achieved occupancy is not measured");
+  }
+  warnings.clear();
   const Settings light = Parse({{"OCCTRACE_MODE", "light"}}, &warnings);
   EXPECT_EQ(light.achieved.mode, AchievedMode::kPm);
   EXPECT_TRUE(warnings.empty());
@@ -431,17 +433,11 @@ TEST(SettingsAchieved, Switches) {
   const AchievedConfig defaults = ParseSettings(unset.values, &warnings).achieved;
   EXPECT_TRUE(defaults.background_setup);
   EXPECT_TRUE(defaults.park_deinitializes);
-  EXPECT_TRUE(defaults.park_stops_callbacks);
-  EXPECT_EQ(defaults.listen_ns, 1'000'000'000);
   FakeEnv flipped{{{"OCCTRACE_ACHIEVED_BACKGROUND_SETUP", "0"},
-                   {"OCCTRACE_ACHIEVED_PARK_DEINIT", " 0 "},
-                   {"OCCTRACE_ACHIEVED_QUIET_PARK", "off"},
-                   {"OCCTRACE_ACHIEVED_LISTEN_MS", "250"}}};
+                   {"OCCTRACE_ACHIEVED_PARK_DEINIT", " 0 "}}};
   const AchievedConfig config = ParseSettings(flipped.values, &warnings).achieved;
   EXPECT_FALSE(config.background_setup);
   EXPECT_FALSE(config.park_deinitializes);
-  EXPECT_FALSE(config.park_stops_callbacks);
-  EXPECT_EQ(config.listen_ns, 250'000'000);
   EXPECT_TRUE(warnings.empty());
   FakeEnv bad{{{"OCCTRACE_ACHIEVED_BACKGROUND_SETUP", "maybe"}}};
   EXPECT_TRUE(ParseSettings(bad.values, &warnings).achieved.background_setup);

@@ -120,42 +120,6 @@ TEST(TraceSessionTest, RecordsTheRankOfADistributedJob) {
   RemoveTrace(path);
 }
 
-// The writer tells the achieved profiler when the records held a kernel configuration it had
-// not written before (so a profiler whose launch callbacks are off while parked can listen
-// again), and only then.
-TEST(TraceSessionTest, NewKernelConfigurationsAreAnnouncedOnce) {
-  const std::string path = testing::TempPath("announce");
-  std::atomic<int> announcements{0};
-  SessionHooks hooks;
-  hooks.new_kernel_configurations = [&] { ++announcements; };
-  auto session = TraceSession::Start(Options(path, 10), hooks);
-  ASSERT_NE(session, nullptr);
-  // Waits (at most 5 s: sanitizer builds on a loaded machine) for `count` announcements.
-  auto announced = [&](int count) {
-    for (int i = 0; i < 1000 && announcements.load() < count; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    return announcements.load();
-  };
-  FeedLaunches(*session, 0, 100);  // one configuration
-  EXPECT_EQ(announced(1), 1);
-  FeedLaunches(*session, 100, 100);  // the same configuration again
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  EXPECT_EQ(announcements.load(), 1);
-  size_t size = 0;
-  uint8_t* data = session->AcquireBuffer(&size);
-  ASSERT_NE(data, nullptr);
-  FakeActivityBuffer buffer(data, size);
-  ActivityKernel wider = MakeKernel(kSquare, 5000, 1000, 1100);
-  wider.gridX = 264;  // a new configuration of the same kernel
-  ASSERT_TRUE(buffer.Add(wider));
-  session->CompleteBuffer(data, buffer.size(), 0);
-  EXPECT_EQ(announced(2), 2);
-  session->Finish();
-  session.reset();
-  RemoveTrace(path);
-}
-
 TEST(TraceSessionTest, PeriodicCommitMakesLaunchesVisibleWhileRunning) {
   const std::string path = testing::TempPath("periodic");
   auto session = TraceSession::Start(Options(path, 50), SessionHooks{});

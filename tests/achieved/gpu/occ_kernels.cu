@@ -5,7 +5,7 @@
 //   occ_kernels features   cooperative and cluster launches, stream capture + graph replay,
 //                          launches from 4 threads into one context
 //   occ_kernels park       idle parking and re-enabling of the profiler (sample mode)
-//   occ_kernels quiet      launch callbacks off while parked, on again for a new configuration
+//   occ_kernels quiet      a new configuration measured after its context parked
 //   occ_kernels timeline N the tail-wave configuration N times, each launch followed by the
 //                          occupancy its SMs held, computed from per-block %smid/clock64 spans
 //
@@ -345,10 +345,9 @@ int RunPark() {
   return 0;
 }
 
-// Sample mode under libocctrace.so with OCCTRACE_ACHIEVED_IDLE=0.1 and
-// OCCTRACE_ACHIEVED_LISTEN_MS=200: A is measured; idle, the profiler parks; idle longer, the
-// launch callbacks go off, so B's first launch passes unseen; its kernel record shows the writer
-// a new configuration, the callbacks come back, and B's second launch is measured.
+// Sample mode under libocctrace.so with OCCTRACE_ACHIEVED_IDLE=0.1: A is measured; idle, the
+// profiler parks; B, a configuration first launched while parked, is measured (its first
+// launch: the launch callbacks stay on while parked).
 int RunQuiet() {
   auto a = [] { spin_kernel<<<66, 256>>>(kSpinCycles); CHECK(cudaGetLastError()); };
   auto b = [] { spin_kernel<<<264, 1024>>>(kSpinCycles); CHECK(cudaGetLastError()); };
