@@ -16,7 +16,7 @@
 #include "injector/achieved.h"
 #include "injector/achieved_launch.h"
 #include "injector/achieved_policy.h"
-#include "injector/cupti_attachment.h"
+#include "injector/cupti_controller.h"
 #include "injector/cupti_tracer_state.h"
 #include "injector/errors.h"
 #include "injector/id_translation.h"
@@ -34,7 +34,7 @@ namespace occ::inj {
 namespace {
 
 using tracer_internal::CuptiResultText;
-using tracer_internal::DetachHooks;
+using tracer_internal::RealCuptiSeam;
 using tracer_internal::EnableTracing;
 using tracer_internal::LightTick;
 using tracer_internal::SetKernelRecords;
@@ -197,11 +197,11 @@ void CUPTIAPI OnCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_Call
   }
   if (tracer->light && tracer->tracing.load(std::memory_order_relaxed)) tracer->light->OnCallback(domain, cbid, cbdata);
   if (tracer->achieved) tracer->achieved->OnCallback(domain, cbid, cbdata);
-  // Last: CUPTI's way to detach is cuptiFinalize at an API's exit (cupti_attachment.h).
-  if (tracer->attachment && (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) &&
+  // Last: CUPTI's way to detach is cuptiFinalize at an API's exit (cupti_controller.h).
+  if (tracer->controller && (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) &&
       static_cast<const CUpti_CallbackData*>(cbdata)->callbackSite == CUPTI_API_EXIT &&
       tracer->tracing.load(std::memory_order_relaxed)) {
-    tracer->attachment->FinalizeFromCallback();
+    tracer->controller->FinalizeFromCallback();
   }
 }
 
@@ -278,7 +278,7 @@ bool EnableTracing(Tracer* tracer, bool again) {
   // tracing switches it on and off for its timing windows (set_kernel_records) instead.
   // Light tracing keeps them on until its first window ends (kernel_windows.h).
   if (tracer->light && !tracer->light->EnableCallbacks(tracer->subscriber)) return false;
-  OCC_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+  if (!again) OCC_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
   return true;
 }
 
@@ -303,32 +303,6 @@ std::string CuptiResultText(CUptiResult result) {
 }  // namespace tracer_internal
 
 namespace {
-
-// LaunchCallbackSwitch's Apply: the driver launch callbacks on or off (detached: nothing to
-// switch; an attach enables them).
-bool SwitchDriverLaunchCallbacks(Tracer* tracer, bool on, std::string* error) {
-  auto apply = [&] {
-    for (CUpti_CallbackId cbid : kDriverLaunchCbids) {
-      const CUptiResult result = cuptiEnableCallback(on ? 1 : 0, tracer->subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
-      if (result != CUPTI_SUCCESS) {
-        *error = "cuptiEnableCallback(driver launch): " + CuptiResultText(result);
-        return false;
-      }
-    }
-    return true;
-  };
-  if (!tracer->attachment) return apply();
-  bool applied = true;
-  tracer->attachment->IfAttached([&] { applied = apply(); });
-  return applied;
-}
-
-// Both owners start wanting the callbacks: light tracing enables them when it subscribes.
-std::unique_ptr<LaunchCallbackSwitch> MakeLaunchCallbackSwitch(Tracer* tracer) {
-  return std::make_unique<LaunchCallbackSwitch>(
-      [tracer](bool on, std::string* error) { return SwitchDriverLaunchCallbacks(tracer, on, error); },
-      /*initially_on=*/true);
-}
 
 // A subscribed Tracer, or nullptr (with one line) when CUPTI refused: the program runs untraced.
 Tracer* SubscribeTracer() {
@@ -372,11 +346,12 @@ std::vector<std::pair<std::string, std::string>> FinalMeta(Tracer* tracer) {
   if (LaunchHook* hook = tracer->hook.load(std::memory_order_acquire)) {
     for (auto& row : hook->Meta()) rows.push_back(std::move(row));
   }
-  if (tracer->attachment) {
-    for (auto& row : tracer->attachment->Meta()) rows.push_back(std::move(row));
+  if (tracer->detaches) {
+    for (auto& row : tracer->controller->Meta()) rows.push_back(std::move(row));
     for (auto& row : tracer->ids.Meta()) rows.push_back(std::move(row));
     rows.emplace_back("light_detach_graphs_read_by_hook", std::to_string(tracer->light->graphs_read_by_hook()));
-    rows.emplace_back("light_detach_stopped", tracer->detach_stopped.empty() ? "no" : tracer->detach_stopped);
+    const std::string pinned = tracer->controller->pinned();
+    rows.emplace_back("light_detach_stopped", pinned.empty() ? "no" : pinned);
     rows.emplace_back("light_detach_windows_kept_attached", std::to_string(tracer->windows_kept_attached));
   }
   return rows;
@@ -386,16 +361,13 @@ SessionHooks MakeSessionHooks(Tracer* tracer, Mode mode) {
   SessionHooks hooks;
   hooks.flush_activity = [tracer](bool forced) {
     if (!tracer->tracing.load()) return;
-    auto flush = [forced] { OCC_CUPTI_LOG(cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0)); };
-    if (tracer->attachment) {
-      tracer->attachment->IfAttached(flush);  // detached: nothing is held (flushed at detach)
-    } else {
-      flush();
-    }
+    // Detached: nothing is held (flushed at detach).
+    tracer->controller->IfAttached(
+        [forced] { OCC_CUPTI_LOG(cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0)); });
   };
   hooks.before_final_flush = [tracer] {
     if (tracer->achieved) tracer->achieved->Shutdown();
-    if (tracer->attachment) tracer->attachment->Stop();  // the final flush if attached, no more detaching
+    tracer->controller->Stop();  // attached for the final flush if it can be; no more events
   };
   hooks.set_kernel_records = [tracer](bool on) { return SetKernelRecords(tracer, on); };
   hooks.final_meta = [tracer] { return FinalMeta(tracer); };
@@ -433,8 +405,15 @@ void SetUpLight(Tracer* tracer, bool detached) {
       launch_calls, [tracer] { if (tracer->session) tracer->session->NotifyNewLaunchShape(); }, options);
   if (!detached) return;
   tracer->light->SetIdTranslation(&tracer->ids);
-  tracer->attachment = std::make_unique<CuptiAttachment>(DetachHooks(tracer));
-  tracer->launch_callbacks = MakeLaunchCallbackSwitch(tracer);
+  tracer->detaches = true;
+}
+
+// Every mode: the controller, pinned attached unless light tracing detaches; the launch
+// callbacks are on at setup in light tracing (LightTracer::EnableCallbacks).
+void CreateController(Tracer* tracer, Mode mode) {
+  const char* pinned = tracer->detaches ? "" : mode == Mode::kFull ? "full trace" : "light tracing without detach";
+  const bool callbacks_on = mode == Mode::kLight || mode == Mode::kLightDetached;
+  tracer->controller = std::make_unique<CuptiController>(RealCuptiSeam(tracer), pinned, callbacks_on);
 }
 
 // The achieved-occupancy profiler of the settings, if any (none in kLightDetached: settings.h).
@@ -464,13 +443,11 @@ void CreateAchieved(Tracer* tracer, const Settings& settings) {
 // Mode::kLightDetached: the launch hook, or why there is none in OCC_META.
 void InstallLaunchHook(Tracer* tracer) {
   TraceSession& session = *tracer->session;
-  std::string ignored;
-  tracer->launch_callbacks->Want(LaunchCallbackSwitch::Owner::kAchieved, false, &ignored);
-  LaunchHook* hook = LaunchHook::Install(tracer->light.get(), tracer->launch_callbacks.get(), SteadyNs());
+  LaunchHook* hook = LaunchHook::Install(tracer->light.get(), tracer->controller.get(), SteadyNs());
   if (hook == nullptr) {
     LogLine("light tracing: the launch hook found no driver launch entry points; CUPTI stays attached, with its "
             "launch callbacks on");
-    tracer->attachment->Stop();
+    tracer->controller->Pin("no launch hook");
   }
   session.SetMeta("light_hook", hook != nullptr ? "on" : "unavailable");
   tracer->hook.store(hook, std::memory_order_release);
@@ -526,6 +503,7 @@ int InitializeTracing() {
     case Mode::kLight: SetUpLight(tracer, /*detached=*/false); break;
     case Mode::kLightDetached: SetUpLight(tracer, /*detached=*/true); break;
   }
+  CreateController(tracer, mode);
   CreateAchieved(tracer, settings);
   tracer->tracing.store(true);
   if (!EnableTracing(tracer)) {  // the failing call printed "...; tracing off"
@@ -536,7 +514,7 @@ int InitializeTracing() {
     return 1;
   }
   if (tracer->achieved) tracer->achieved->EnableCallbacks(tracer->subscriber);
-  if (tracer->launch_callbacks) InstallLaunchHook(tracer);
+  if (tracer->detaches) InstallLaunchHook(tracer);
   WatchSubscribers(session, settings.watch_subscribers);
   // Registered inside cuInit, i.e. after the program's own static-init atexit entries (fatbin
   // unregistration, libtorch): LIFO order runs ours first, while the driver still works.

@@ -47,7 +47,7 @@ struct DriverApi {
   decltype(&::cuGraphKernelNodeGetParams) cuGraphKernelNodeGetParams = nullptr;  // _v2
   decltype(&::cuGraphChildGraphNodeGetGraph) cuGraphChildGraphNodeGetGraph = nullptr;
   decltype(&::cuKernelGetFunction) cuKernelGetFunction = nullptr;
-  // Light tracing with CUPTI detached (cupti_attachment.h): ids without CUPTI.
+  // Light tracing with CUPTI detached (cupti_controller.h): ids without CUPTI.
   decltype(&::cuCtxGetId) cuCtxGetId = nullptr;
   decltype(&::cuCtxGetDevice_v2) cuCtxGetDevice = nullptr;  // _v2: of a given context
   decltype(&::cuStreamGetId) cuStreamGetId = nullptr;

@@ -1,4 +1,4 @@
-// Light tracing with CUPTI detached (cupti_attachment.h): the driver's context and stream ids
+// Light tracing with CUPTI detached (cupti_controller.h): the driver's context and stream ids
 // translated to CUPTI's.
 //
 // While CUPTI is detached the launch hook names a launch's context and stream by the driver's

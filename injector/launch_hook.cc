@@ -13,6 +13,7 @@
 #include <map>
 #include <utility>
 
+#include "injector/cupti_controller.h"
 #include "injector/errors.h"
 #include "injector/import_redirect.h"
 #include "injector/light_tracer.h"
@@ -360,10 +361,10 @@ uint64_t ObjectsAddedSoFar() {
 
 }  // namespace
 
-LaunchHook::LaunchHook(LightTracer* light, LaunchCallbackSwitch* callbacks, int64_t now_ns)
-    : light_(light), callbacks_(callbacks), policy_(HookWatchPolicy::Settings{}, now_ns), last_new_code_ns_(now_ns) {}
+LaunchHook::LaunchHook(LightTracer* light, CuptiController* controller, int64_t now_ns)
+    : light_(light), controller_(controller), policy_(HookWatchPolicy::Settings{}, now_ns), last_new_code_ns_(now_ns) {}
 
-LaunchHook* LaunchHook::Install(LightTracer* light, LaunchCallbackSwitch* callbacks, int64_t now_ns) {
+LaunchHook* LaunchHook::Install(LightTracer* light, CuptiController* controller, int64_t now_ns) {
   static LaunchHook* installed = nullptr;
   if (installed != nullptr) return nullptr;
   void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
@@ -383,7 +384,7 @@ LaunchHook* LaunchHook::Install(LightTracer* light, LaunchCallbackSwitch* callba
   }
   if (redirects.empty()) return nullptr;
   g_light.store(light, std::memory_order_release);
-  auto* hook = new LaunchHook(light, callbacks, now_ns);  // leaked: wrappers run until exit
+  auto* hook = new LaunchHook(light, controller, now_ns);  // leaked: wrappers run until exit
   hook->installed_ns_ = now_ns;
   hook->entry_points_ = static_cast<int>(redirects.size());
   light->SetHookInstalled();
@@ -441,7 +442,7 @@ void LaunchHook::Tick(int64_t now_ns, bool records_on) {
   // appeared, and one cuBLAS launch the hook missed was lost.
   const bool callbacks = decision.callbacks || records_on;
   std::string error;
-  if (!callbacks_->Want(LaunchCallbackSwitch::Owner::kLight, callbacks, &error) && switch_error_.empty()) {
+  if (!controller_->SetLaunchCallbacks(callbacks, &error) && !error.empty() && switch_error_.empty()) {
     switch_error_ = error;
     LogLine("light tracing: switching the launch callbacks failed (%s)", error.c_str());
   }
@@ -468,7 +469,7 @@ std::vector<std::pair<std::string, std::string>> LaunchHook::Meta() const {
     rescans_at += text;
   }
   char callbacks_on_ms[32];
-  std::snprintf(callbacks_on_ms, sizeof(callbacks_on_ms), "%.1f", callbacks_->on_ms());
+  std::snprintf(callbacks_on_ms, sizeof(callbacks_on_ms), "%.1f", controller_->callbacks_on_ms());
   const std::string p = "light_hook_";
   return {
       {p + "entry_points", std::to_string(entry_points_)},
@@ -480,7 +481,7 @@ std::vector<std::pair<std::string, std::string>> LaunchHook::Meta() const {
       {p + "launches", std::to_string(light_->hooked_launches())},
       {p + "launches_outside", std::to_string(light_->launches_outside_hook())},
       {p + "fallback", policy_.fell_back() ? "1" : "0"},
-      {p + "callback_switches", std::to_string(callbacks_->switches())},
+      {p + "callback_switches", std::to_string(controller_->figures().callback_switches)},
       {p + "callbacks_on_ms", callbacks_on_ms},
       {p + "rescans_at_s", rescans_at.empty() ? "none" : rescans_at},
   };

@@ -33,10 +33,10 @@
 #include <utility>
 #include <vector>
 
-#include "injector/launch_callback_switch.h"
 
 namespace occ::inj {
 
+class CuptiController;
 class LightTracer;
 
 // When CUPTI's launch callbacks are wanted to watch the hook. Pure logic, driven by the
@@ -91,7 +91,7 @@ class LaunchHook {
   // Finds the driver's launch entry points and rewrites the pointers to them found now.
   // Null when the driver or its entry points cannot be found (light tracing then keeps CUPTI's
   // callbacks on). One per process: the wrappers reach `light` through a global.
-  static LaunchHook* Install(LightTracer* light, LaunchCallbackSwitch* callbacks, int64_t now_ns);
+  static LaunchHook* Install(LightTracer* light, CuptiController* controller, int64_t now_ns);
 
   // Writer thread, every wake-up: rescans and switches the callbacks as the policy says.
   void Tick(int64_t now_ns, bool records_on);
@@ -112,11 +112,11 @@ class LaunchHook {
   static constexpr int64_t kQuietBeforeDetachNs = 10'000'000'000;
 
  private:
-  LaunchHook(LightTracer* light, LaunchCallbackSwitch* callbacks, int64_t now_ns);
+  LaunchHook(LightTracer* light, CuptiController* controller, int64_t now_ns);
   int Rescan();
 
   LightTracer* light_;
-  LaunchCallbackSwitch* callbacks_;
+  CuptiController* controller_;  // switches the launch callbacks (cupti_controller.h)
   HookWatchPolicy policy_;
   int entry_points_ = 0;
   uint64_t objects_added_seen_ = 0;

@@ -36,7 +36,7 @@ namespace occ::inj {
 // launches find their configuration by shape. Stream-capture callbacks tell a launch into a capturing stream without a
 // driver call per launch (attached only).
 struct LightTracerOptions {
-  // OCCTRACE_LIGHT_DETACH=1 (cupti_attachment.h): CUPTI is finalized between timing windows,
+  // OCCTRACE_LIGHT_DETACH=1 (cupti_controller.h): CUPTI is finalized between timing windows,
   // so recording a launch calls no CUPTI function. Instead: the driver's context and stream
   // ids (the writer translates them to CUPTI's, id_translation.h), CLOCK_REALTIME (CUPTI's
   // clock on Linux, its header says; equal to cuptiGetTimestamp within 0.2 us on an H100,

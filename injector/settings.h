@@ -43,7 +43,7 @@ enum class Mode {
   // OCCTRACE_MODE=light: every launch from CUPTI's launch callbacks, GPU time in windows.
   kLight,
   // OCCTRACE_MODE=light with OCCTRACE_LIGHT_DETACH=1: CUPTI attached only in timing windows,
-  // launches recorded by the launch hook in between (cupti_attachment.h); no achieved
+  // launches recorded by the launch hook in between (cupti_controller.h); no achieved
   // occupancy, which needs CUPTI attached.
   kLightDetached,
 };

@@ -37,7 +37,8 @@ TEST(LaunchHookWithCuptiDetached, GraphsInstantiatedWithoutCuptiAreKnownAndIdsCo
   LightTracerOptions options;
   options.cupti_free = true;
   LightTracer light(&streams, nullptr, options);
-  LaunchCallbackSwitch callbacks([](bool, std::string*) { return true; }, true);
+  std::vector<bool> switched;
+  CuptiController controller(hook_testing::StandInSeam(&switched), "", /*launch_callbacks_on=*/true);
 
   // Before the hook: instantiation reaches the driver, nothing is read.
   void* exec = nullptr;
@@ -48,7 +49,7 @@ TEST(LaunchHookWithCuptiDetached, GraphsInstantiatedWithoutCuptiAreKnownAndIdsCo
   ASSERT_NE(real_launch, nullptr);
   EXPECT_EQ(client_lookup("cuLaunchKernel"), real_launch);
 
-  LaunchHook* hook = LaunchHook::Install(&light, &callbacks, 0);
+  LaunchHook* hook = LaunchHook::Install(&light, &controller, 0);
   ASSERT_NE(hook, nullptr);
   std::map<std::string, std::string> meta;
   for (const auto& [name, value] : hook->Meta()) meta[name] = value;

@@ -34,15 +34,13 @@ TEST(LaunchHookWithAStandInDriver, WrapsTheRuntimeStyleTableAndPassesEverythingT
   options.cupti_free = true;  // as in light tracing with CUPTI detached, the hook's role here
   LightTracer light(&streams, nullptr, options);
   std::vector<bool> switched;
-  LaunchCallbackSwitch callbacks([&](bool on, std::string*) { switched.push_back(on); return true; }, true);
-  std::string error;
-  callbacks.Want(LaunchCallbackSwitch::Owner::kAchieved, false, &error);  // no achieved profiler
+  CuptiController controller(hook_testing::StandInSeam(&switched), "", /*launch_callbacks_on=*/true);
 
   // Before the hook: calls reach the driver and nothing is recorded.
   ASSERT_EQ(client_launch(false, Fake(0xf1), 4, 128, 0, nullptr), 0);
   EXPECT_EQ(fake_driver_calls.classic, 1);
 
-  LaunchHook* hook = LaunchHook::Install(&light, &callbacks, 0);
+  LaunchHook* hook = LaunchHook::Install(&light, &controller, 0);
   ASSERT_NE(hook, nullptr);
   auto meta = MetaOf(*hook);
   EXPECT_EQ(meta["light_hook_entry_points"], "14")
@@ -54,7 +52,7 @@ TEST(LaunchHookWithAStandInDriver, WrapsTheRuntimeStyleTableAndPassesEverythingT
   EXPECT_EQ(meta["light_hook_rescans_at_s"], "none") << "times of rescans after the first";
   EXPECT_GE(std::stod(meta["light_hook_callbacks_on_ms"]), 0.0);
   EXPECT_GE(std::stod(meta["light_hook_scan_ms_max"]), 0.0);
-  EXPECT_EQ(LaunchHook::Install(&light, &callbacks, 0), nullptr)
+  EXPECT_EQ(LaunchHook::Install(&light, &controller, 0), nullptr)
       << "one hook per process";
 
   // Every argument and the result pass through; successful launches are recorded (their
@@ -106,7 +104,7 @@ TEST(LaunchHookWithAStandInDriver, WrapsTheRuntimeStyleTableAndPassesEverythingT
   EXPECT_TRUE(switched.empty());
   hook->Tick(13 * kSecond, false);
   EXPECT_EQ(switched, std::vector<bool>{false});
-  EXPECT_FALSE(callbacks.on());
+  EXPECT_EQ(MetaOf(*hook)["light_hook_callback_switches"], "1");
 }
 
 }  // namespace

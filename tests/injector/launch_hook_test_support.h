@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 
+#include "injector/cupti_controller.h"
 #include "injector/launch_hook.h"
 #include "injector/light_tracer.h"
 
@@ -15,6 +16,23 @@ namespace occ::inj::hook_testing {
 
 // A CUfunction, stream or graph handle the stand-in driver takes as it is.
 inline void* Fake(uintptr_t value) { return reinterpret_cast<void*>(value); }
+
+// A controller's Seam that calls no CUPTI: every call succeeds, and the launch-callback
+// switches are appended to *switched.
+inline CuptiController::Seam StandInSeam(std::vector<bool>* switched) {
+  CuptiController::Seam seam;
+  seam.records = [](bool) -> uint64_t { return 0; };
+  seam.flush = [] {};
+  seam.request_detach = [] { return true; };
+  seam.cancel_detach = [] {};
+  seam.finalize = [] { return true; };
+  seam.attach = [](std::string*) { return true; };
+  seam.launch_callbacks = [switched](bool on, std::string*) {
+    switched->push_back(on);
+    return true;
+  };
+  return seam;
+}
 
 inline std::map<std::string, std::string> MetaOf(const LaunchHook& hook) {
   std::map<std::string, std::string> meta;
