@@ -39,7 +39,9 @@ SAMPLING = {}  # variant -> per-run sampling facts of sample-mode traces
 
 
 def parse_variant(text):
-    """'light=traced:OCCTRACE_MODE=light' -> ('light', 'traced', {...})."""
+    """'light=traced:OCCTRACE_MODE=light' -> ('light', 'traced', {...}). An empty value (K=)
+    leaves K unset: 'default=traced:OCCTRACE_ACHIEVED=' is occtrace in its default mode, as a
+    user who sets nothing runs it, where the base `traced` sets OCCTRACE_ACHIEVED=off."""
     name, sep, rest = text.partition("=")
     base, _, settings = rest.partition(":")
     if not sep or not name or base not in ("untraced", "traced", "bare-cupti", "torchprof"):
@@ -61,6 +63,8 @@ def env_for(variant, lib, db, extra):
         base, custom_env = CUSTOM[variant]
         env = env_for(base, lib, db, extra)
         env.update(custom_env)
+        for key in [k for k, v in custom_env.items() if v == ""]:
+            del env[key]
         return env
     if variant.startswith("traced"):
         env.update(CUDA_INJECTION64_PATH=lib, OCCTRACE_OUTPUT=db, OCCTRACE_FORCE="1",
@@ -172,6 +176,20 @@ def light_facts(db):
     if meta is None or meta.get("trace_mode") != "light":
         return None
     return {k: meta[k] for k in LIGHT_FACTS if k in meta}
+
+
+PM_FACTS = ("pm_status", "pm_interval_ns", "pm_devices_sampled", "pm_samples", "pm_samples_lost", "pm_overflows",
+            "pm_setup_ms", "pm_decode_ms", "pm_writer_ms", "launch_count")
+
+
+def pm_facts(db):
+    """A PM-sampling trace's facts (OCC_META), else None: whether the process sampled at all
+    (another process holding the counters stops it, CUPTI_ERROR_HARDWARE_BUSY), so that a cost
+    is not read as PM sampling's when it never ran."""
+    meta = trace_meta(db)
+    if meta is None or meta.get("achieved_mode") != "pm":
+        return None
+    return {k: meta[k] for k in PM_FACTS if k in meta}
 
 
 def format_light(runs):

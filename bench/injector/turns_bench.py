@@ -5,7 +5,8 @@ they run in strict alternation, a fraction of a second each.
     turns_bench.py --lib libocctrace.so --workload train_small=tests/gpu/workloads/train_small.py:100
                    [--workload resnet50=tests/gpu/workloads/resnet50_step.py:12]
                    [--bare-cupti libbare_cupti_injection.so] [--variant NAME=BASE[:K=V,...]]
-                   [--repeats 2] [--cycles 30] [--warm-s 12] [--json OUT]
+                   [--repeats 2] [--cycles 30] [--warm-s 12] [--first-s 60] [--stop-after-s S]
+                   [--json OUT]
 
 Why turns: on the GPU VMs, separate runs of one variant spread by more than the few percent
 being measured (untraced ResNet-50 runs of one session: 19.6-27.5 ms/step), and a process keeps
@@ -30,8 +31,14 @@ over the cycles, in total and for its busiest threads by name (occtrace's are oc
 and occtrace-setup; threads sharing a name are numbered in order of creation), and its ratio in each quarter of every process set (a cost that grows with
 the process's age shows as rising quarters).
 
-A SIGTERM (the GPU scripts run it under `timeout`) ends the run after the turn in progress and
-still prints and writes the summary of every finished cycle.
+First minute and steady state: each variant's ratio is also given apart over the cycles whose
+turn began within --first-s seconds (default 60) of the variant's process start, and over the
+later ones, with the number of cycles in each. A mode whose cost falls once it has warmed up
+(replay's re-attach did, after 80 s) shows a first-minute figure above its steady one.
+
+A SIGTERM (the GPU scripts run it under `timeout`) ends the run after the cycle in progress and
+still prints and writes the summary of every finished cycle; --stop-after-s does the same at a
+time the caller picks, leaving room to close the processes and summarize before `timeout`.
 
 Variants: untraced, bare-cupti (with --bare-cupti: CUPTI kernel records, discarded), traced
 (occtrace, OCCTRACE_ACHIEVED=off), torchprof (torch.profiler, CUDA activity only; --no-torchprof
@@ -69,6 +76,10 @@ class Worker:
         self.samples = samples(env)
         self.log_path = log_path
         self.log = open(log_path, "w")
+        # The process's start, for each turn's age (--first-s): processes start one after
+        # another, so the first minute is each process's own.
+        self.started = time.monotonic()
+        self.quit_sent = False
         # Its own session: a SIGTERM sent to the bench's process group (`timeout`) reaches the
         # bench alone, which then ends the processes in order (STOP).
         self.proc = subprocess.Popen(cmd, env=env, stdout=self.log, stderr=subprocess.STDOUT,
@@ -101,9 +112,14 @@ class Worker:
             lines = f.read().strip().splitlines()
         return lines[-1] if lines else "no output"
 
+    def quit(self):
+        if not self.quit_sent:
+            self.send("quit")
+            self.quit_sent = True
+
     def close(self, timeout):
         try:
-            self.send("quit")
+            self.quit()
             self.reply(timeout)
             self.proc.wait(timeout=timeout)
         except (RuntimeError, OSError, subprocess.TimeoutExpired):
@@ -147,13 +163,18 @@ def bootstrap_median_interval_over_sets(values_by_set, iterations=2000, seed=1):
     return medians[int(0.025 * iterations)], medians[int(0.975 * iterations) - 1]
 
 
-# SIGTERM (`timeout`, a device lease running out) ends the run after the turn in progress: the
+# SIGTERM (`timeout`, a device lease running out) ends the run after the cycle in progress: the
 # processes quit, and the summary of every finished cycle is printed and written as usual.
-STOP = {"requested": False}
+# --stop-after-s sets `at`, the same end without a signal.
+STOP = {"requested": False, "at": float("inf")}
 
 
 def request_stop(signum, frame):
     STOP["requested"] = True
+
+
+def stopping():
+    return STOP["requested"] or time.monotonic() >= STOP["at"]
 
 
 def thread_cpu_s(pid):
@@ -207,10 +228,11 @@ def run_workload(name, script, turn_steps, variants, args, lib, tmp):
     cycles = []  # per cycle: {variant: ms/step}, with the repeat it belongs to
     sampling = {}
     light = {}  # per variant: light traces' window and hook facts, one per process set
+    pm = {}  # per variant: PM-sampling traces' facts (whether it sampled), one per process set
     cpu = {}  # per variant, per process set: CPU per step over the cycles (cpu_per_step)
     warm_steps = {v: [] for v in variants}
     for repeat in range(args.repeats):
-        if STOP["requested"]:
+        if stopping():
             break
         sets = dict(zip(variants, cpu_sets(len(variants), args.cores_per_process, repeat)))
         turns_started_ns = 0
@@ -253,18 +275,21 @@ def run_workload(name, script, turn_steps, variants, args, lib, tmp):
             cpu_before = {v: thread_cpu_s(w.proc.pid) for v, w in workers.items()}
             turns_started_ns = time.time_ns()  # CUPTI's clock is CLOCK_REALTIME's, within a us
             for c in range(args.cycles):
-                if STOP["requested"]:
-                    print(f"  {name}: stopped (SIGTERM) after {c} cycles of process set {repeat + 1}", flush=True)
+                if stopping():
+                    why = "SIGTERM" if STOP["requested"] else "--stop-after-s"
+                    print(f"  {name}: stopped ({why}) after {c} cycles of process set {repeat + 1}", flush=True)
                     break
                 order = in_order[c % len(in_order):] + in_order[:c % len(in_order)]
                 times = {}
+                ages = {}  # per variant: seconds from its process's start to its turn's start
                 for w in order:
+                    ages[w.variant] = round(time.monotonic() - w.started, 2)
                     w.send(f"run {turn_steps}")
                     answer = w.reply(120).split()
                     if answer[0] != "ms/step":
                         raise RuntimeError(f"{w.variant}: {' '.join(answer)}")
                     times[w.variant] = float(answer[1])
-                cycles.append({"repeat": repeat, "ms_per_step": times})
+                cycles.append({"repeat": repeat, "ms_per_step": times, "age_s": ages})
                 print(f"  {name} r{repeat + 1} c{c + 1:02}: " +
                       ", ".join(f"{v} {times[v]:.4g}" for v in variants), flush=True)
         finally:
@@ -275,8 +300,15 @@ def run_workload(name, script, turn_steps, variants, args, lib, tmp):
                     cpu.setdefault(v, []).append(used)
                     print(f"  {name} r{repeat + 1}: {v} CPU per step {used['total_ms']:.3f} ms; busiest threads: " +
                           ", ".join(f"{k} {ms:.3f}" for k, ms in used["threads_ms"].items()), flush=True)
+            # After a SIGTERM, `timeout -k` kills the bench seconds later: every process is told
+            # to quit at once and they share a few seconds, so that the summary is written first.
+            quick = STOP["requested"]
+            if quick:
+                for w in workers.values():
+                    w.quit()
+            quick_deadline = time.monotonic() + 5.0
             for w in workers.values():
-                rc = w.close(min(args.quit_timeout, 30.0) if STOP["requested"] else args.quit_timeout)
+                rc = w.close(max(1.0, quick_deadline - time.monotonic()) if quick else args.quit_timeout)
                 if rc not in (0, None):
                     print(f"  {name}: {w.variant} exited {rc} ({w.tail()})", flush=True)
                 # What bare_cupti_injection.so's phase modes say at exit (attach, finalize times).
@@ -296,7 +328,10 @@ def run_workload(name, script, turn_steps, variants, args, lib, tmp):
             facts = gpu_bench.light_facts(db)
             if facts is not None:
                 light.setdefault(v, []).append(facts)
-    return cycles, sampling, light, warm_steps, cpu
+            facts = gpu_bench.pm_facts(db)
+            if facts is not None:
+                pm.setdefault(v, []).append(facts)
+    return cycles, sampling, light, pm, warm_steps, cpu
 
 
 def quarters(cycles, variant, base):
@@ -315,7 +350,22 @@ def percentile(values, q):
     return xs[int(q * (len(xs) - 1))]
 
 
-def summarize(cycles, variants, base):
+def part_figures(by_set):
+    """Median ratio of one part of the run (by_set: its per-cycle ratios, per process set) with
+    the intervals summarize gives, and how many cycles it holds; None when it holds none."""
+    ratios = [x for per_set in by_set for x in per_set]
+    if not ratios:
+        return None
+    sets = [per_set for per_set in by_set if per_set]
+    return {"cycles": len(ratios), "ratio": statistics.median(ratios),
+            "ratio_ci95": list(bootstrap_median_interval(ratios)),
+            "ratio_ci95_over_sets": list(bootstrap_median_interval_over_sets(sets)) if len(sets) > 1 else None}
+
+
+def summarize(cycles, variants, base, first_s=None):
+    """Per variant against `base`: median ms/step, median per-cycle ratio and its intervals. With
+    first_s, also `first` and `steady` (part_figures): the cycles whose turn began within first_s
+    seconds of the variant's process start, and the later ones."""
     out = {}
     for v in variants:
         ms = [c["ms_per_step"][v] for c in cycles]
@@ -330,6 +380,12 @@ def summarize(cycles, variants, base):
                   "ratio_ci95": [low, high],
                   "ratio_ci95_over_sets": list(bootstrap_median_interval_over_sets(by_set)) if len(by_set) > 1 else None,
                   "ratio_per_repeat": [statistics.median(x) for x in by_set]}
+        if first_s is not None:
+            # The variant's own age decides: its process and the base's started seconds apart.
+            for part, early in (("first", True), ("steady", False)):
+                out[v][part] = part_figures([[c["ms_per_step"][v] / c["ms_per_step"][base] for c in cycles
+                                              if c["repeat"] == r and (c["age_s"][v] < first_s) == early]
+                                             for r in repeats])
     return out
 
 
@@ -341,6 +397,18 @@ def format_ratio(r):
         low, high = r["ratio_ci95_over_sets"]
         text += f"  over sets and cycles [{low:.3f}, {high:.3f}]"
     return text
+
+
+def format_parts(r, first_s):
+    """`first N s: ratio [interval] (n cycles); steady: …` of a summarize entry made with first_s."""
+    def one(p):
+        if p is None:
+            return "no cycles"
+        text = f"{p['ratio']:.3f} [{p['ratio_ci95'][0]:.3f}, {p['ratio_ci95'][1]:.3f}]"
+        if p.get("ratio_ci95_over_sets"):
+            text += f" over sets [{p['ratio_ci95_over_sets'][0]:.3f}, {p['ratio_ci95_over_sets'][1]:.3f}]"
+        return text + f" ({p['cycles']} cycles)"
+    return f"first {first_s:g} s: {one(r['first'])}; steady: {one(r['steady'])}"
 
 
 def main():
@@ -369,10 +437,17 @@ def main():
                                    "the A/A control); every other variant is also printed against the "
                                    "mean of the two in each cycle, which evens out what differs between "
                                    "two identical processes (their placement on the machine)")
+    ap.add_argument("--first-s", type=float, default=60.0,
+                    help="cycles whose turn began within this many seconds of the variant's process start "
+                         "are the first minute; later ones the steady state (each with its own figure)")
+    ap.add_argument("--stop-after-s", type=float, default=0.0,
+                    help="start no cycle after this many seconds of the run, as a SIGTERM would (0: no limit)")
     ap.add_argument("--json")
     args = ap.parse_args()
 
     signal.signal(signal.SIGTERM, request_stop)
+    if args.stop_after_s > 0:
+        STOP["at"] = time.monotonic() + args.stop_after_s
     lib = os.path.abspath(args.lib)
     variants = ["untraced"]
     if args.bare_cupti:
@@ -402,27 +477,28 @@ def main():
         workloads.append((name, os.path.abspath(script), int(steps)))
 
     results = {"date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "repeats": args.repeats, "cycles": args.cycles,
-               "warm_s": args.warm_s,
+               "warm_s": args.warm_s, "warm_s_unsampled": args.warm_s_unsampled, "first_s": args.first_s,
                "variants": {n: {"base": b, "env": e} for n, (b, e) in gpu_bench.CUSTOM.items()}}
     with tempfile.TemporaryDirectory() as tmp:
         args.logs = args.logs or tmp
         os.makedirs(args.logs, exist_ok=True)
         for name, script, turn_steps in workloads:
-            if STOP["requested"]:
+            if stopping():
                 break
             print(f"== {name}: {turn_steps} steps per turn, {args.cycles} cycles x {args.repeats} process sets, "
                   f"{args.warm_s:g} s warm-up where sampling ({args.warm_s_unsampled:g} s elsewhere); variants: {', '.join(variants)} "
                   f"(traced = occtrace OCCTRACE_ACHIEVED=off, torchprof = torch.profiler CUDA activity only)",
                   flush=True)
             started = time.monotonic()
-            cycles, sampling, light, warm_steps, cpu = run_workload(name, script, turn_steps, variants, args, lib, tmp)
+            cycles, sampling, light, pm, warm_steps, cpu = run_workload(name, script, turn_steps, variants, args, lib, tmp)
             if not cycles:
                 print(f"  {name}: no cycle finished", flush=True)
                 continue
-            s = summarize(cycles, variants, base)
-            off = summarize(cycles, variants, "traced") if "traced" in variants else {}
-            results[name] = {"base": base, "vs_untraced" if base == "untraced" else f"vs_{base}": s,
-                             "vs_traced": off, "cycles": cycles, "sampling": sampling, "light": light,
+            s = summarize(cycles, variants, base, args.first_s)
+            off = summarize(cycles, variants, "traced", args.first_s) if "traced" in variants else {}
+            results[name] = {"base": base, "turn_steps": turn_steps,
+                             "vs_untraced" if base == "untraced" else f"vs_{base}": s,
+                             "vs_traced": off, "cycles": cycles, "sampling": sampling, "light": light, "pm": pm,
                              "warm_steps": warm_steps, "cpu_per_step": cpu,
                              "quarters": {v: quarters(cycles, v, base) for v in variants if v != base},
                              "seconds": time.monotonic() - started}
@@ -432,21 +508,27 @@ def main():
                 r = s[v]
                 print(f"  {v:18} {r['median_ms']:8.3f} ms/step  {format_ratio(r)}"
                       f"  25th percentiles' ratio {r['floor_ratio']:.3f}")
+            print(f"  {name}: vs {base} in the first {args.first_s:g} s of each process's life and after "
+                  f"(steady), median of per-cycle ratios, 95 % bootstrap intervals")
+            for v in variants:
+                if v != base:
+                    print(f"  {v:18} {format_parts(s[v], args.first_s)}")
             for v in variants:
                 if v in ("untraced", "traced", "torchprof", "bare-cupti") or not off or base == "traced":
                     continue
                 r = off[v]
                 print(f"  {name}: {v} vs traced (off) {format_ratio(r)}"
-                      f"  25th percentiles' ratio {r['floor_ratio']:.3f}")
+                      f"  25th percentiles' ratio {r['floor_ratio']:.3f}; {format_parts(r, args.first_s)}")
             pool = [p for p in (args.pool or "").split(",") if p]
             if len(pool) == 2 and all(p in variants for p in pool):
                 pooled = [dict(c, ms_per_step=dict(c["ms_per_step"], pooled=sum(c["ms_per_step"][p] for p in pool) / 2))
                           for c in cycles]
                 others = [v for v in variants if v not in pool]
-                results[name]["vs_pooled"] = summarize(pooled, others, "pooled")
+                results[name]["vs_pooled"] = summarize(pooled, others, "pooled", args.first_s)
                 for v in others:
                     r = results[name]["vs_pooled"][v]
-                    print(f"  {name}: {v} vs the mean of {' and '.join(pool)} {format_ratio(r)}")
+                    print(f"  {name}: {v} vs the mean of {' and '.join(pool)} {format_ratio(r)}; "
+                          f"{format_parts(r, args.first_s)}")
             for v, per_set in results[name]["quarters"].items():
                 print(f"  {name}: {v} vs {base} by quarter of each process set: " +
                       "; ".join(" ".join(f"{x:.3f}" for x in q) for q in per_set))
@@ -454,6 +536,8 @@ def main():
                 print(f"  {name}: {v} sampling per process: " + gpu_bench.format_sampling(runs))
             for v, runs in light.items():
                 print(f"  {name}: {v} light trace per process: " + gpu_bench.format_light(runs))
+            for v, runs in pm.items():  # format_light prints any facts dict as `key value`
+                print(f"  {name}: {v} PM sampling per process: " + gpu_bench.format_light(runs))
             print(f"  {name}: {time.monotonic() - started:.0f} s", flush=True)
     gpu_bench.write_json(args.json, results)
     return 0

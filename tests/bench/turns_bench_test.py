@@ -11,7 +11,8 @@ thread named busy-helper that burns ~2 ms of CPU every 10 ms, and a thread it st
 same name) that burns ~1 ms: the bench's CPU per step by thread must find both, apart, there
 and nowhere else, and it writes a light trace's OCC_META rows, which the
 summary must show. Under `timeout`, the run stops after a turn and still
-prints its summary."""
+prints its summary; --stop-after-s does the same without a signal. The first-minute and steady
+figures are checked on made-up cycles, and turns_to_table.py's table on them."""
 import json
 import os
 import subprocess
@@ -188,6 +189,99 @@ class TurnsBenchTest(unittest.TestCase):
             self.assertGreater(len(result["cycles"]), 5)
             self.assertEqual({c["repeat"] for c in result["cycles"]}, {0}, "no second process set after the stop")
             self.assertLightRatio(result["vs_untraced"]["light"]["ratio"])
+
+
+    def test_stop_after_s_ends_the_turns_and_gives_the_summary(self):
+        # mode_cost.sh's own end, before `timeout` must signal: as a SIGTERM would, without one.
+        with tempfile.TemporaryDirectory() as tmp:
+            result, _, stdout = run_bench(
+                tmp, "--variant", "light=traced:OCCTRACE_MODE=light", "--repeats", "2", "--cycles", "100000",
+                "--warm-s-unsampled", "0.05", "--stop-after-s", "3")
+            self.assertIn("fake: stopped (--stop-after-s) after", stdout)
+            self.assertGreater(len(result["cycles"]), 5)
+            self.assertEqual({c["repeat"] for c in result["cycles"]}, {0}, "no second process set after the stop")
+            self.assertLightRatio(result["vs_untraced"]["light"]["ratio"])
+
+
+class FirstMinuteTest(unittest.TestCase):
+    """summarize's first-minute and steady parts on made-up cycles: a variant 20 % slower while
+    its process is young, 2 % once it has warmed up, as replay's re-attach made the default mode."""
+
+    @classmethod
+    def setUpClass(cls):
+        sys.path.insert(0, os.path.join(ROOT, "bench/injector"))
+        import gpu_bench
+        import turns_bench
+        import turns_to_table
+        cls.gpu_bench, cls.bench, cls.table = gpu_bench, turns_bench, turns_to_table
+
+    def cycles(self):
+        out = []
+        for repeat in range(2):
+            for c in range(40):
+                age = 30.0 + 1.5 * c  # turns begin 30 s into the process's life, 1.5 s a cycle
+                # The variant's process started 2 s after the untraced one: its own age counts.
+                slow = 1.20 if age - 2.0 < 60 else 1.02
+                out.append({"repeat": repeat, "ms_per_step": {"untraced": 10.0, "default": 10.0 * slow},
+                            "age_s": {"untraced": age, "default": age - 2.0}})
+        return out
+
+    def test_cycles_split_by_the_variants_own_age(self):
+        s = self.bench.summarize(self.cycles(), ["untraced", "default"], "untraced", 60.0)
+        first, steady = s["default"]["first"], s["default"]["steady"]
+        # The variant's ages 28 + 1.5 c < 60 for c 0..21: 22 cycles per set (by the untraced
+        # process's age, 20).
+        self.assertEqual(first["cycles"], 44)
+        self.assertEqual(steady["cycles"], 36)
+        self.assertAlmostEqual(first["ratio"], 1.20)
+        self.assertAlmostEqual(steady["ratio"], 1.02)
+        self.assertLessEqual(first["ratio_ci95"][0], first["ratio"])
+        self.assertIsNotNone(first["ratio_ci95_over_sets"], "two sets: an interval over sets too")
+        self.assertAlmostEqual(s["default"]["ratio"], 1.20)  # the figure over all cycles is kept
+        self.assertNotIn("first", self.bench.summarize(self.cycles(), ["default"], "untraced")["default"])
+        text = self.bench.format_parts(s["default"], 60.0)
+        self.assertIn("first 60 s: 1.200 [", text)
+        self.assertIn("(44 cycles); steady: 1.020 [", text)
+
+    def test_a_part_without_cycles(self):
+        young = [c for c in self.cycles() if c["age_s"]["default"] < 40]
+        s = self.bench.summarize(young, ["untraced", "default"], "untraced", 60.0)
+        self.assertIsNone(s["default"]["steady"])
+        self.assertIn("steady: no cycles", self.bench.format_parts(s["default"], 60.0))
+
+    def test_an_empty_value_leaves_the_variable_unset(self):
+        # mode_cost.sh's `default` variant: occtrace as a user runs it, OCCTRACE_ACHIEVED unset.
+        name, base, env = self.gpu_bench.parse_variant("default=traced:OCCTRACE_ACHIEVED=")
+        self.gpu_bench.CUSTOM[name] = (base, env)
+        try:
+            run_env = self.gpu_bench.env_for("default", "/lib.so", "/t.db", {})
+        finally:
+            del self.gpu_bench.CUSTOM[name]
+        self.assertNotIn("OCCTRACE_ACHIEVED", run_env)
+        self.assertEqual(run_env["CUDA_INJECTION64_PATH"], "/lib.so")
+        self.assertEqual(self.gpu_bench.env_for("traced", "/lib.so", "/t.db", {})["OCCTRACE_ACHIEVED"], "off")
+
+    def test_the_table(self):
+        s = self.bench.summarize(self.cycles(), ["untraced", "default"], "untraced", 60.0)
+        results = {"repeats": 2, "first_s": 60.0, "command": "WORKLOAD=resnet50 bash bench/injector/mode_cost.sh",
+                   "env": "Sat Nov 28 05:00:00 UTC 2026\nindex, name, driver_version\n0, NVIDIA H100 80GB HBM3, 580.1\n",
+                   "resnet50": {"vs_untraced": s, "vs_traced": {}, "cycles": self.cycles(), "turn_steps": 6}}
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "mode_cost_resnet50.json")
+            with open(path, "w") as f:
+                json.dump(results, f)
+            p = subprocess.run([sys.executable, os.path.join(ROOT, "bench/injector/turns_to_table.py"), path],
+                               capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = p.stdout.splitlines()
+        self.assertEqual(lines[0], "| Mode | ResNet-50, steady state | ResNet-50, first minute |")
+        default = next(line for line in lines if line.startswith("| default"))
+        self.assertRegex(default, r"\| 1\.020× \[1\.0\d\d, 1\.0\d\d\] \| 1\.200× \[")
+        self.assertIn("| untraced | 1 (10.00 ms/step) | 1 |", lines)
+        self.assertIn("| torch.profiler (CUDA activity only) | - | - |", lines)
+        self.assertIn("NVIDIA H100 80GB HBM3, driver 580.1", p.stdout)
+        # Counted by the untraced process's age (ages below 60 for c 0..19).
+        self.assertIn("80 cycles (40 steady state, 40 first minute", p.stdout)
 
 
 class IntervalOverSetsTest(unittest.TestCase):
