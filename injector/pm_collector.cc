@@ -1,14 +1,10 @@
 #include "injector/pm_collector.h"
 
 #include <pthread.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <utility>
 
 #include "injector/env_settings.h"
@@ -116,16 +112,6 @@ std::string PmCollector::status() const {
 
 void PmCollector::DecodeLoop() {
   pthread_setname_np(pthread_self(), "occtrace-pm");
-  // The lowest priority (nice 19, this thread only): decoding costs 12-16 us of CPU per sample
-  // inside CUPTI whether the GPU works or idles, up to one core at 20 us, and where the program's
-  // own threads want every core it has, they go first. With two cores per process and the
-  // decode thread at the program's priority, ResNet-50 training ran 1.12x `off` in turns (H200,
-  // 2026-11-28, bench/results/2026-11-28-h200-mode-cost). A decode that falls behind has the
-  // hardware buffer (64 MiB, seconds of samples) to catch up from; what overflows is counted
-  // (pm_overflows), never a trace record.
-  if (setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 19) != 0) {
-    LogLine("PM sampling: the decode thread's priority could not be lowered (%s)", std::strerror(errno));
-  }
   const auto period = std::chrono::nanoseconds(settings_.decode_period_ns);
   while (true) {
     {

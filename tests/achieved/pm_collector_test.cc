@@ -6,11 +6,8 @@
 #include "injector/pm_collector.h"
 
 #include <gtest/gtest.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <map>
@@ -33,7 +30,6 @@ struct FakePmState {
   int overflow_at_decode = -1;     // this decode (0-based, over all samplers) reports an overflow
   int decodes = 0;
   int opens = 0;
-  int decode_thread_nice = -100;  // the nice value of the thread that decoded last
   uint64_t next_time = 1000;
 
   void Log(const std::string& call) {
@@ -75,10 +71,7 @@ class FakeSampler final : public PmDeviceSampler {
     state_->Log("decode " + std::to_string(device_));
     spans->clear();
     *result = PmDecodeResult{};
-    errno = 0;
-    const int nice = getpriority(PRIO_PROCESS, static_cast<id_t>(gettid()));
     std::lock_guard lock(state_->mutex);
-    state_->decode_thread_nice = errno == 0 ? nice : -101;
     (*image)[0] = 1;  // "decoded into"
     for (size_t i = 0; i < state_->samples_per_decode; ++i) {
       spans->push_back({state_->next_time, state_->next_time + 50});
@@ -200,27 +193,6 @@ TEST(PmCollectorTest, SamplesFlowFromTheFirstContextAndShutdownCallsNothingInCup
   // After shutdown nothing new is set up.
   collector.NoteContext(Ctx(1));
   EXPECT_EQ(state->Count("open 1"), 0);
-}
-
-// The decode thread yields to the program's threads (nice 19, that thread only): decoding
-// costs CPU inside CUPTI whether the GPU works or not (pm_collector.cc says what it cost
-// ResNet-50 at the program's priority).
-TEST(PmCollectorTest, TheDecodeThreadRunsAtTheLowestPriorityAndOnlyIt) {
-  errno = 0;
-  const int own_nice = getpriority(PRIO_PROCESS, static_cast<id_t>(gettid()));
-  ASSERT_EQ(errno, 0);
-  auto state = std::make_shared<FakePmState>();
-  Received received;
-  received.hold = false;
-  PmCollector collector(received.sink(), std::make_unique<FakeBackend>(state), FastSettings());
-  collector.NoteContext(Ctx(0));
-  ASSERT_TRUE(received.WaitForSamples(30));
-  {
-    std::lock_guard lock(state->mutex);
-    EXPECT_EQ(state->decode_thread_nice, 19);
-  }
-  EXPECT_EQ(getpriority(PRIO_PROCESS, static_cast<id_t>(gettid())), own_nice) << "the program's threads keep theirs";
-  collector.Shutdown();
 }
 
 TEST(PmCollectorTest, EachDeviceGetsItsOwnSampler) {
