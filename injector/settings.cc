@@ -30,7 +30,7 @@ constexpr KnownSetting kKnownSettings[] = {
     {"OCCTRACE_LIGHT_PERIOD_MS", kUser},
     {"OCCTRACE_LIGHT_WINDOW_MS", kUser},
     {"OCCTRACE_ACHIEVED", kUser},
-    {"OCCTRACE_SAMPLES", kUser},
+    {"OCCTRACE_PM_INTERVAL_US", kUser},
     {"OCCTRACE_SAMPLE_BUDGET", kUser},
     {"OCCTRACE_MAX_BUFFERS", kUser},
     // Developers: measuring or diagnosing occtrace itself.
@@ -48,7 +48,7 @@ constexpr KnownSetting kKnownSettings[] = {
     {"OCCTRACE_ACHIEVED_BACKGROUND_SETUP", kDeveloper},
     {"OCCTRACE_ACHIEVED_MAX_SIGNATURES", kDeveloper},
     {"OCCTRACE_ACHIEVED_REPLAY", kDeveloper},
-    {"OCCTRACE_PM_INTERVAL_US", kDeveloper},
+    {"OCCTRACE_SAMPLES", kDeveloper},
     {"OCCTRACE_PM_IMAGE_SAMPLES", kDeveloper},
     {"OCCTRACE_PM_DECODE_MS", kDeveloper},
     {"OCCTRACE_PM_BUFFER_MB", kDeveloper},

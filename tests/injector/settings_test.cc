@@ -110,7 +110,7 @@ TEST(Settings, TheDocsListEverySettingForItsAudience) {
   std::stringstream text;
   text << file.rdbuf();
   const std::string doc = text.str();
-  const size_t user_end = doc.find("## Kernel replay's re-attach");
+  const size_t user_end = doc.find("## Light tracing");
   const size_t developer_begin = doc.find("## Developer settings");
   const size_t developer_end = doc.find("\nRemoved (", developer_begin);
   ASSERT_NE(user_end, std::string::npos);
