@@ -129,26 +129,25 @@ bool CuptiController::AttachLocked() {
   return true;
 }
 
-bool CuptiController::OpenWindow(uint64_t* cupti_ns) {
-  ControlLock lock(this);
-  if (stopped()) return Refuse();
-  State state = this->state();
-  if (state == State::kRecording) return Refuse();
-  if (state == State::kDetachRequested) {
-    State expected = State::kDetachRequested;
-    if (state_.compare_exchange_strong(expected, State::kAttached, std::memory_order_acq_rel)) {
-      seam_.cancel_detach();
-      std::lock_guard figures(figures_mutex_);
-      ++figures_.requests_taken_back;
-    }
-    state = this->state();
+CuptiController::State CuptiController::TakeBackOrWaitLocked() {
+  State expected = State::kDetachRequested;
+  if (state_.compare_exchange_strong(expected, State::kAttached, std::memory_order_acq_rel)) {
+    seam_.cancel_detach();
+    std::lock_guard figures(figures_mutex_);
+    ++figures_.requests_taken_back;
   }
-  if (state == State::kFinalizing) {
+  if (state() == State::kFinalizing) {
     // A program thread is inside cuptiFinalize (milliseconds); it never takes control_.
     std::unique_lock figures(figures_mutex_);
-    finalized_.wait(figures, [this] { return this->state() != State::kFinalizing; });
-    state = this->state();
+    finalized_.wait(figures, [this] { return state() != State::kFinalizing; });
   }
+  return state();
+}
+
+bool CuptiController::OpenWindow(uint64_t* cupti_ns) {
+  ControlLock lock(this);
+  if (stopped() || state() == State::kRecording) return Refuse();
+  const State state = TakeBackOrWaitLocked();
   if (state == State::kAttached) {
     bool domains_on = false;
     {
@@ -212,24 +211,8 @@ bool CuptiController::Pin(const std::string& reason) {
   ControlLock lock(this);
   if (stopped()) return Refuse();
   if (pinned_.empty()) pinned_ = reason;
-  State state = this->state();
-  if (state == State::kDetachRequested) {
-    State expected = State::kDetachRequested;
-    if (state_.compare_exchange_strong(expected, State::kAttached, std::memory_order_acq_rel)) {
-      seam_.cancel_detach();
-      std::lock_guard figures(figures_mutex_);
-      ++figures_.requests_taken_back;
-      return true;
-    }
-    state = this->state();
-  }
-  if (state == State::kFinalizing) {
-    std::unique_lock figures(figures_mutex_);
-    finalized_.wait(figures, [this] { return this->state() != State::kFinalizing; });
-    state = this->state();
-  }
   // Attached again for good; kernel records stay off until the next window.
-  if (state == State::kDetached) return AttachLocked();
+  if (TakeBackOrWaitLocked() == State::kDetached) return AttachLocked();
   return true;
 }
 
@@ -257,13 +240,7 @@ bool CuptiController::SetLaunchCallbacks(bool on, std::string* error) {
 void CuptiController::Stop() {
   ControlLock lock(this);
   if (stopped()) return;
-  // The final flush needs CUPTI: a pending request is taken back.
-  State expected = State::kDetachRequested;
-  if (state_.compare_exchange_strong(expected, State::kAttached, std::memory_order_acq_rel)) {
-    seam_.cancel_detach();
-    std::lock_guard figures(figures_mutex_);
-    ++figures_.requests_taken_back;
-  }
+  TakeBackOrWaitLocked();  // the final flush needs CUPTI
   stopped_.store(true, std::memory_order_release);
 }
 

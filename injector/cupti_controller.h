@@ -147,6 +147,9 @@ class CuptiController {
 
  private:
   bool Refuse();  // counts a refused event; returns false
+  // Under control_: a pending detach request taken back (cancel_detach), or a finalize in
+  // progress waited for. Returns the state then: kRecording, kAttached or kDetached.
+  State TakeBackOrWaitLocked();
   // Under control_: attaches from kDetached; on success the remembered launch-callback wish
   // is applied.
   bool AttachLocked();
