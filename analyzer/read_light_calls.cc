@@ -4,9 +4,9 @@
 // into all its launches with an estimated GPU time: launches x mean timed duration, and the
 // estimate's sampling variance N^2 s^2 / n (1 - n/N), the finite-population form, since the
 // timed launches are a sample of the N launches without replacement.
-// Full traces keep OCC_LAUNCH_CALL rows too: the launches made while CUPTI was finalized and
-// attached again after achieved-occupancy sampling (injector/cupti_reattach.cc), which have no
-// kernel record; AddReattachGapLaunches counts them.
+// Full traces written before 2026-11-28 may keep OCC_LAUNCH_CALL rows too: the launches made
+// while kernel replay's re-attach (since deleted) had CUPTI finalized, which have no kernel
+// record; AddReattachGapLaunches counts them.
 #include <algorithm>
 #include <cmath>
 #include <string>

@@ -127,8 +127,9 @@ TEST(LightTrace, CountsEveryLaunchAndEstimatesTimeFromTheTimedOnes) {
   EXPECT_TRUE(noted);
 }
 
-// A full trace whose CUPTI re-attached after sampling (injector/cupti_reattach.cc): its
-// OCC_LAUNCH_CALL rows are the launches made meanwhile, which have no kernel record. Here the
+// A full trace whose CUPTI re-attached after sampling (written before 2026-11-28, when that
+// re-attach was deleted; such traces are still read): its OCC_LAUNCH_CALL rows are the launches
+// made meanwhile, which have no kernel record. Here the
 // light trace above read as a full one: config 1 has 4 timed launches (mean 100 us) and 10 calls,
 // config 2 only 5 calls (never timed), config 3 3 timed launches (50 us) and 3 calls.
 TEST(LightTrace, AFullTracesCallsAreReattachGapLaunchesTimedByTheirConfigurationsMean) {
