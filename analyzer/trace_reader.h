@@ -132,8 +132,9 @@ class TraceReader {
                            OccLaunchPartial* result) const;
   // read_light_calls.cc: a light trace's launch counts and estimated times.
   // read_light_calls.cc: a full trace's launches made while CUPTI re-attached after sampling
-  // (OCC_LAUNCH_CALL rows; OCC_META reattach_*): counted, each with its configuration's mean
-  // timed duration as an estimate.
+  // (OCC_LAUNCH_CALL rows; OCC_META reattach_*; written only before 2026-11-28, when that
+  // re-attach was deleted): counted, each with its configuration's mean timed duration as an
+  // estimate.
   Status AddReattachGapLaunches(const std::vector<int64_t>& config_ids, std::vector<ConfigStats>* configs,
                                 TraceScan* scan);
   Status AddLaunchCalls(const std::vector<int64_t>& config_ids, std::vector<ConfigStats>* configs,

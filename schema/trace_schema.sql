@@ -235,7 +235,8 @@ CREATE TABLE IF NOT EXISTS OCC_PM_SAMPLE (
 -- nsys-compatible kernel table, as a view over the compact storage: one row per launch of the
 -- run, so that its count is OCC_META launch_count in every mode. Launches with a kernel record
 -- come from OCC_LAUNCH; the others are OCC_LAUNCH_CALL rows without one (light tracing's untimed
--- launches; in a full trace the launches made while CUPTI re-attached), flagged
+-- launches; in a full trace written before 2026-11-28, the launches made while kernel replay's
+-- re-attach, since deleted, had CUPTI finalized), flagged
 -- occTimeEstimated = 1: start is when the launch call returned, on the same clock, and the
 -- duration is the mean of its configuration's recorded launches (0 if none was recorded).
 CREATE VIEW IF NOT EXISTS CUPTI_ACTIVITY_KIND_KERNEL AS

@@ -77,6 +77,15 @@ std::map<std::string, std::string> MetaOf(const CuptiController& controller) {
 using State = CuptiController::State;
 using Log = std::vector<std::string>;
 
+// Light tracing with detach whose first window has just closed with a detach requested; the
+// calls that took are forgotten.
+void CloseTheFirstWindowAskingToDetach(CuptiController* controller, Calls* calls) {
+  uint64_t at = 0;
+  ASSERT_TRUE(controller->CloseWindow(/*may_detach=*/true, &at));
+  ASSERT_EQ(controller->state(), State::kDetachRequested);
+  calls->Take();
+}
+
 // Light tracing with detach, from its first window's end to detached and back: the table's
 // main cycle, with the CUPTI calls of each row in order.
 TEST(CuptiControllerTest, WindowsDetachAtTheNextApiExitAndAttachAgain) {
@@ -157,9 +166,8 @@ TEST(CuptiControllerTest, EventsWithoutARowAreRefused) {
 TEST(CuptiControllerTest, AWindowBeforeAnyApiExitTakesTheRequestBack) {
   Calls calls;
   CuptiController controller(CountingSeam(&calls), "", true);
+  CloseTheFirstWindowAskingToDetach(&controller, &calls);
   uint64_t at = 0;
-  controller.CloseWindow(true, &at);
-  calls.Take();
   EXPECT_TRUE(controller.OpenWindow(&at));
   EXPECT_EQ(controller.state(), State::kRecording);
   EXPECT_EQ(calls.Take(), (Log{"cancel", "records on"}));
@@ -281,9 +289,7 @@ TEST(CuptiControllerTest, LaunchCallbacksFollowTheWishAndCountTheirTime) {
 TEST(CuptiControllerTest, StopTakesAPendingRequestBackAndEndsEveryEvent) {
   Calls calls;
   CuptiController controller(CountingSeam(&calls), "", true);
-  uint64_t at = 0;
-  controller.CloseWindow(true, &at);
-  calls.Take();
+  CloseTheFirstWindowAskingToDetach(&controller, &calls);
   controller.Stop();
   EXPECT_EQ(controller.state(), State::kAttached);
   EXPECT_EQ(calls.Take(), (Log{"cancel"}));
@@ -349,9 +355,8 @@ TEST(CuptiControllerTest, OneFinalizeAmongManyThreadsAndARacingWindow) {
   for (int round = 0; round < 200; ++round) {
     Calls calls;
     CuptiController controller(CountingSeam(&calls), "", true);
+    CloseTheFirstWindowAskingToDetach(&controller, &calls);
     uint64_t at = 0;
-    controller.CloseWindow(true, &at);
-    calls.Take();
     std::atomic<bool> go{false};
     std::vector<std::thread> threads;
     for (int i = 0; i < 4; ++i) {
