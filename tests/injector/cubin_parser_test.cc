@@ -73,6 +73,23 @@ void WriteFile(const std::string& path, const std::string& text) {
   }
 }
 
+// A file of a stand-in Triton or Inductor cache, its folders made first.
+void WriteCacheFile(const std::filesystem::path& path, const std::string& text) {
+  std::filesystem::create_directories(path.parent_path());
+  WriteFile(path.string(), text);
+}
+
+// The lines of an Inductor output code module that declare Triton kernel `name`, defined in
+// `kernel_file`, generated from source nodes `nodes` (as Inductor writes them).
+std::string InductorWrapper(const std::filesystem::path& kernel_file, const std::string& nodes, const std::string& name) {
+  return "# kernel path: " + kernel_file.string() + "\n# Topologically Sorted Source Nodes: [" + nodes +
+         "], Original ATen: [aten.add, aten.relu]\n" + name + " = async_compile.triton('" + name + "', '''\n";
+}
+
+void RemoveTrace(const std::string& path) {
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::remove((path + suffix).c_str());
+}
+
 Compiled Compile() {
   Compiled out;
   const std::string dir = testing::TempPath("cubin").append(".d");
@@ -256,7 +273,7 @@ TEST(CubinParserTest, WriterStoresFunctionsAndFillsCuptisZeroLocalMemory) {
       "ON s.id=c.mangledName WHERE s.value=";
   EXPECT_EQ(reader.Int(config + "'_Z11local_arrayPfi'"), 1024);
   EXPECT_EQ(reader.Int(config + "'_Z5plainPf'"), 48);
-  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::remove((path + suffix).c_str());
+  RemoveTrace(path);
 }
 
 // The whole chain the writer follows for a torch.compile kernel, in a stand-in cache shared by
@@ -268,27 +285,19 @@ TEST(CubinParserTest, WriterRecordsTheSourceNodesOfTheCompilationThatLoaded) {
   namespace fs = std::filesystem;
   const fs::path inductor = testing::TempPath("inductor_cache");
   fs::remove_all(inductor);
-  const auto write = [](const fs::path& path, const std::string& text) {
-    fs::create_directories(path.parent_path());
-    WriteFile(path.string(), text);
-  };
   const std::string name = "triton_poi_fused_add_relu_0";
   const fs::path mine = inductor / "ke" / "ckernel.py";
   const fs::path theirs = inductor / "zz" / "cother.py";
   // Triton's cache under Inductor's: triton/<device>/<hash>/<name>.{json,cubin,source}.
-  write(inductor / "triton" / "0" / "AAA" / (name + ".json"), R"({"num_warps": 8, "num_stages": 1})");
-  write(inductor / "triton" / "0" / "AAA" / (name + ".cubin"), "another program's cubin");
-  write(inductor / "triton" / "0" / "AAA" / (name + ".source"), "#loc = loc(\"" + theirs.string() + "\":18:0)\n");
-  write(inductor / "triton" / "0" / "BBB" / (name + ".json"), R"({"num_warps": 4, "num_stages": 1})");
-  write(inductor / "triton" / "0" / "BBB" / (name + ".cubin"),
+  WriteCacheFile(inductor / "triton" / "0" / "AAA" / (name + ".json"), R"({"num_warps": 8, "num_stages": 1})");
+  WriteCacheFile(inductor / "triton" / "0" / "AAA" / (name + ".cubin"), "another program's cubin");
+  WriteCacheFile(inductor / "triton" / "0" / "AAA" / (name + ".source"), "#loc = loc(\"" + theirs.string() + "\":18:0)\n");
+  WriteCacheFile(inductor / "triton" / "0" / "BBB" / (name + ".json"), R"({"num_warps": 4, "num_stages": 1})");
+  WriteCacheFile(inductor / "triton" / "0" / "BBB" / (name + ".cubin"),
         std::string(Kernels().cubin.begin(), Kernels().cubin.end()));
-  write(inductor / "triton" / "0" / "BBB" / (name + ".source"), "#loc = loc(\"" + mine.string() + "\":19:0)\n");
-  const auto wrapper = [&](const fs::path& kernel, const std::string& nodes) {
-    return "# kernel path: " + kernel.string() + "\n# Topologically Sorted Source Nodes: [" + nodes +
-           "], Original ATen: [aten.add, aten.relu]\n" + name + " = async_compile.triton('" + name + "', '''\n";
-  };
-  write(inductor / "w1" / "cw1.py", wrapper(theirs, "y, relu"));
-  write(inductor / "w2" / "cw2.py", wrapper(mine, "add, hidden"));
+  WriteCacheFile(inductor / "triton" / "0" / "BBB" / (name + ".source"), "#loc = loc(\"" + mine.string() + "\":19:0)\n");
+  WriteCacheFile(inductor / "w1" / "cw1.py", InductorWrapper(theirs, "y, relu", name));
+  WriteCacheFile(inductor / "w2" / "cw2.py", InductorWrapper(mine, "add, hidden", name));
   const std::string path = testing::TempPath("inductor_writer");
   {
     TraceWriter writer;
@@ -309,10 +318,9 @@ TEST(CubinParserTest, WriterRecordsTheSourceNodesOfTheCompilationThatLoaded) {
   EXPECT_EQ(reader.Text("SELECT wrapperFile FROM OCC_TRITON_SOURCE t" + by_name), (inductor / "w2" / "cw2.py").string());
   // CUDA C++ kernels are never looked up.
   EXPECT_EQ(reader.Int("SELECT COUNT(*) FROM OCC_TRITON_SOURCE"), 1);
-  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::remove((path + suffix).c_str());
+  RemoveTrace(path);
   fs::remove_all(inductor);
 }
-
 
 // A cold torch.compile on an H100 (tests/gpu/owners_all.sh, 2026-11-28) lost 9 of 21 kernels'
 // metadata: Inductor's compile workers wrote a kernel's files just after the rescan another
@@ -323,10 +331,6 @@ TEST(CubinParserTest, WriterFindsAKernelWhoseFilesAppearAfterItsLoad) {
   namespace fs = std::filesystem;
   const fs::path inductor = testing::TempPath("inductor_late_cache");
   fs::remove_all(inductor);
-  const auto write = [](const fs::path& path, const std::string& text) {
-    fs::create_directories(path.parent_path());
-    WriteFile(path.string(), text);
-  };
   const std::string name = "triton_poi_fused_add_relu_0";
   const fs::path kernel = inductor / "ke" / "ckernel.py";
   fs::create_directories(inductor / "triton" / "0");
@@ -338,13 +342,10 @@ TEST(CubinParserTest, WriterFindsAKernelWhoseFilesAppearAfterItsLoad) {
     writer.AddModule(7, Kernels().cubin);
     EXPECT_EQ(writer.stats().triton_kernels, 0u);  // nothing there yet
     const fs::path dir = inductor / "triton" / "0" / "AAA";
-    write(dir / (name + ".json"), R"({"num_warps": 4, "num_stages": 1})");
-    write(dir / (name + ".cubin"), std::string(Kernels().cubin.begin(), Kernels().cubin.end()));
-    write(dir / (name + ".source"), "#loc = loc(\"" + kernel.string() + "\":18:0)\n");
-    write(inductor / "w1" / "cw1.py", "# kernel path: " + kernel.string() +
-                                          "\n# Topologically Sorted Source Nodes: [add, relu], Original ATen: "
-                                          "[aten.add, aten.relu]\n" +
-                                          name + " = async_compile.triton('" + name + "', '''\n");
+    WriteCacheFile(dir / (name + ".json"), R"({"num_warps": 4, "num_stages": 1})");
+    WriteCacheFile(dir / (name + ".cubin"), std::string(Kernels().cubin.begin(), Kernels().cubin.end()));
+    WriteCacheFile(dir / (name + ".source"), "#loc = loc(\"" + kernel.string() + "\":18:0)\n");
+    WriteCacheFile(inductor / "w1" / "cw1.py", InductorWrapper(kernel, "add, relu", name));
     // Loaded again within the rescan interval (another autotuning config): still a miss.
     writer.AddModule(8, Kernels().cubin);
     EXPECT_EQ(writer.stats().triton_kernels, 0u);
@@ -357,7 +358,7 @@ TEST(CubinParserTest, WriterFindsAKernelWhoseFilesAppearAfterItsLoad) {
   EXPECT_EQ(reader.Int("SELECT numWarps FROM OCC_TRITON_KERNEL t" + by_name), 4);
   EXPECT_EQ(reader.Text("SELECT sourceNodes FROM OCC_TRITON_SOURCE t" + by_name), "add, relu");
   EXPECT_EQ(reader.Text("SELECT wrapperFile FROM OCC_TRITON_SOURCE t" + by_name), (inductor / "w1" / "cw1.py").string());
-  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::remove((path + suffix).c_str());
+  RemoveTrace(path);
   fs::remove_all(inductor);
 }
 
