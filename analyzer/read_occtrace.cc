@@ -128,6 +128,8 @@ Status TraceReader::ReadOccMeta() {
   info_.set_pm_samples(std::max<int64_t>(0, ParseInt(get({"pm_samples"})).value_or(0)));
   info_.set_pm_overflows(std::max<int64_t>(0, ParseInt(get({"pm_overflows"})).value_or(0)));
   info_.set_pm_decode_errors(std::max<int64_t>(0, ParseInt(get({"pm_decode_errors"})).value_or(0)));
+  info_.set_pm_sampling_ns(std::max<int64_t>(0, ParseInt(get({"pm_sampling_ms"})).value_or(0)) * 1'000'000);
+  info_.set_pm_run_ns(std::max<int64_t>(0, ParseInt(get({"pm_run_ms"})).value_or(0)) * 1'000'000);
   if (info_.dropped_records() > 0) {
     AddWarning(std::to_string(info_.dropped_records()) +
                " activity records were dropped while tracing: totals are lower bounds");

@@ -64,16 +64,13 @@ AchievedPolicy::AchievedPolicy(AchievedConfig config, NanoClock clock, int64_t s
       clock_(std::move(clock)),
       start_ns_(start_ns),
       id_(g_next_policy_id.fetch_add(1, std::memory_order_relaxed)),
-      last_busy_ns_(start_ns) {}
+      last_busy_ns_(start_ns),
+      budget_(config.budget_fraction, config.burst_ns) {}
 
 bool AchievedPolicy::BudgetAllowsLocked(int64_t now_ns) {
-  const double elapsed = static_cast<double>(now_ns - start_ns_);
   // Paused: resume only when a whole burst fits (AchievedConfig::burst_ns).
-  const double reserve = paused_ ? static_cast<double>(config_.burst_ns) : 0.0;
-  const bool allows = static_cast<double>(profiling_ns_) + reserve <= config_.budget_fraction * elapsed;
-  if (!allows && !paused_) ++budget_pauses_;
-  paused_ = !allows;
-  budget_paused_.store(paused_, std::memory_order_relaxed);
+  const bool allows = budget_.Allows(profiling_ns_, now_ns - start_ns_);
+  budget_paused_.store(budget_.paused(), std::memory_order_relaxed);
   return allows;
 }
 
@@ -170,7 +167,7 @@ int64_t AchievedPolicy::profiling_ns() const {
 }
 int64_t AchievedPolicy::budget_pauses() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return budget_pauses_;
+  return budget_.pauses();
 }
 int64_t AchievedPolicy::skipped_for_budget() const {
   std::lock_guard<std::mutex> lock(mutex_);

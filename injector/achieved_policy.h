@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "injector/env_settings.h"
+#include "injector/time_budget.h"
 
 namespace occ::inj {
 
@@ -209,11 +210,10 @@ class AchievedPolicy {
   // Last sample handed out or skipped for budget. Written under mutex_; atomic so that
   // IdleNs() reads it without the mutex.
   std::atomic<int64_t> last_busy_ns_{0};
-  int64_t budget_pauses_ = 0;
+  WallTimeBudget budget_;  // config_.budget_fraction, resuming after config_.burst_ns
   int64_t skipped_for_budget_ = 0;
   int64_t launches_over_signature_cap_ = 0;
-  bool paused_ = false;
-  std::atomic<bool> budget_paused_{false};  // mirrors paused_ for lock-free readers
+  std::atomic<bool> budget_paused_{false};  // mirrors budget_.paused() for lock-free readers
 };
 
 }  // namespace occ::inj

@@ -22,7 +22,11 @@ int64_t NowNs() {
 
 PmCollector::PmCollector(Sink sink, std::unique_ptr<PmBackend> backend, PmCollectorSettings settings,
                          OnSampling on_sampling)
-    : sink_(std::move(sink)), backend_(std::move(backend)), settings_(settings), on_sampling_(std::move(on_sampling)) {
+    : sink_(std::move(sink)),
+      backend_(std::move(backend)),
+      settings_(settings),
+      on_sampling_(std::move(on_sampling)),
+      budget_(settings.budget_fraction, settings.window_ns, settings.free_ns) {
   thread_ = std::thread([this] { DecodeLoop(); });
 }
 
@@ -66,7 +70,15 @@ void PmCollector::NoteContextDestroyed(void* context) {
     auto found = std::find(device.contexts.begin(), device.contexts.end(), context);
     if (found == device.contexts.end()) continue;
     device.contexts.erase(found);
-    if (!device.contexts.empty() || device.phase != Phase::kSampling) return;
+    if (!device.contexts.empty()) return;
+    if (device.phase == Phase::kPaused) {  // drained when it paused
+      device.sampler->Disable();
+      device.sampler.reset();
+      retirements_.fetch_add(1);
+      SetPhase(id, &device, Phase::kRetired);
+      return;
+    }
+    if (device.phase != Phase::kSampling) return;
     // The device's last context: what it sampled so far leaves CUPTI while the context exists.
     if (!DrainDevice(id, &device)) return;  // failed: disabled
     ProfilerError error;
@@ -122,6 +134,7 @@ void PmCollector::DecodeLoop() {
     for (auto& [id, device] : devices_) {
       if (device.phase == Phase::kSampling) DrainDevice(id, &device);
     }
+    KeepToBudget(NowNs());
   }
   // The process is ending: no CUPTI call at all from here on. The samples since the last
   // periodic decode (at most one decode period) are not recorded, and the driver releases the
@@ -135,7 +148,9 @@ void PmCollector::DecodeLoop() {
   {
     std::lock_guard devices(devices_mutex_);
     for (auto& [id, device] : devices_) {
-      if (device.phase == Phase::kSampling || device.phase == Phase::kRetired) SetPhase(id, &device, Phase::kStopped);
+      if (device.phase == Phase::kSampling || device.phase == Phase::kPaused || device.phase == Phase::kRetired) {
+        SetPhase(id, &device, Phase::kStopped);
+      }
     }
   }
   {
@@ -150,8 +165,63 @@ void PmCollector::DecodeLoop() {
 
 void PmCollector::SetPhase(uint32_t device_id, DeviceState* device, Phase phase) {
   device->phase = phase;
-  std::lock_guard lock(mutex_);
-  phases_[device_id] = phase;
+  {
+    std::lock_guard lock(mutex_);
+    phases_[device_id] = phase;
+  }
+  const bool sampling = std::any_of(devices_.begin(), devices_.end(),
+                                    [](const auto& entry) { return entry.second.phase == Phase::kSampling; });
+  const int64_t now = NowNs();
+  const int64_t since = sampling_since_ns_.load();
+  if (sampling && since == 0) {
+    if (budget_start_ns_.load() == 0) budget_start_ns_.store(now);
+    sampling_since_ns_.store(now);
+  } else if (!sampling && since != 0) {
+    sampled_closed_ns_.fetch_add(now - since);
+    sampling_since_ns_.store(0);
+  }
+}
+
+int64_t PmCollector::SampledNs(int64_t now_ns) const {
+  const int64_t since = sampling_since_ns_.load();
+  return sampled_closed_ns_.load() + (since != 0 ? std::max<int64_t>(0, now_ns - since) : 0);
+}
+
+void PmCollector::KeepToBudget(int64_t now_ns) {
+  bool sampling = false, paused = false;
+  for (const auto& [id, device] : devices_) {
+    sampling |= device.phase == Phase::kSampling;
+    paused |= device.phase == Phase::kPaused;
+  }
+  if (!sampling && !paused) return;  // nothing set up, or nothing left to sample
+  const bool allows = budget_.Allows(SampledNs(now_ns), now_ns - budget_start_ns_.load());
+  if (!allows && sampling) {
+    // Every sampling device was drained by the pass that spent the budget, just now.
+    for (auto& [id, device] : devices_) {
+      if (device.phase != Phase::kSampling) continue;
+      ProfilerError error;
+      in_call_.store("cuptiPmSamplingStop");
+      const bool stopped = device.sampler->Stop(&error);
+      in_call_.store(nullptr);
+      if (!stopped) {
+        FailDevice(id, &device, error);
+        continue;
+      }
+      SetPhase(id, &device, Phase::kPaused);
+    }
+    pauses_.fetch_add(1);
+  } else if (allows && paused) {
+    for (auto& [id, device] : devices_) {
+      if (device.phase != Phase::kPaused) continue;
+      ProfilerError error;
+      in_call_.store("cuptiPmSamplingStart");
+      const bool started = device.sampler->Start(&error);
+      in_call_.store(nullptr);
+      // A sampler that does not start again is set up afresh, as after an overflow.
+      if (started || Reopen(id, &device)) SetPhase(id, &device, Phase::kSampling);
+    }
+    resumes_.fetch_add(1);
+  }
 }
 
 void PmCollector::SetUp(uint32_t device_id, DeviceState* device) {
@@ -346,6 +416,14 @@ std::vector<std::pair<std::string, std::string>> PmCollector::SessionMeta() cons
   meta.emplace_back("pm_sample_info_ms", decode_ms);
   meta.emplace_back("pm_setup_ms", std::to_string(setup_ns_.load() / 1'000'000));
   meta.emplace_back("pm_retirements", std::to_string(retirements_.load()));
+  // The CPU bound: how long sampling was on, of how long since the first set-up.
+  char fraction[32];
+  std::snprintf(fraction, sizeof(fraction), "%g", settings_.budget_fraction);
+  meta.emplace_back("pm_budget", fraction);
+  const int64_t now = NowNs(), start = budget_start_ns_.load();
+  meta.emplace_back("pm_sampling_ms", std::to_string(SampledNs(now) / 1'000'000));
+  meta.emplace_back("pm_run_ms", std::to_string(start != 0 ? (now - start) / 1'000'000 : 0));
+  meta.emplace_back("pm_pauses", std::to_string(pauses_.load()));
   meta.emplace_back("pm_decode_period_ms", std::to_string(settings_.decode_period_ns / 1'000'000));
   meta.emplace_back("pm_decode_max_us", std::to_string(max_decode_ns_.load() / 1000));
   meta.emplace_back("pm_samples_decoded", std::to_string(samples_decoded_.load()));

@@ -28,6 +28,12 @@
 //    the sink (TraceSession::SubmitPmImage: a queue push). It never evaluates:
 //    cuptiProfilerHostEvaluateToGpuValues and SQLite run on the writer thread
 //    (TraceWriter::AddPmImage), so decoding keeps up with the hardware.
+//  - The CPU bound (time_budget.h): CUPTI decodes each sample for 12-16 us whether the GPU is
+//    busy or not, so at 20 us a collector that never rests uses most of a core. Sampling is on
+//    for at most free_ns + budget_fraction x the time since the first set-up (OCCTRACE_SAMPLE_
+//    BUDGET, 5 %), in windows of at least window_ns: after a decode pass that spends the budget,
+//    every sampling device is stopped (kPaused), and started again once a window fits. A short
+//    program (under free_ns of sampling) is sampled whole; a long one 0.5 s in every 10.
 //  - Shutdown (the tracer's exit handler via the session's before_final_flush, or the writer
 //    thread on SIGTERM): asks the decode thread to stop; it exits without another CUPTI call,
 //    leaving sampling enabled for the process's end (pm_collector.cc says why). Shutdown waits
@@ -41,7 +47,11 @@
 //
 // Per-device state table (DeviceState::phase; a device has no entry before its first context):
 //   | phase     | meaning                                              | next                          |
-//   | kSampling | set up, started; decoded every decode_period         | kRetired, kStopped, kFailed   |
+//   | kSampling | set up, started; decoded every decode_period         | kPaused, kRetired, kStopped,  |
+//   |           |                                                      | kFailed                       |
+//   | kPaused   | the budget is spent: decoded, then stopped; started  | kSampling (a window fits),    |
+//   |           | again when a window fits (a restart that fails is    | kRetired, kStopped, kFailed   |
+//   |           | reopened: disabled and set up again)                 |                               |
 //   | kRetired  | its last context was destroyed: decoded, stopped,    | kSampling (a new context),    |
 //   |           | disabled                                             | kStopped                      |
 //   | kStopped  | shutdown: no CUPTI call any more                     | (end)                         |
@@ -71,6 +81,7 @@
 #include "injector/env_settings.h"
 #include "injector/pm_device.h"
 #include "injector/pm_samples.h"
+#include "injector/time_budget.h"
 
 namespace occ::inj {
 
@@ -79,6 +90,12 @@ struct PmCollectorSettings {
   int64_t decode_period_ns = 5'000'000;
   size_t max_images = 16;
   int shutdown_wait_ms = 1'000;  // longest Shutdown waits for the decode thread
+  // The CPU bound (see the header's threads): sampling is on for at most free_ns +
+  // budget_fraction x the time since the first set-up; paused, it starts again only when a
+  // window_ns fits. 1 = never paused.
+  double budget_fraction = 0.05;  // OCCTRACE_SAMPLE_BUDGET
+  int64_t window_ns = 500'000'000;
+  int64_t free_ns = 5'000'000'000;
 };
 
 // From the OCCTRACE_PM_* settings (settings.h).
@@ -110,10 +127,12 @@ class PmCollector final : public AchievedProfiler {
   // Counters (any thread).
   uint64_t overflows() const { return overflows_.load(); }
   uint64_t decodes() const { return decodes_.load(); }
+  uint64_t pauses() const { return pauses_.load(); }
+  uint64_t resumes() const { return resumes_.load(); }
   std::string status() const;
 
  private:
-  enum class Phase { kSampling, kRetired, kStopped, kFailed };
+  enum class Phase { kSampling, kPaused, kRetired, kStopped, kFailed };
   struct DeviceState {
     Phase phase = Phase::kSampling;
     std::unique_ptr<PmDeviceSampler> sampler;
@@ -129,7 +148,12 @@ class PmCollector final : public AchievedProfiler {
   bool DrainDevice(uint32_t device_id, DeviceState* device);
   // After an overflow: disabled and set up again; false when that failed.
   bool Reopen(uint32_t device_id, DeviceState* device);
+  // Also keeps the sampling clock: sampling is on while any device is kSampling.
   void SetPhase(uint32_t device_id, DeviceState* device, Phase phase);
+  // After a decode pass: pauses every sampling device when the budget is spent, restarts the
+  // paused ones when a window fits.
+  void KeepToBudget(int64_t now_ns);
+  int64_t SampledNs(int64_t now_ns) const;
   void FailDevice(uint32_t device_id, DeviceState* device, const ProfilerError& error);
   // A pooled image, initialized for `sampler`; false when none is free (writer behind).
   bool TakeImage(PmDeviceSampler* sampler, std::vector<uint8_t>* image, ProfilerError* error);
@@ -146,6 +170,7 @@ class PmCollector final : public AchievedProfiler {
   std::map<uint32_t, DeviceState> devices_;
   bool backend_initialized_ = false;
   std::vector<uint8_t> spare_image_;  // for decodes while the pool is empty
+  WallTimeBudget budget_;
 
   mutable std::mutex mutex_;  // guards the six below
   std::condition_variable wake_;
@@ -176,6 +201,12 @@ class PmCollector final : public AchievedProfiler {
   std::atomic<uint64_t> setup_ns_{0};  // on the programs' threads, in CONTEXT_CREATED
   std::atomic<uint64_t> retirements_{0};
   std::atomic<bool> shut_down_{false};
+  // The sampling clock: written under devices_mutex_, atomic for SessionMeta. 0 = not yet / off.
+  std::atomic<int64_t> budget_start_ns_{0};     // the first set-up
+  std::atomic<int64_t> sampling_since_ns_{0};   // when sampling last turned on, while it is on
+  std::atomic<int64_t> sampled_closed_ns_{0};   // sampling time before that
+  std::atomic<uint64_t> pauses_{0};
+  std::atomic<uint64_t> resumes_{0};
   // The CUPTI call the collector is in (a string literal), for the status line when the
   // decode thread does not stop in time at exit.
   std::atomic<const char*> in_call_{nullptr};

@@ -253,6 +253,8 @@ Settings ParseSettings(const std::map<std::string, std::string>& variables, std:
     settings.achieved.mode = AchievedMode::kOff;
   }
   settings.pm = ParsePm(env, warnings);
+  // One share of wall time for measurement, however it is measured (time_budget.h).
+  settings.pm.budget_fraction = settings.achieved.budget_fraction;
   settings.triton_metadata = SwitchSetting(env, "OCCTRACE_TRITON_METADATA", true, warnings);
   settings.watch_subscribers = SwitchSetting(env, "OCCTRACE_WATCH_SUBSCRIBERS", true, warnings);
   settings.session.pm_samples = settings.achieved.mode == AchievedMode::kPm;

@@ -155,6 +155,10 @@ std::string AchievedModeText(const occtrace::InputFile& file) {
     } else {
       out += "; PM sampling";
       if (file.pm_interval_ns() > 0) out += " every " + FormatDuration(file.pm_interval_ns());
+      // Paused by the CPU bound: the samples cover only part of the run.
+      if (file.pm_run_ns() > 0 && file.pm_sampling_ns() < file.pm_run_ns()) {
+        out += ", on for " + FormatDuration(file.pm_sampling_ns()) + " of " + FormatDuration(file.pm_run_ns());
+      }
       out += ": " + FormatCount(file.pm_samples()) + " samples (" + FormatCount(file.pm_clean_samples()) +
              " clean, " + FormatCount(file.pm_mixed_samples()) + " mixed, " +
              FormatCount(file.pm_unattributed_samples()) + " beside no traced launch)";

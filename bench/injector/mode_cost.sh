@@ -11,7 +11,10 @@
 # variant is also given against the mean of the two); default (occtrace as a user runs it,
 # OCCTRACE_ACHIEVED unset: PM sampling at 20 us); light (OCCTRACE_MODE=light
 # OCCTRACE_LIGHT_DETACH=1, achieved occupancy unset, i.e. not measured); torchprof
-# (torch.profiler, CUDA activity only). REPEATS fresh process sets of CYCLES cycles each
+# (torch.profiler, CUDA activity only); default-unbounded (the default mode with
+# OCCTRACE_SAMPLE_BUDGET=1: PM sampling never paused, as before its CPU bound; run only when
+# VARIANTS names it). VARIANTS=a,b,... runs only those (bare-cupti included only when named).
+# REPEATS fresh process sets of CYCLES cycles each
 # (default 2 x 100 = 200 cycles), each figure given over all cycles, over the cycles that began
 # in each process's first FIRST_S (60) s, and over the later ones (steady state).
 #
@@ -50,9 +53,11 @@ esac
 log="$out/mode_cost_$workload.log"
 json="$out/mode_cost_$workload.json"
 cp "$logs/env.txt" "$log"
-only=untraced,traced,traced-again,default,light,torchprof
+only=${VARIANTS:-untraced,traced,traced-again,default,light,torchprof}
 bare="$stage/bin/libbare_cupti_injection.so"
-if [[ -f "$bare" ]]; then
+if [[ -n "${VARIANTS:-}" ]]; then
+  [[ ",$VARIANTS," == *,bare-cupti,* ]] || bare=  # VARIANTS names every variant to run
+elif [[ -f "$bare" ]]; then
   only="$only,bare-cupti"
 else
   echo "mode_cost: $bare not staged: no bare-cupti variant" | tee -a "$log"
@@ -60,12 +65,13 @@ else
 fi
 limit=$(( ${TURNS_TIMEOUT:-540} - SECONDS ))  # SECONDS: this script's time so far (stage_env.sh)
 stop=$(( limit > 150 ? limit - 75 : limit / 2 ))  # the last cycle's start: room to close and summarize
-command="WORKLOAD=$workload CYCLES=${CYCLES:-100} REPEATS=${REPEATS:-2} STEPS_PER_TURN=${spec##*:} bash bench/injector/mode_cost.sh"
+command="${VARIANTS:+VARIANTS=$VARIANTS }${CORES:+CORES=$CORES }WORKLOAD=$workload CYCLES=${CYCLES:-100} REPEATS=${REPEATS:-2} STEPS_PER_TURN=${spec##*:} bash bench/injector/mode_cost.sh"
 echo "== $command (cycles start for $stop s, SIGTERM at $limit s)" | tee -a "$log"
 timeout -k 10 "$limit" python3 "$root/bench/injector/turns_bench.py" --lib "$lib" --workload "$spec" \
   ${bare:+--bare-cupti "$bare"} \
   --variant "traced-again=traced:TURNS_SAME_AS=traced" \
   --variant "default=traced:OCCTRACE_ACHIEVED=" \
+  --variant "default-unbounded=traced:OCCTRACE_ACHIEVED=,OCCTRACE_SAMPLE_BUDGET=1" \
   --variant "light=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_DETACH=1,OCCTRACE_ACHIEVED=" \
   --only "$only" --pool traced,traced-again \
   --repeats "${REPEATS:-2}" --cycles "${CYCLES:-100}" --warm-s-unsampled "${WARM_S:-2}" \

@@ -100,6 +100,30 @@ TEST(AchievedPolicy, ReleasedSampleIsOfferedAgain) {
   EXPECT_EQ(d.sample_index, 0);
 }
 
+// The rule both measurements share (time_budget.h), with figures worked by hand.
+TEST(WallTimeBudget, FreeTimeThenTheShareThenWholeWindows) {
+  // 10 % of wall time, 1 s free, restarts only when 200 ms more fit.
+  WallTimeBudget budget(0.10, 200 * kMs, 1000 * kMs);
+  EXPECT_TRUE(budget.Allows(1000 * kMs, 0));           // the free second, before any wall time
+  EXPECT_TRUE(budget.Allows(1500 * kMs, 5000 * kMs));  // 1 s + 10 % of 5 s = 1.5 s: just fits
+  EXPECT_FALSE(budget.Allows(1501 * kMs, 5000 * kMs));
+  EXPECT_TRUE(budget.paused());
+  EXPECT_EQ(budget.pauses(), 1);
+  // Paused at 1.501 s spent: 1.701 s must fit, i.e. 10 % of 7.01 s.
+  EXPECT_FALSE(budget.Allows(1501 * kMs, 7000 * kMs));
+  EXPECT_EQ(budget.pauses(), 1);  // still the same pause
+  EXPECT_TRUE(budget.Allows(1501 * kMs, 7010 * kMs));
+  EXPECT_FALSE(budget.paused());
+  EXPECT_FALSE(budget.Allows(1702 * kMs, 7010 * kMs));
+  EXPECT_EQ(budget.pauses(), 2);
+}
+
+TEST(WallTimeBudget, AWholeShareNeverPauses) {
+  WallTimeBudget budget(1.0, 500 * kMs);
+  EXPECT_TRUE(budget.Allows(10'000 * kMs, 1 * kMs));  // spent more than elapsed (several devices)
+  EXPECT_EQ(budget.pauses(), 0);
+}
+
 TEST(AchievedPolicy, BudgetPausesAndResumes) {
   ManualClock clock;
   // Budget 5 %: after 100 ms of wall time, 5 ms of profiling are allowed. No burst reserve.

@@ -28,6 +28,7 @@ struct FakePmState {
   ProfilerError open_error;        // Open fails with this when set
   size_t samples_per_decode = 3;
   int overflow_at_decode = -1;     // this decode (0-based, over all samplers) reports an overflow
+  bool fail_restarts = false;      // a sampler's second Start fails (CUPTI_ERROR_UNKNOWN)
   int decodes = 0;
   int opens = 0;
   uint64_t next_time = 1000;
@@ -54,8 +55,13 @@ class FakeEvaluator final : public PmEvaluator {
 class FakeSampler final : public PmDeviceSampler {
  public:
   FakeSampler(std::shared_ptr<FakePmState> state, uint32_t device) : state_(std::move(state)), device_(device) {}
-  bool Start(ProfilerError*) override {
+  bool Start(ProfilerError* error) override {
     state_->Log("start " + std::to_string(device_));
+    std::lock_guard lock(state_->mutex);
+    if (state_->fail_restarts && starts_++ > 0) {
+      *error = ProfilerError{"cuptiPmSamplingStart", CUPTI_ERROR_UNKNOWN, ""};
+      return false;
+    }
     return true;
   }
   bool Stop(ProfilerError*) override {
@@ -93,6 +99,7 @@ class FakeSampler final : public PmDeviceSampler {
   std::shared_ptr<FakePmState> state_;
   uint32_t device_;
   bool disabled_ = false;
+  int starts_ = 0;
   std::shared_ptr<PmEvaluator> evaluator_ = std::make_shared<FakeEvaluator>();
   std::vector<const char*> metrics_ = {kPmCyclesActiveMetric, kPmWarpsActiveMetric};
   std::string chip_ = "GH100";
@@ -160,6 +167,24 @@ std::string MetaValue(const std::vector<std::pair<std::string, std::string>>& me
     if (key == name) return value;
   }
   return "<absent>";
+}
+
+// A budget that a fast decode loop spends at once: 20 % of wall time, nothing free, 5 ms windows.
+PmCollectorSettings BudgetedSettings() {
+  PmCollectorSettings settings = FastSettings();
+  settings.budget_fraction = 0.2;
+  settings.free_ns = 0;
+  settings.window_ns = 5'000'000;
+  return settings;
+}
+
+// Waits (up to 10 s) until the collector has paused and resumed `rounds` times.
+bool WaitForRounds(const PmCollector& collector, uint64_t rounds) {
+  for (int i = 0; i < 10'000; ++i) {
+    if (collector.pauses() >= rounds && collector.resumes() >= rounds) return true;
+    std::this_thread::sleep_for(1ms);
+  }
+  return false;
 }
 
 // Samples flow from the first context on; once the process ends nothing more is called in
@@ -363,6 +388,113 @@ TEST(PmCollectorTest, ShutdownIsIdempotentAndWorksWithoutAnyContext) {
   collector.Shutdown();
   EXPECT_EQ(state->Calls().size(), 0u);
   EXPECT_EQ(MetaValue(collector.SessionMeta(), "pm_devices"), "0");
+}
+
+// The CPU bound (pm_collector.h, time_budget.h): once sampling has had its share of wall time,
+// the device is stopped after a decode and nothing is decoded until a window fits; then it is
+// started again. The meta says how long sampling was on, of how long.
+TEST(PmCollectorTest, TheBudgetStopsSamplingAfterADecodeAndAWindowStartsItAgain) {
+  auto state = std::make_shared<FakePmState>();
+  Received received;
+  received.hold = false;
+  PmCollector collector(received.sink(), std::make_unique<FakeBackend>(state), BudgetedSettings());
+  collector.NoteContext(Ctx(0));
+  ASSERT_TRUE(WaitForRounds(collector, 3));
+  collector.Shutdown();
+  const std::vector<std::string> calls = state->Calls();
+  bool stopped = false;
+  int stops = 0, restarts = 0;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    if (calls[i] == "stop 0") {
+      ASSERT_FALSE(stopped) << "stopped twice at " << i;
+      ASSERT_GT(i, 0u);
+      EXPECT_EQ(calls[i - 1], "decode 0") << "drained just before it stopped";
+      stopped = true;
+      ++stops;
+    } else if (calls[i] == "start 0") {
+      restarts += stopped ? 1 : 0;
+      stopped = false;
+    } else {
+      EXPECT_FALSE(stopped && calls[i] == "decode 0") << "decoded while paused, at " << i;
+    }
+  }
+  EXPECT_GE(stops, 3);
+  EXPECT_GE(restarts, 3);
+  EXPECT_EQ(state->Count("open 0"), 1) << "a restart is a Start, not a new set-up";
+  const auto meta = collector.SessionMeta();
+  EXPECT_EQ(MetaValue(meta, "pm_budget"), "0.2");
+  EXPECT_EQ(MetaValue(meta, "pm_pauses"), std::to_string(collector.pauses()));
+  const long sampling_ms = std::stol(MetaValue(meta, "pm_sampling_ms"));
+  const long run_ms = std::stol(MetaValue(meta, "pm_run_ms"));
+  EXPECT_LT(sampling_ms, run_ms) << "paused part of the time";
+  EXPECT_EQ(MetaValue(meta, "pm_status"), "on");
+}
+
+TEST(PmCollectorTest, AWholeShareSamplesWithoutPause) {
+  auto state = std::make_shared<FakePmState>();
+  Received received;
+  received.hold = false;
+  PmCollectorSettings settings = BudgetedSettings();
+  settings.budget_fraction = 1.0;
+  PmCollector collector(received.sink(), std::make_unique<FakeBackend>(state), settings);
+  collector.NoteContext(Ctx(0));
+  for (int i = 0; i < 10'000 && state->Count("decode 0") < 50; ++i) std::this_thread::sleep_for(1ms);
+  collector.Shutdown();
+  EXPECT_GE(state->Count("decode 0"), 50);
+  EXPECT_EQ(state->Count("stop 0"), 0);
+  EXPECT_EQ(collector.pauses(), 0u);
+}
+
+// A short program is sampled whole: the free time comes before the share.
+TEST(PmCollectorTest, TheFreeTimeIsSampledWithoutPause) {
+  auto state = std::make_shared<FakePmState>();
+  Received received;
+  received.hold = false;
+  PmCollectorSettings settings = BudgetedSettings();
+  settings.free_ns = 3'600'000'000'000;
+  PmCollector collector(received.sink(), std::make_unique<FakeBackend>(state), settings);
+  collector.NoteContext(Ctx(0));
+  for (int i = 0; i < 10'000 && state->Count("decode 0") < 50; ++i) std::this_thread::sleep_for(1ms);
+  collector.Shutdown();
+  EXPECT_EQ(state->Count("stop 0"), 0);
+}
+
+// A sampler that will not start again is set up afresh (as after an overflow), and sampling
+// goes on.
+TEST(PmCollectorTest, ARestartThatFailsIsReopened) {
+  auto state = std::make_shared<FakePmState>();
+  state->fail_restarts = true;
+  Received received;
+  received.hold = false;
+  PmCollector collector(received.sink(), std::make_unique<FakeBackend>(state), BudgetedSettings());
+  collector.NoteContext(Ctx(0));
+  ASSERT_TRUE(WaitForRounds(collector, 2));
+  collector.Shutdown();
+  EXPECT_GE(state->Count("open 0"), 3) << "the first set-up and one per failed restart";
+  EXPECT_EQ(MetaValue(collector.SessionMeta(), "pm_status"), "on");
+  EXPECT_EQ(MetaValue(collector.SessionMeta(), "pm_reopens"), std::to_string(state->Count("open 0") - 1));
+}
+
+// The last context destroyed while paused: the sampler (drained when it paused) is disabled
+// without another decode, and a new context samples again.
+TEST(PmCollectorTest, AContextDestroyedWhilePausedIsDisabledWithoutADecode) {
+  auto state = std::make_shared<FakePmState>();
+  Received received;
+  received.hold = false;
+  PmCollectorSettings settings = BudgetedSettings();
+  settings.window_ns = 3'600'000'000'000;  // once paused, it stays paused
+  PmCollector collector(received.sink(), std::make_unique<FakeBackend>(state), settings);
+  collector.NoteContext(Ctx(0));
+  for (int i = 0; i < 10'000 && collector.pauses() == 0; ++i) std::this_thread::sleep_for(1ms);
+  ASSERT_EQ(collector.pauses(), 1u);
+  const size_t decodes = static_cast<size_t>(state->Count("decode 0"));
+  collector.NoteContextDestroyed(Ctx(0));
+  EXPECT_EQ(state->Calls().back(), "disable 0");
+  EXPECT_EQ(static_cast<size_t>(state->Count("decode 0")), decodes);
+  EXPECT_EQ(MetaValue(collector.SessionMeta(), "pm_retirements"), "1");
+  collector.NoteContext(Ctx(0));
+  EXPECT_EQ(state->Count("open 0"), 2);
+  collector.Shutdown();
 }
 
 }  // namespace

@@ -60,7 +60,7 @@ std::vector<Row> Rows() {
       {"OCCTRACE_LIGHT_WINDOW_MS", "50", "0", [](const Settings& s) { return s.session.windows.window_ns == 50 * kMs; }},
       {"OCCTRACE_ACHIEVED", "off", "sometimes", [](const Settings& s) { return s.achieved.mode == AchievedMode::kOff; }},
       {"OCCTRACE_SAMPLES", "3", "0", [](const Settings& s) { return s.achieved.samples_per_signature == 3; }},
-      {"OCCTRACE_SAMPLE_BUDGET", "10%", "200%", [](const Settings& s) { return s.achieved.budget_fraction == 0.1; }},
+      {"OCCTRACE_SAMPLE_BUDGET", "10%", "200%", [](const Settings& s) { return s.achieved.budget_fraction == 0.1 && s.pm.budget_fraction == 0.1; }},
       {"OCCTRACE_MAX_BUFFERS", "8", "1", [](const Settings& s) { return s.session.max_buffers == 8; }},
       {"OCCTRACE_FLUSH_MS", "100", "fast", [](const Settings& s) { return s.session.flush_period_ms == 100; }},
       {"OCCTRACE_MAX_RECORD_AGE_MS", "0", "-1", [](const Settings& s) { return s.session.max_record_age_ms == 0; }},

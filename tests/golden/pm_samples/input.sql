@@ -17,7 +17,7 @@
 -- 52 samples in all: 45 clean, 5 mixed, 2 unattributed; one buffer overflow reported.
 INSERT INTO OCC_META VALUES ('schema_version', '1'), ('pid', '42'), ('occtrace_version', '0.1.0'),
   ('achieved_mode', 'pm'), ('pm_status', 'on'), ('pm_interval_ns', '20000'), ('pm_samples', '52'),
-  ('pm_overflows', '1');
+  ('pm_overflows', '1'), ('pm_sampling_ms', '1500'), ('pm_run_ms', '30000');
 INSERT INTO StringIds VALUES (1, 'gemm_kernel'), (2, 'gemm_kernel'), (3, '_Z11gemm_kernelv'),
   (4, 'scale_kernel'), (5, 'scale_kernel'), (6, '_Z12scale_kernelv');
 INSERT INTO TARGET_INFO_GPU (id, name, smCount, computeMajor, computeMinor, maxShmemPerBlock,

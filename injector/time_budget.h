@@ -1,0 +1,49 @@
+// The share of wall time that achieved-occupancy measurement may take (OCCTRACE_SAMPLE_BUDGET),
+// one rule for both ways of measuring:
+//  - kernel replay (`sample`, achieved_policy.h) charges the time launches spent being profiled;
+//  - PM sampling (`pm`, pm_collector.h) charges the time sampling was on. Each sample costs
+//    CPU on occtrace's threads (CUPTI decodes it for 12-16 us), so at 20 us a collector that
+//    never rests uses most of a core: 9 % of ResNet-50's step time with two vCPUs per process
+//    (H200, 2026-11-28, bench/results/2026-11-28-mode-cost).
+//
+// Measurement may go on while   spent <= free + fraction x elapsed.
+// `free` lets a short program be measured whole before the share applies. Once measurement has
+// stopped it starts again only when `resume` more fits, so that each restart (a profiler
+// re-enable, a PM sampler start) is paid for by a burst of measurement, not a sliver.
+//
+// Not thread-safe: its owner calls it under its own lock, or from one thread.
+#pragma once
+
+#include <cstdint>
+
+namespace occ::inj {
+
+class WallTimeBudget {
+ public:
+  WallTimeBudget(double fraction, int64_t resume_ns, int64_t free_ns = 0)
+      : fraction_(fraction), resume_ns_(resume_ns), free_ns_(free_ns) {}
+
+  // Whether measuring may go on (or start again) having spent `spent_ns` of the `elapsed_ns`
+  // since wall time began counting. Counts a pause each time the answer turns to no.
+  bool Allows(int64_t spent_ns, int64_t elapsed_ns) {
+    const double reserve = paused_ ? static_cast<double>(resume_ns_) : 0.0;
+    const double allowed = static_cast<double>(free_ns_) + fraction_ * static_cast<double>(elapsed_ns);
+    const bool allows = fraction_ >= 1.0 || static_cast<double>(spent_ns) + reserve <= allowed;
+    if (!allows && !paused_) ++pauses_;
+    paused_ = !allows;
+    return allows;
+  }
+
+  bool paused() const { return paused_; }
+  int64_t pauses() const { return pauses_; }
+  double fraction() const { return fraction_; }
+
+ private:
+  double fraction_;
+  int64_t resume_ns_;
+  int64_t free_ns_;
+  bool paused_ = false;
+  int64_t pauses_ = 0;
+};
+
+}  // namespace occ::inj
