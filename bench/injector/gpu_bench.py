@@ -179,7 +179,8 @@ def light_facts(db):
 
 
 PM_FACTS = ("pm_status", "pm_interval_ns", "pm_devices_sampled", "pm_samples", "pm_samples_lost", "pm_overflows",
-            "pm_setup_ms", "pm_decode_ms", "pm_writer_ms", "launch_count")
+            "pm_setup_ms", "pm_decode_ms", "pm_writer_ms", "pm_budget", "pm_pauses", "pm_sampling_ms",
+            "pm_run_ms", "launch_count")
 
 
 def pm_facts(db):

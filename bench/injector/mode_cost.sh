@@ -14,7 +14,7 @@
 # (torch.profiler, CUDA activity only); default-unbounded (the default mode with
 # OCCTRACE_SAMPLE_BUDGET=1: PM sampling never paused, as before its CPU bound; run only when
 # VARIANTS names it). VARIANTS=a,b,... runs only those (bare-cupti included only when named).
-# REPEATS fresh process sets of CYCLES cycles each
+# TRACES=DIR keeps the traced processes' traces there. REPEATS fresh process sets of CYCLES cycles each
 # (default 2 x 100 = 200 cycles), each figure given over all cycles, over the cycles that began
 # in each process's first FIRST_S (60) s, and over the later ones (steady state).
 #
@@ -68,7 +68,7 @@ stop=$(( limit > 150 ? limit - 75 : limit / 2 ))  # the last cycle's start: room
 command="${VARIANTS:+VARIANTS=$VARIANTS }${CORES:+CORES=$CORES }WORKLOAD=$workload CYCLES=${CYCLES:-100} REPEATS=${REPEATS:-2} STEPS_PER_TURN=${spec##*:} bash bench/injector/mode_cost.sh"
 echo "== $command (cycles start for $stop s, SIGTERM at $limit s)" | tee -a "$log"
 timeout -k 10 "$limit" python3 "$root/bench/injector/turns_bench.py" --lib "$lib" --workload "$spec" \
-  ${bare:+--bare-cupti "$bare"} \
+  ${bare:+--bare-cupti "$bare"} ${TRACES:+--traces "$TRACES"} \
   --variant "traced-again=traced:TURNS_SAME_AS=traced" \
   --variant "default=traced:OCCTRACE_ACHIEVED=" \
   --variant "default-unbounded=traced:OCCTRACE_ACHIEVED=,OCCTRACE_SAMPLE_BUDGET=1" \

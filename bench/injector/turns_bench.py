@@ -417,6 +417,7 @@ def main():
     ap.add_argument("--workload", action="append", required=True,
                     help="NAME=SCRIPT:STEPS_PER_TURN, e.g. train_small=tests/gpu/workloads/train_small.py:100")
     ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--traces", help="keep the traced processes' traces in this folder (default: removed)")
     ap.add_argument("--bare-cupti", help="bare_cupti_injection.so: CUPTI's own record cost as a variant")
     ap.add_argument("--no-torchprof", action="store_true")
     ap.add_argument("--variant", action="append", default=[], type=gpu_bench.parse_variant)
@@ -479,7 +480,9 @@ def main():
     results = {"date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "repeats": args.repeats, "cycles": args.cycles,
                "warm_s": args.warm_s, "warm_s_unsampled": args.warm_s_unsampled, "first_s": args.first_s,
                "variants": {n: {"base": b, "env": e} for n, (b, e) in gpu_bench.CUSTOM.items()}}
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp_dir:
+        tmp = args.traces or tmp_dir
+        os.makedirs(tmp, exist_ok=True)
         args.logs = args.logs or tmp
         os.makedirs(args.logs, exist_ok=True)
         for name, script, turn_steps in workloads:
