@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -177,6 +178,20 @@ PmCollectorSettings BudgetedSettings() {
   settings.window_ns = 5'000'000;
   return settings;
 }
+
+// A collector over a fresh stand-in, its sink passing the images straight back (a writer that
+// keeps up).
+struct Rig {
+  explicit Rig(const PmCollectorSettings& settings, std::function<void(FakePmState&)> prepare = {})
+      : state(std::make_shared<FakePmState>()) {
+    if (prepare) prepare(*state);
+    received.hold = false;
+    collector = std::make_unique<PmCollector>(received.sink(), std::make_unique<FakeBackend>(state), settings);
+  }
+  std::shared_ptr<FakePmState> state;
+  Received received;
+  std::unique_ptr<PmCollector> collector;
+};
 
 // Waits (up to 10 s) until the collector has paused and resumed `rounds` times.
 bool WaitForRounds(const PmCollector& collector, uint64_t rounds) {
@@ -394,10 +409,9 @@ TEST(PmCollectorTest, ShutdownIsIdempotentAndWorksWithoutAnyContext) {
 // the device is stopped after a decode and nothing is decoded until a window fits; then it is
 // started again. The meta says how long sampling was on, of how long.
 TEST(PmCollectorTest, TheBudgetStopsSamplingAfterADecodeAndAWindowStartsItAgain) {
-  auto state = std::make_shared<FakePmState>();
-  Received received;
-  received.hold = false;
-  PmCollector collector(received.sink(), std::make_unique<FakeBackend>(state), BudgetedSettings());
+  Rig rig(BudgetedSettings());
+  auto& state = rig.state;
+  PmCollector& collector = *rig.collector;
   collector.NoteContext(Ctx(0));
   ASSERT_TRUE(WaitForRounds(collector, 3));
   collector.Shutdown();
@@ -431,12 +445,11 @@ TEST(PmCollectorTest, TheBudgetStopsSamplingAfterADecodeAndAWindowStartsItAgain)
 }
 
 TEST(PmCollectorTest, AWholeShareSamplesWithoutPause) {
-  auto state = std::make_shared<FakePmState>();
-  Received received;
-  received.hold = false;
   PmCollectorSettings settings = BudgetedSettings();
   settings.budget_fraction = 1.0;
-  PmCollector collector(received.sink(), std::make_unique<FakeBackend>(state), settings);
+  Rig rig(settings);
+  auto& state = rig.state;
+  PmCollector& collector = *rig.collector;
   collector.NoteContext(Ctx(0));
   for (int i = 0; i < 10'000 && state->Count("decode 0") < 50; ++i) std::this_thread::sleep_for(1ms);
   collector.Shutdown();
@@ -447,12 +460,11 @@ TEST(PmCollectorTest, AWholeShareSamplesWithoutPause) {
 
 // A short program is sampled whole: the free time comes before the share.
 TEST(PmCollectorTest, TheFreeTimeIsSampledWithoutPause) {
-  auto state = std::make_shared<FakePmState>();
-  Received received;
-  received.hold = false;
   PmCollectorSettings settings = BudgetedSettings();
   settings.free_ns = 3'600'000'000'000;
-  PmCollector collector(received.sink(), std::make_unique<FakeBackend>(state), settings);
+  Rig rig(settings);
+  auto& state = rig.state;
+  PmCollector& collector = *rig.collector;
   collector.NoteContext(Ctx(0));
   for (int i = 0; i < 10'000 && state->Count("decode 0") < 50; ++i) std::this_thread::sleep_for(1ms);
   collector.Shutdown();
@@ -462,11 +474,9 @@ TEST(PmCollectorTest, TheFreeTimeIsSampledWithoutPause) {
 // A sampler that will not start again is set up afresh (as after an overflow), and sampling
 // goes on.
 TEST(PmCollectorTest, ARestartThatFailsIsReopened) {
-  auto state = std::make_shared<FakePmState>();
-  state->fail_restarts = true;
-  Received received;
-  received.hold = false;
-  PmCollector collector(received.sink(), std::make_unique<FakeBackend>(state), BudgetedSettings());
+  Rig rig(BudgetedSettings(), [](FakePmState& state) { state.fail_restarts = true; });
+  auto& state = rig.state;
+  PmCollector& collector = *rig.collector;
   collector.NoteContext(Ctx(0));
   ASSERT_TRUE(WaitForRounds(collector, 2));
   collector.Shutdown();
@@ -478,12 +488,11 @@ TEST(PmCollectorTest, ARestartThatFailsIsReopened) {
 // The last context destroyed while paused: the sampler (drained when it paused) is disabled
 // without another decode, and a new context samples again.
 TEST(PmCollectorTest, AContextDestroyedWhilePausedIsDisabledWithoutADecode) {
-  auto state = std::make_shared<FakePmState>();
-  Received received;
-  received.hold = false;
   PmCollectorSettings settings = BudgetedSettings();
   settings.window_ns = 3'600'000'000'000;  // once paused, it stays paused
-  PmCollector collector(received.sink(), std::make_unique<FakeBackend>(state), settings);
+  Rig rig(settings);
+  auto& state = rig.state;
+  PmCollector& collector = *rig.collector;
   collector.NoteContext(Ctx(0));
   for (int i = 0; i < 10'000 && collector.pauses() == 0; ++i) std::this_thread::sleep_for(1ms);
   ASSERT_EQ(collector.pauses(), 1u);
