@@ -3,8 +3,8 @@
 //  - kernel replay (`sample`, achieved_policy.h) charges the time launches spent being profiled;
 //  - PM sampling (`pm`, pm_collector.h) charges the time sampling was on. Each sample costs
 //    CPU on occtrace's threads (CUPTI decodes it for 12-16 us), so at 20 us a collector that
-//    never rests uses most of a core: 9 % of ResNet-50's step time with two vCPUs per process
-//    (H200, 2026-11-28, bench/results/2026-11-28-mode-cost).
+//    never rests keeps most of a core busy: 136-158 ms of CPU per ResNet-50 step in turns, and
+//    4-7 ms within this bound (H100, 2026-11-28, bench/results/2026-11-28-pm-budget).
 //
 // Measurement may go on while   spent <= free + fraction x elapsed.
 // `free` lets a short program be measured whole before the share applies. Once measurement has
