@@ -444,31 +444,22 @@ TEST(PmCollectorTest, TheBudgetStopsSamplingAfterADecodeAndAWindowStartsItAgain)
   EXPECT_EQ(MetaValue(meta, "pm_status"), "on");
 }
 
-TEST(PmCollectorTest, AWholeShareSamplesWithoutPause) {
-  PmCollectorSettings settings = BudgetedSettings();
-  settings.budget_fraction = 1.0;
-  Rig rig(settings);
-  auto& state = rig.state;
-  PmCollector& collector = *rig.collector;
-  collector.NoteContext(Ctx(0));
-  for (int i = 0; i < 10'000 && state->Count("decode 0") < 50; ++i) std::this_thread::sleep_for(1ms);
-  collector.Shutdown();
-  EXPECT_GE(state->Count("decode 0"), 50);
-  EXPECT_EQ(state->Count("stop 0"), 0);
-  EXPECT_EQ(collector.pauses(), 0u);
-}
-
-// A short program is sampled whole: the free time comes before the share.
-TEST(PmCollectorTest, TheFreeTimeIsSampledWithoutPause) {
-  PmCollectorSettings settings = BudgetedSettings();
-  settings.free_ns = 3'600'000'000'000;
-  Rig rig(settings);
-  auto& state = rig.state;
-  PmCollector& collector = *rig.collector;
-  collector.NoteContext(Ctx(0));
-  for (int i = 0; i < 10'000 && state->Count("decode 0") < 50; ++i) std::this_thread::sleep_for(1ms);
-  collector.Shutdown();
-  EXPECT_EQ(state->Count("stop 0"), 0);
+// A whole share never pauses; nor does a short program, sampled whole in the free time that
+// comes before the share.
+TEST(PmCollectorTest, AWholeShareOrTheFreeTimeSamplesWithoutPause) {
+  PmCollectorSettings whole = BudgetedSettings();
+  whole.budget_fraction = 1.0;
+  PmCollectorSettings free_hour = BudgetedSettings();
+  free_hour.free_ns = 3'600'000'000'000;
+  for (const PmCollectorSettings& settings : {whole, free_hour}) {
+    Rig rig(settings);
+    rig.collector->NoteContext(Ctx(0));
+    for (int i = 0; i < 10'000 && rig.state->Count("decode 0") < 50; ++i) std::this_thread::sleep_for(1ms);
+    rig.collector->Shutdown();
+    EXPECT_GE(rig.state->Count("decode 0"), 50);
+    EXPECT_EQ(rig.state->Count("stop 0"), 0);
+    EXPECT_EQ(rig.collector->pauses(), 0u);
+  }
 }
 
 // A sampler that will not start again is set up afresh (as after an overflow), and sampling
