@@ -81,11 +81,12 @@ void PmCollector::NoteContextDestroyed(void* context) {
     if (device.phase != Phase::kSampling) return;
     // The device's last context: what it sampled so far leaves CUPTI while the context exists.
     if (!DrainDevice(id, &device)) return;  // failed: disabled
-    ProfilerError error;
-    in_call_.store("cuptiPmSamplingStop");
-    device.sampler->Stop(&error);
-    device.sampler->Disable();
-    in_call_.store(nullptr);
+    InCupti("cuptiPmSamplingStop", [&] {
+      ProfilerError error;
+      device.sampler->Stop(&error);
+      device.sampler->Disable();
+      return true;
+    });
     device.sampler.reset();
     retirements_.fetch_add(1);
     SetPhase(id, &device, Phase::kRetired);
@@ -200,25 +201,21 @@ void PmCollector::KeepToBudget(int64_t now_ns) {
     for (auto& [id, device] : devices_) {
       if (device.phase != Phase::kSampling) continue;
       ProfilerError error;
-      in_call_.store("cuptiPmSamplingStop");
-      const bool stopped = device.sampler->Stop(&error);
-      in_call_.store(nullptr);
-      if (!stopped) {
+      if (InCupti("cuptiPmSamplingStop", [&] { return device.sampler->Stop(&error); })) {
+        SetPhase(id, &device, Phase::kPaused);
+      } else {
         FailDevice(id, &device, error);
-        continue;
       }
-      SetPhase(id, &device, Phase::kPaused);
     }
     pauses_.fetch_add(1);
   } else if (allows && paused) {
     for (auto& [id, device] : devices_) {
       if (device.phase != Phase::kPaused) continue;
       ProfilerError error;
-      in_call_.store("cuptiPmSamplingStart");
-      const bool started = device.sampler->Start(&error);
-      in_call_.store(nullptr);
       // A sampler that does not start again is set up afresh, as after an overflow.
-      if (started || Reopen(id, &device)) SetPhase(id, &device, Phase::kSampling);
+      if (InCupti("cuptiPmSamplingStart", [&] { return device.sampler->Start(&error); }) || Reopen(id, &device)) {
+        SetPhase(id, &device, Phase::kSampling);
+      }
     }
     resumes_.fetch_add(1);
   }
@@ -230,9 +227,7 @@ void PmCollector::SetUp(uint32_t device_id, DeviceState* device) {
     if (!backend_->Initialize(&error)) return FailDevice(device_id, device, error);
     backend_initialized_ = true;
   }
-  in_call_.store("PM sampling set-up");
-  device->sampler = backend_->Open(device_id, settings_.device, &error);
-  in_call_.store(nullptr);
+  device->sampler = InCupti("PM sampling set-up", [&] { return backend_->Open(device_id, settings_.device, &error); });
   if (!device->sampler) return FailDevice(device_id, device, error);
   if (!device->sampler->Start(&error)) return FailDevice(device_id, device, error);
   SetPhase(device_id, device, Phase::kSampling);
@@ -298,9 +293,8 @@ bool PmCollector::DrainDevice(uint32_t device_id, DeviceState* device) {
     std::vector<PmImage::Span> spans;
     PmDecodeResult result;
     const int64_t began = NowNs();
-    in_call_.store("cuptiPmSamplingDecodeData");
-    const bool decoded = sampler->Decode(target, &spans, &result, &error);
-    in_call_.store(nullptr);
+    const bool decoded =
+        InCupti("cuptiPmSamplingDecodeData", [&] { return sampler->Decode(target, &spans, &result, &error); });
     spans_ns_.fetch_add(static_cast<uint64_t>(result.sample_info_ns), std::memory_order_relaxed);
     const int64_t took = NowNs() - began;
     decode_ns_.fetch_add(static_cast<uint64_t>(took), std::memory_order_relaxed);

@@ -158,6 +158,14 @@ class PmCollector final : public AchievedProfiler {
   // A pooled image, initialized for `sampler`; false when none is free (writer behind).
   bool TakeImage(PmDeviceSampler* sampler, std::vector<uint8_t>* image, ProfilerError* error);
   void GiveBack(std::vector<uint8_t>&& image);
+  // Runs `call` (a CUPTI call) with in_call_ naming it, for the exit status line.
+  template <typename Call>
+  auto InCupti(const char* name, Call call) {
+    in_call_.store(name);
+    auto result = call();
+    in_call_.store(nullptr);
+    return result;
+  }
   // The first failure's status, and its one "occtrace:" line.
   void SetFailure(const std::string& status, const std::string& line);
 
