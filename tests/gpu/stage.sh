@@ -41,5 +41,5 @@ cp "$src"/tests/gpu/*.py "$src"/tests/gpu/*.sh "$src"/tests/gpu/continuous_cuda.
 cp "$src"/tests/achieved/gpu/*.py "$src"/tests/achieved/gpu/*.sh "$src"/tests/achieved/gpu/*.cu "$dest/tests/achieved/gpu/"
 cp "$src"/tests/gpu/workloads/*.py "$dest/tests/gpu/workloads/"
 mkdir -p "$dest/tests/gpu/diag" && cp "$src"/tests/gpu/diag/*.c "$dest/tests/gpu/diag/"
-cp "$src"/bench/injector/{gpu_bench.py,turns_bench.py,achieved_cost.py,cpu_probe.sh,launch_modes.sh,cupti_cost_breakdown.sh,mode_cost.sh,turns_to_table.py} "$dest/bench/injector/"
+cp "$src"/bench/injector/*.py "$src"/bench/injector/*.sh "$dest/bench/injector/"
 du -sh "$dest"
