@@ -11,11 +11,14 @@ Runs (each `torchrun --standalone --nproc_per_node=NPROC train_ddp.py`):
   torchprof  untraced, TORCHPROF=1 (STEPS=20): each rank's kernels per step by torch.profiler
   slow       the launcher way with SLOW_RANK=NPROC-1 (extra GPU work on the last rank)
   kill       the launcher way with KILL_RANK=NPROC-1 (SIGKILL mid-run)
+  long       the launcher way with STEPS=--long-steps (default 4000), long enough for each rank's
+             PM sampling to pause (its CPU bound: pm_collector.h); --long-steps 0 skips it
 Checks: one file per rank with its rank, local rank, world size, device and host; NCCL kernels
 recorded and classified as NCCL's; each rank's launches per step, (N40 - N20) / 20 from the two
 traces, equal to torch.profiler's count; the cross-rank report over the directory and over
 per-rank summaries; the report names the slowed rank as the compute straggler; after a rank is
-killed every file passes integrity_check and the report still reads them.
+killed every file passes integrity_check and the report still reads them; in the long run each
+rank sampled its own GPU and paused, and its launches per step still equal torch.profiler's.
 Exit status 0 only when every check passes.
 """
 import argparse
@@ -101,6 +104,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--nproc", type=int, default=2)
     ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--long-steps", type=int, default=4000)
     ap.add_argument("--json")
     args = ap.parse_args()
     checks = Checks()
@@ -186,6 +190,33 @@ def main():
         checks.check(f"kill: rank {rank} integrity", integrity == "ok",
                      f"{integrity}, status {m.get('status')}, launches {query(db, 'SELECT count(*) FROM OCC_LAUNCH')[0][0]}")
     report_json(checks, "kill: report over the surviving files", args.occ_report, [dirs["kill"]])
+
+    # 6. Long enough for PM sampling to pause in each rank: every launch still recorded.
+    if args.long_steps > 0:
+        long_dir = os.path.join(out, "long")
+        os.makedirs(long_dir, exist_ok=True)
+        for f in glob.glob(os.path.join(long_dir, "*")):
+            os.remove(f)
+        steps = args.long_steps
+        p = run([args.occtrace, "--force", "-o", os.path.join(long_dir, "trace-%q{RANK}.db"), "--", *torchrun],
+                {"STEPS": str(steps)})
+        checks.check(f"long: torchrun exit 0 ({steps} steps)", p.returncode == 0, p.stderr.strip()[-300:])
+        checks.info("long: ms/step", " ".join(re.findall(r"ms/step ([0-9.]+)", p.stdout)))
+        n_long = check_rank_files(checks, "long", long_dir, nproc)
+        for rank, db in rank_files(long_dir, nproc).items():
+            m = meta(db)
+            facts = " ".join(f"{k}={m.get(k)}" for k in ("pm_devices_sampled", "pm_status", "pm_sampling_ms", "pm_run_ms",
+                                                          "pm_pauses", "pm_samples", "pm_decode_errors"))
+            checks.check(f"long: rank {rank} sampled its own GPU and paused",
+                         m.get("pm_status") == "on" and int(m.get("pm_pauses") or 0) >= 1
+                         and m.get("pm_decode_errors") == "0", facts)
+            if rank in n_long and rank in n20 and rank in prof:
+                kernels, prof_steps = prof[rank]
+                per_step = (n_long[rank] - n20[rank]) / (steps - 20)
+                checks.check(f"long: rank {rank} launches per step across the pauses == torch.profiler's",
+                             per_step == kernels / prof_steps,
+                             f"({n_long[rank]} - {n20[rank]}) / {steps - 20} = {per_step:g}, "
+                             f"torch.profiler {kernels} / {prof_steps}")
 
     checks.print_table()
     if args.json:
