@@ -34,6 +34,9 @@
 //    BUDGET, 5 %), in windows of at least window_ns: after a decode pass that spends the budget,
 //    every sampling device is stopped (kPaused), and started again once a window fits. A short
 //    program (under free_ns of sampling) is sampled whole; a long one 0.5 s in every 10.
+//    Paused by Stop, not Disable: a stopped sampler costs the program nothing per launch
+//    (0.986 x `off` on empty launches, H200, 2026-11-28, bench/results/2026-11-28-pm-pause),
+//    and Start resumes without setting the device up again.
 //  - Shutdown (the tracer's exit handler via the session's before_final_flush, or the writer
 //    thread on SIGTERM): asks the decode thread to stop; it exits without another CUPTI call,
 //    leaving sampling enabled for the process's end (pm_collector.cc says why). Shutdown waits
