@@ -16,8 +16,6 @@ set -uo pipefail
 name=pm_budget
 source "$(dirname "$0")/stage_env.sh"
 exec > >(tee "$out/pm_budget.log") 2>&1
-started=$SECONDS
-say() { echo "== $* [$((SECONDS - started)) s]"; }
 variants=untraced,traced,traced-again,default
 workload=${WORKLOAD:-resnet50}
 for run in ${RUNS:-unpinned cores2}; do

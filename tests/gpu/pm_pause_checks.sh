@@ -16,8 +16,6 @@ set -uo pipefail
 name=pm_pause
 source "$(dirname "$0")/stage_env.sh"
 exec > >(tee "$out/pm_pause.log") 2>&1
-started=$SECONDS
-say() { echo "== $* [$((SECONDS - started)) s]"; }
 pack() { tar -C "$work" -czf "$out/pm_pause.tgz" logs 2>/dev/null; }
 declare -A libs=([stop]="$lib")
 variants="off stop"

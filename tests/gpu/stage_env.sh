@@ -4,6 +4,7 @@
 #   stage  $STAGE or <repo>/gpu-stage     out   $OUT or ./gpu-out
 #   work   a fresh /tmp/occ-$name.XXXXXX  logs  $work/logs
 #   lib    the staged libocctrace.so      wl    tests/gpu/workloads
+#   say    prints a section heading with the seconds since this file was sourced
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 stage="${STAGE:-$root/gpu-stage}"
 out="${OUT:-$PWD/gpu-out}"
@@ -23,3 +24,5 @@ wl="$root/tests/gpu/workloads"
   python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"
 } >"$logs/env.txt" 2>&1
 cat "$logs/env.txt"
+started=$SECONDS
+say() { echo "== $* [$((SECONDS - started)) s]"; }
