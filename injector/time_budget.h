@@ -36,7 +36,6 @@ class WallTimeBudget {
 
   bool paused() const { return paused_; }
   int64_t pauses() const { return pauses_; }
-  double fraction() const { return fraction_; }
 
  private:
   double fraction_;
