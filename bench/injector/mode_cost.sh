@@ -13,7 +13,9 @@
 # OCCTRACE_LIGHT_DETACH=1, achieved occupancy unset, i.e. not measured); torchprof
 # (torch.profiler, CUDA activity only); default-unbounded (the default mode with
 # OCCTRACE_SAMPLE_BUDGET=1: PM sampling never paused, as before its CPU bound; run only when
-# VARIANTS names it). VARIANTS=a,b,... runs only those (bare-cupti included only when named).
+# VARIANTS names it); default-paused (OCCTRACE_SAMPLE_BUDGET=0.0001: the free first 5 s of
+# sampling, then stopped to the end, before the turns begin: what an enabled but stopped sampler
+# costs; only when VARIANTS names it). VARIANTS=a,b,... runs only those (bare-cupti included only when named).
 # TRACES=DIR keeps the traced processes' traces there. REPEATS fresh process sets of CYCLES cycles each
 # (default 2 x 100 = 200 cycles), each figure given over all cycles, over the cycles that began
 # in each process's first FIRST_S (60) s, and over the later ones (steady state).
@@ -72,6 +74,7 @@ timeout -k 10 "$limit" python3 "$root/bench/injector/turns_bench.py" --lib "$lib
   --variant "traced-again=traced:TURNS_SAME_AS=traced" \
   --variant "default=traced:OCCTRACE_ACHIEVED=" \
   --variant "default-unbounded=traced:OCCTRACE_ACHIEVED=,OCCTRACE_SAMPLE_BUDGET=1" \
+  --variant "default-paused=traced:OCCTRACE_ACHIEVED=,OCCTRACE_SAMPLE_BUDGET=0.0001" \
   --variant "light=traced:OCCTRACE_MODE=light,OCCTRACE_LIGHT_DETACH=1,OCCTRACE_ACHIEVED=" \
   --only "$only" --pool traced,traced-again \
   --repeats "${REPEATS:-2}" --cycles "${CYCLES:-100}" --warm-s-unsampled "${WARM_S:-2}" \

@@ -6,12 +6,19 @@
 One row per mode, each workload's step time against the untraced process of the same cycle
 (median of per-cycle ratios) in steady state and in the first minute of each process's life,
 with its 95 % bootstrap interval: over process sets and cycles where the run had two sets or
-more (it includes how much two identical processes differ), else over cycles. Then the A/A
-control (a second `off` process against the first) and each run's GPU, driver, date, cycles and
-command. A mode or part the run lacks reads "-".
+more (it includes how much two identical processes differ), else over cycles. Where the run had
+two `off` processes (traced, traced-again), `off` is their mean in each cycle, and a third
+column per workload gives every mode against that mean over all cycles: two identical processes
+differ by up to 5 % (the A/A control), so one `off` process alone is no baseline to compare
+modes with. Then the A/A control (the second `off` process against the first) and each run's
+GPU, driver, date, cycles and command. A mode or part the run lacks reads "-".
 """
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import turns_bench  # noqa: E402  (summarize: the same medians and intervals as the run printed)
 
 # (row label, turns_bench variant): mode_cost.sh's variants.
 MODES = [("untraced", "untraced"),
@@ -22,6 +29,7 @@ MODES = [("untraced", "untraced"),
          ("torch.profiler (CUDA activity only)", "torchprof")]
 TITLES = {"resnet50": "ResNet-50", "train_small": "`train_small.py`"}
 PARTS = (("steady", "steady state"), ("first", "first minute"))
+OFF_PAIR = ("traced", "traced-again")  # mode_cost.sh's A/A pair, pooled by turns_bench --pool
 
 
 def workload_of(results):
@@ -55,19 +63,37 @@ def env_line(results):
     return ", ".join(x for x in (gpu or "GPU unknown", torch, date) if x)
 
 
+def off_mean_vs_untraced(results, w):
+    """The two `off` processes' mean step time in each cycle against untraced's (summarize's
+    figures: all cycles, first minute, steady), or None without both `off` processes. A cycle's
+    age is the first `off` process's: the two start together."""
+    cycles = w.get("cycles") or []
+    if not cycles or not all(v in cycles[0]["ms_per_step"] for v in OFF_PAIR + ("untraced",)):
+        return None
+    pooled = [dict(c, ms_per_step=dict(c["ms_per_step"], off=sum(c["ms_per_step"][v] for v in OFF_PAIR) / 2),
+                   age_s=dict(c["age_s"], off=c["age_s"][OFF_PAIR[0]]))
+              for c in cycles]
+    return turns_bench.summarize(pooled, ["off"], "untraced", results.get("first_s", 60))["off"]
+
+
 def table(runs):
+    pooled = [bool(w.get("vs_pooled")) and off_mean is not None for _, _, w, off_mean in runs]
     heads = ["Mode"]
-    for name, _, _ in runs:
+    for (name, _, _, _), has_pool in zip(runs, pooled):
         heads += [f"{TITLES.get(name, name)}, {label}" for _, label in PARTS]
+        if has_pool:
+            heads.append(f"{TITLES.get(name, name)}, ÷ `off`")
     rows = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
     for label, variant in MODES:
-        cells = [label]
-        for _, _, w in runs:
-            figures = w["vs_untraced"].get(variant)
+        cells = [label + (", the mean of two processes" if variant == "traced" and any(pooled) else "")]
+        for (_, _, w, off_mean), has_pool in zip(runs, pooled):
+            figures = off_mean if variant == "traced" and has_pool else w["vs_untraced"].get(variant)
             if variant == "untraced":  # the base: its step time, not a ratio
                 cells += [f"1 ({figures['median_ms']:.2f} ms/step)" if figures else "-"] + ["1"] * (len(PARTS) - 1)
             else:
                 cells += [cell(figures.get(part)) if figures else "-" for part, _ in PARTS]
+            if has_pool:
+                cells.append("1" if variant == "traced" else cell(w["vs_pooled"].get(variant)))
         rows.append("| " + " | ".join(cells) + " |")
     return rows
 
@@ -80,18 +106,18 @@ def main(paths):
         with open(path) as f:
             results = json.load(f)
         name, figures = workload_of(results)
-        runs.append((name, results, figures))
+        runs.append((name, results, figures, off_mean_vs_untraced(results, figures)))
     runs.sort(key=lambda run: list(TITLES).index(run[0]) if run[0] in TITLES else len(TITLES))
     lines = table(runs)
     lines.append("")
-    for name, results, w in runs:
+    for name, results, w, _ in runs:
         first_s = results.get("first_s", 60)
         again = w.get("vs_traced", {}).get("traced-again")
         if again:
             lines.append(f"A/A control, {TITLES.get(name, name)}: a second `off` process against the first, "
                          f"steady {cell(again.get('steady'))}, first minute {cell(again.get('first'))}.")
     lines.append("")
-    for name, results, w in runs:
+    for name, results, w, _ in runs:
         first_s = results.get("first_s", 60)
         parts = w["vs_untraced"]["untraced"]
         counts = ", ".join(f"{(parts.get(p) or {}).get('cycles', 0)} {label}" for p, label in PARTS)

@@ -284,6 +284,35 @@ class FirstMinuteTest(unittest.TestCase):
         self.assertIn("80 cycles (40 steady state, 40 first minute", p.stdout)
 
 
+    def test_the_table_with_two_off_processes(self):
+        # Two `off` processes 10 % and 30 % slower than untraced (their mean: 1.20), and the
+        # default mode 1.26 x untraced, i.e. 1.05 x that mean; turns_bench --pool pools the pair.
+        cycles = [{"repeat": r, "ms_per_step": {"untraced": 10.0, "traced": 11.0, "traced-again": 13.0, "default": 12.6},
+                   "age_s": {v: 30.0 + 1.5 * c for v in ("untraced", "traced", "traced-again", "default")}}
+                  for r in range(2) for c in range(40)]
+        variants = ["untraced", "traced", "traced-again", "default"]
+        pooled = [dict(c, ms_per_step=dict(c["ms_per_step"], pooled=12.0)) for c in cycles]
+        results = {"repeats": 2, "first_s": 60.0, "command": "WORKLOAD=train_small bash bench/injector/mode_cost.sh",
+                   "train_small": {"vs_untraced": self.bench.summarize(cycles, variants, "untraced", 60.0),
+                                   "vs_traced": {}, "cycles": cycles, "turn_steps": 60,
+                                   "vs_pooled": self.bench.summarize(pooled, ["untraced", "default"], "pooled", 60.0)}}
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "mode_cost_train_small.json")
+            with open(path, "w") as f:
+                json.dump(results, f)
+            p = subprocess.run([sys.executable, os.path.join(ROOT, "bench/injector/turns_to_table.py"), path],
+                               capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = p.stdout.splitlines()
+        self.assertEqual(lines[0], "| Mode | `train_small.py`, steady state | `train_small.py`, first minute "
+                                   "| `train_small.py`, ÷ `off` |")
+        off = next(line for line in lines if line.startswith("| `off`"))
+        self.assertIn("the mean of two processes | 1.200× [1.200, 1.200] | 1.200× [1.200, 1.200] | 1 |", off)
+        default = next(line for line in lines if line.startswith("| default"))
+        self.assertTrue(default.endswith("| 1.050× [1.050, 1.050] |"), default)
+        self.assertIn("| untraced | 1 (10.00 ms/step) | 1 | 0.833× [0.833, 0.833] |", lines)
+
+
 class IntervalOverSetsTest(unittest.TestCase):
     """bootstrap_median_interval_over_sets on made-up ratios: two process sets whose cycles agree
     closely within each set but whose levels differ by 4 %, as two identical processes can."""

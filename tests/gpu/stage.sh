@@ -3,14 +3,15 @@
 #   tests/gpu/stage.sh BUILD_DIR DEST
 # DEST gets bin/ (libocctrace.so, occtrace, launch_matrix, launch_overhead), lib/ (shared
 # libraries of ours that a stock CUDA image may lack, e.g. libprotobuf), tests/gpu/ and
-# bench/injector/ scripts and workloads.
+# bench/injector/ scripts and workloads, and examples/train_small_h100.sql (wheel_trace.sh's
+# launch count to compare with).
 set -euo pipefail
 src="$(cd "$(dirname "$0")/../.." && pwd)"
 build="$(cd "$1" && pwd)"
 dest="$2"
 rm -rf "$dest"
 mkdir -p "$dest/bin" "$dest/lib" "$dest/tests/gpu/workloads" "$dest/tests/achieved/gpu" \
-  "$dest/bench/injector"
+  "$dest/bench/injector" "$dest/examples"
 find_one() { find "$build" -name "$1" -type f -perm -u+x 2>/dev/null | head -n1; }
 lib="$(find "$build" -name 'libocctrace.so' 2>/dev/null | head -n1)"
 [[ -n "$lib" ]] || { echo "stage: libocctrace.so not found under $build" >&2; exit 1; }
@@ -42,4 +43,5 @@ cp "$src"/tests/achieved/gpu/*.py "$src"/tests/achieved/gpu/*.sh "$src"/tests/ac
 cp "$src"/tests/gpu/workloads/*.py "$dest/tests/gpu/workloads/"
 mkdir -p "$dest/tests/gpu/diag" && cp "$src"/tests/gpu/diag/*.c "$dest/tests/gpu/diag/"
 cp "$src"/bench/injector/*.py "$src"/bench/injector/*.sh "$dest/bench/injector/"
+cp "$src"/examples/train_small_h100.sql "$dest/examples/"
 du -sh "$dest"

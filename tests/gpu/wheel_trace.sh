@@ -82,7 +82,9 @@ n_cupti="$(tr ' ' '\n' <<<"$mapped" | grep -c 'libcupti.so.13')"
 [[ "$n_cupti" == 1 ]]
 check "one libcupti.so.13 in the process" "$?" "$(tr ' ' '\n' <<<"$mapped" | grep libcupti | tr '\n' ' ')"
 
-"$venv_py" - "$trace" "$root/examples/train_small_h100.sql" <<'EOF' || failed=1
+example="$root/examples/train_small_h100.sql"
+[[ -f "$example" ]] || { echo "FAIL  launch count: $example missing (tests/gpu/stage.sh copies it)"; failed=1; }
+[[ -f "$example" ]] && "$venv_py" - "$trace" "$example" <<'EOF' || failed=1
 import sqlite3, sys
 con = sqlite3.connect(sys.argv[1])
 meta = dict(con.execute("SELECT name, value FROM OCC_META"))
