@@ -18,6 +18,10 @@ int64_t NowNs() {
       .count();
 }
 
+// The longest the decode thread sleeps while no device samples: a bound, should a wake-up ever
+// be missed; the budget's resume time and a set-up's notify wake it before.
+constexpr std::chrono::nanoseconds kIdleWaitMax = std::chrono::seconds(1);
+
 }  // namespace
 
 PmCollector::PmCollector(Sink sink, std::unique_ptr<PmBackend> backend, PmCollectorSettings settings,
@@ -60,7 +64,13 @@ void PmCollector::NoteContext(void* context) {
     setup_ns_.fetch_add(static_cast<uint64_t>(NowNs() - began), std::memory_order_relaxed);
     sampling = device.phase == Phase::kSampling;
   }
-  if (sampling && on_sampling_) on_sampling_();
+  if (!sampling) return;
+  {
+    std::lock_guard lock(mutex_);
+    sampling_started_ = true;  // the decode thread may be asleep with nothing sampling
+  }
+  wake_.notify_all();
+  if (on_sampling_) on_sampling_();
 }
 
 void PmCollector::NoteContextDestroyed(void* context) {
@@ -125,17 +135,24 @@ std::string PmCollector::status() const {
 
 void PmCollector::DecodeLoop() {
   pthread_setname_np(pthread_self(), "occtrace-pm");
-  const auto period = std::chrono::nanoseconds(settings_.decode_period_ns);
+  std::chrono::nanoseconds wait(settings_.decode_period_ns);
   while (true) {
+    bool woken_by_setup = false;
     {
       std::unique_lock lock(mutex_);
-      if (wake_.wait_for(lock, period, [this] { return stop_requested_; })) break;
+      wake_.wait_for(lock, wait, [this] { return stop_requested_ || sampling_started_; });
+      if (stop_requested_) break;
+      woken_by_setup = std::exchange(sampling_started_, false);
     }
+    wakeups_.fetch_add(1, std::memory_order_relaxed);
     std::lock_guard devices(devices_mutex_);
-    for (auto& [id, device] : devices_) {
-      if (device.phase == Phase::kSampling) DrainDevice(id, &device);
+    if (!woken_by_setup) {  // the set-up drained its device just now: only the wait changes
+      for (auto& [id, device] : devices_) {
+        if (device.phase == Phase::kSampling) DrainDevice(id, &device);
+      }
+      KeepToBudget(NowNs());
     }
-    KeepToBudget(NowNs());
+    wait = NextWait(NowNs());
   }
   // The process is ending: no CUPTI call at all from here on. The samples since the last
   // periodic decode (at most one decode period) are not recorded, and the driver releases the
@@ -219,6 +236,21 @@ void PmCollector::KeepToBudget(int64_t now_ns) {
     }
     resumes_.fetch_add(1);
   }
+}
+
+std::chrono::nanoseconds PmCollector::NextWait(int64_t now_ns) const {
+  const std::chrono::nanoseconds period(settings_.decode_period_ns);
+  bool paused = false;
+  for (const auto& [id, device] : devices_) {
+    if (device.phase == Phase::kSampling) return period;
+    paused |= device.phase == Phase::kPaused;
+  }
+  const std::chrono::nanoseconds longest = std::max(period, kIdleWaitMax);
+  if (!paused) return longest;  // nothing set up or all retired: a set-up wakes it
+  // Both in the budget's elapsed time (since the first set-up), so nothing overflows.
+  const int64_t resumes_after = budget_.ResumesAtNs(SampledNs(now_ns));
+  const int64_t elapsed = now_ns - budget_start_ns_.load();
+  return std::clamp(std::chrono::nanoseconds(resumes_after > elapsed ? resumes_after - elapsed : 0), period, longest);
 }
 
 void PmCollector::SetUp(uint32_t device_id, DeviceState* device) {
@@ -419,6 +451,7 @@ std::vector<std::pair<std::string, std::string>> PmCollector::SessionMeta() cons
   meta.emplace_back("pm_run_ms", std::to_string(start != 0 ? (now - start) / 1'000'000 : 0));
   meta.emplace_back("pm_pauses", std::to_string(pauses_.load()));
   meta.emplace_back("pm_decode_period_ms", std::to_string(settings_.decode_period_ns / 1'000'000));
+  meta.emplace_back("pm_wakeups", std::to_string(wakeups_.load()));
   meta.emplace_back("pm_decode_max_us", std::to_string(max_decode_ns_.load() / 1000));
   meta.emplace_back("pm_samples_decoded", std::to_string(samples_decoded_.load()));
   meta.emplace_back("pm_samples_lost", std::to_string(samples_lost_.load()));

@@ -27,7 +27,10 @@
 //    hardware buffer into a counter-data image, reads the sample spans and hands the image to
 //    the sink (TraceSession::SubmitPmImage: a queue push). It never evaluates:
 //    cuptiProfilerHostEvaluateToGpuValues and SQLite run on the writer thread
-//    (TraceWriter::AddPmImage), so decoding keeps up with the hardware.
+//    (TraceWriter::AddPmImage), so decoding keeps up with the hardware. While no device samples
+//    (all paused, or none set up) it sleeps until the budget fits a window, or until a set-up
+//    wakes it, for at most kIdleWaitMax: waking every decode_period while paused cost 0.5 ms of
+//    CPU per ResNet-50 step (H200, 2026-11-28, bench/results/2026-11-28-six-variants).
 //  - The CPU bound (time_budget.h): CUPTI decodes each sample for 12-16 us whether the GPU is
 //    busy or not, so at 20 us a collector that never rests uses most of a core. Sampling is on
 //    for at most free_ns + budget_fraction x the time since the first set-up (OCCTRACE_SAMPLE_
@@ -132,6 +135,7 @@ class PmCollector final : public AchievedProfiler {
   uint64_t decodes() const { return decodes_.load(); }
   uint64_t pauses() const { return pauses_.load(); }
   uint64_t resumes() const { return resumes_.load(); }
+  uint64_t wakeups() const { return wakeups_.load(); }  // the decode thread's passes
   std::string status() const;
 
  private:
@@ -156,6 +160,9 @@ class PmCollector final : public AchievedProfiler {
   // After a decode pass: pauses every sampling device when the budget is spent, restarts the
   // paused ones when a window fits.
   void KeepToBudget(int64_t now_ns);
+  // How long the decode thread may sleep after a pass: decode_period while a device samples,
+  // else until the budget fits a window (kIdleWaitMax at most).
+  std::chrono::nanoseconds NextWait(int64_t now_ns) const;
   int64_t SampledNs(int64_t now_ns) const;
   void FailDevice(uint32_t device_id, DeviceState* device, const ProfilerError& error);
   // A pooled image, initialized for `sampler`; false when none is free (writer behind).
@@ -183,9 +190,10 @@ class PmCollector final : public AchievedProfiler {
   std::vector<uint8_t> spare_image_;  // for decodes while the pool is empty
   WallTimeBudget budget_;
 
-  mutable std::mutex mutex_;  // guards the six below
+  mutable std::mutex mutex_;  // guards the seven below
   std::condition_variable wake_;
   bool stop_requested_ = false;
+  bool sampling_started_ = false;  // a set-up started a device: the decode thread wakes
   bool thread_done_ = false;
   std::map<uint32_t, Phase> phases_;  // published copy of each device's phase, for Meta/tests
   std::string failure_;               // empty while fine
@@ -218,6 +226,7 @@ class PmCollector final : public AchievedProfiler {
   std::atomic<int64_t> sampled_closed_ns_{0};   // sampling time before that
   std::atomic<uint64_t> pauses_{0};
   std::atomic<uint64_t> resumes_{0};
+  std::atomic<uint64_t> wakeups_{0};
   // The CUPTI call the collector is in (a string literal), for the status line when the
   // decode thread does not stop in time at exit.
   std::atomic<const char*> in_call_{nullptr};

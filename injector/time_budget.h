@@ -14,6 +14,7 @@
 // Not thread-safe: its owner calls it under its own lock, or from one thread.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 namespace occ::inj {
@@ -32,6 +33,17 @@ class WallTimeBudget {
     if (!allows && !paused_) ++pauses_;
     paused_ = !allows;
     return allows;
+  }
+
+  // While paused, the elapsed time at which Allows turns to yes again: nothing is spent while
+  // paused, so it is fixed by `spent_ns`. Lets a paused owner sleep until then instead of
+  // asking every few milliseconds. 0 when not paused.
+  int64_t ResumesAtNs(int64_t spent_ns) const {
+    if (!paused_ || fraction_ >= 1.0) return 0;
+    if (fraction_ <= 0.0) return INT64_MAX;
+    const double at = (static_cast<double>(spent_ns) + static_cast<double>(resume_ns_) - static_cast<double>(free_ns_)) /
+                      fraction_;
+    return at <= 0.0 ? 0 : at >= 9.2e18 ? INT64_MAX : static_cast<int64_t>(std::ceil(at));
   }
 
   bool paused() const { return paused_; }

@@ -118,6 +118,24 @@ TEST(WallTimeBudget, FreeTimeThenTheShareThenWholeWindows) {
   EXPECT_EQ(budget.pauses(), 2);
 }
 
+// When a paused budget will allow again (the PM decode thread sleeps until then), by hand.
+TEST(WallTimeBudget, ResumesAtIsTheFirstElapsedTimeThatAllows) {
+  WallTimeBudget budget(0.10, 200 * kMs, 1000 * kMs);
+  EXPECT_EQ(budget.ResumesAtNs(1501 * kMs), 0) << "not paused";
+  EXPECT_FALSE(budget.Allows(1501 * kMs, 5000 * kMs));
+  // 1.501 s spent + 0.2 s to fit - 1 s free = 0.701 s, 10 % of 7.01 s.
+  EXPECT_EQ(budget.ResumesAtNs(1501 * kMs), 7010 * kMs);
+  EXPECT_FALSE(budget.Allows(1501 * kMs, 7010 * kMs - 1'000));
+  EXPECT_TRUE(budget.Allows(1501 * kMs, 7010 * kMs));
+  // The default mode's figures: 5 %, 0.5 s windows, 5 s free; paused at 5.5 s of sampling, it
+  // samples again at 20 s (5 s + 5 % of 20 s = 6 s = 5.5 s + 0.5 s).
+  WallTimeBudget pm(0.05, 500 * kMs, 5000 * kMs);
+  EXPECT_FALSE(pm.Allows(5500 * kMs, 9000 * kMs));
+  EXPECT_EQ(pm.ResumesAtNs(5500 * kMs), 20'000 * kMs);
+  WallTimeBudget whole(1.0, 500 * kMs);
+  EXPECT_EQ(whole.ResumesAtNs(10'000 * kMs), 0) << "a whole share never pauses";
+}
+
 TEST(WallTimeBudget, AWholeShareNeverPauses) {
   WallTimeBudget budget(1.0, 500 * kMs);
   EXPECT_TRUE(budget.Allows(10'000 * kMs, 1 * kMs));  // spent more than elapsed (several devices)

@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 KEYS = ("pm_status", "pm_budget", "pm_pauses", "pm_reopens", "pm_decode_errors", "pm_overflows", "pm_sampling_ms",
-        "pm_run_ms", "pm_samples", "pm_samples_lost", "pm_decode_ms", "pm_writer_ms", "launch_count")
+        "pm_run_ms", "pm_samples", "pm_samples_lost", "pm_decode_ms", "pm_writer_ms", "pm_wakeups", "launch_count")
 
 
 def main():

@@ -29,7 +29,7 @@ import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 m = dict(db.execute("SELECT name, value FROM OCC_META"))
 keys = ["launch_count", "achieved_mode", "pm_status", "pm_sampling_ms", "pm_run_ms", "pm_pauses",
-        "pm_reopens", "pm_overflows", "pm_decode_errors", "pm_decode_ms", "pm_samples"]
+        "pm_reopens", "pm_overflows", "pm_decode_errors", "pm_decode_ms", "pm_samples", "pm_wakeups"]
 print("   meta: " + " ".join(f"{k}={m.get(k, '-')}" for k in keys))
 PY
 }
