@@ -264,18 +264,23 @@ class FirstMinuteTest(unittest.TestCase):
         self.assertEqual(run_env["CUDA_INJECTION64_PATH"], "/lib.so")
         self.assertEqual(self.gpu_bench.env_for("traced", "/lib.so", "/t.db", {})["OCCTRACE_ACHIEVED"], "off")
 
-    def test_the_table(self):
-        s = self.bench.summarize(self.cycles(), ["untraced", "default"], "untraced", 60.0)
-        results = {"repeats": 2, "first_s": 60.0, "command": "WORKLOAD=resnet50 bash bench/injector/mode_cost.sh",
-                   "env": "Sat Nov 28 05:00:00 UTC 2026\nindex, name, driver_version\n0, NVIDIA H100 80GB HBM3, 580.1\n",
-                   "resnet50": {"vs_untraced": s, "vs_traced": {}, "cycles": self.cycles(), "turn_steps": 6}}
+    def run_table(self, results):
+        """turns_to_table.py on `results` written as a mode_cost.sh JSON file; exit status 0."""
         with tempfile.TemporaryDirectory() as tmp:
-            path = os.path.join(tmp, "mode_cost_resnet50.json")
+            path = os.path.join(tmp, "mode_cost.json")
             with open(path, "w") as f:
                 json.dump(results, f)
             p = subprocess.run([sys.executable, os.path.join(ROOT, "bench/injector/turns_to_table.py"), path],
                                capture_output=True, text=True, timeout=60)
         self.assertEqual(p.returncode, 0, p.stderr)
+        return p
+
+    def test_the_table(self):
+        s = self.bench.summarize(self.cycles(), ["untraced", "default"], "untraced", 60.0)
+        results = {"repeats": 2, "first_s": 60.0, "command": "WORKLOAD=resnet50 bash bench/injector/mode_cost.sh",
+                   "env": "Sat Nov 28 05:00:00 UTC 2026\nindex, name, driver_version\n0, NVIDIA H100 80GB HBM3, 580.1\n",
+                   "resnet50": {"vs_untraced": s, "vs_traced": {}, "cycles": self.cycles(), "turn_steps": 6}}
+        p = self.run_table(results)
         lines = p.stdout.splitlines()
         self.assertEqual(lines[0], "| Mode | ResNet-50, steady state | ResNet-50, first minute |")
         default = next(line for line in lines if line.startswith("| default"))
@@ -285,7 +290,6 @@ class FirstMinuteTest(unittest.TestCase):
         self.assertIn("NVIDIA H100 80GB HBM3, driver 580.1", p.stdout)
         # Counted by the untraced process's age (ages below 60 for c 0..19).
         self.assertIn("80 cycles (40 steady state, 40 first minute", p.stdout)
-
 
     def test_the_table_with_two_off_processes(self):
         # Two `off` processes 10 % and 30 % slower than untraced (their mean: 1.20), and the
@@ -299,13 +303,7 @@ class FirstMinuteTest(unittest.TestCase):
                    "train_small": {"vs_untraced": self.bench.summarize(cycles, variants, "untraced", 60.0),
                                    "vs_traced": {}, "cycles": cycles, "turn_steps": 60,
                                    "vs_pooled": self.bench.summarize(pooled, ["untraced", "default"], "pooled", 60.0)}}
-        with tempfile.TemporaryDirectory() as tmp:
-            path = os.path.join(tmp, "mode_cost_train_small.json")
-            with open(path, "w") as f:
-                json.dump(results, f)
-            p = subprocess.run([sys.executable, os.path.join(ROOT, "bench/injector/turns_to_table.py"), path],
-                               capture_output=True, text=True, timeout=60)
-        self.assertEqual(p.returncode, 0, p.stderr)
+        p = self.run_table(results)
         lines = p.stdout.splitlines()
         self.assertEqual(lines[0], "| Mode | `train_small.py`, steady state | `train_small.py`, first minute "
                                    "| `train_small.py`, ÷ `off` |")
