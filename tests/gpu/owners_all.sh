@@ -158,7 +158,7 @@ grep -rl --include='*.py' "async_compile.triton(" "$work/inductor" 2>/dev/null |
 for db in "$runs"/*.db; do [[ -f "$db" ]] && xz -T4 -6 "$db"; done
 tar -C "$work" -cf "$out/owners_all.tar" runs logs
 size=$(stat -c %s "$out/owners_all.tar")
-if (( size >= 16000000 )); then  # the device tool brings back files of 16 MiB at most
+if (( size >= 16000000 )); then  # parts under 16 MiB: file-size limits of result copying
   split -b 15M -d "$out/owners_all.tar" "$out/owners_all.tar.part" && rm "$out/owners_all.tar"
   log "owners_all.tar split in parts"
 fi

@@ -136,7 +136,7 @@ if [[ -n "${owners_pid:-}" ]]; then
   tar -C "$work" -cf "$out/advice.tar" advice
   log "advice.tar $(du -h "$out/advice.tar" | cut -f1)"
 fi
-for f in "$out"/*.tar; do  # the device tool brings back files of 16 MiB at most
+for f in "$out"/*.tar; do  # parts under 16 MiB: file-size limits of result copying
   [[ -f "$f" ]] || continue
   [[ $(stat -c %s "$f") -lt 16000000 ]] || { split -b 15M -d "$f" "$f.part"; rm "$f"; log "split $f"; }
 done
