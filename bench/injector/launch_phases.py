@@ -1,10 +1,9 @@
 #!/usr/bin/env python3
 """Per-launch cost of PM sampling's phases: reads tests/gpu/pm_pause_checks.sh's log
 (launch_overhead's rounds, LAUNCH_OVERHEAD_VERBOSE=1, per process and variant) and prints, per
-variant, the median
-us/launch of the rounds that ended in each phase of the CPU bound, by time since the first
-round: sampling (the free first FREE_S, less a margin) and paused (after it, before the first
-window could fit).
+variant, the median us/launch of the rounds that ended in each phase of the CPU bound, by time
+since the first round: sampling (the free first FREE_S, less a margin) and paused (after it,
+before the first window could fit).
 
   launch_phases.py LOG [--free-s 5] [--window-at-s 14.5]
 
