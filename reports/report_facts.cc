@@ -695,7 +695,7 @@ std::string OriginText(const occtrace::KernelGroup& group) {
             (group.triton_num_stages() >= 0 ? ", num_stages=" + std::to_string(group.triton_num_stages()) : "") + ")";
   }
   if (!group.tunable()) text += ": not tunable from your code";
-  // What the owner rests on (analyzer/kernel_origin.h), and what the function is among its name's.
+  // What the owner rests on (analyzer/analyze/kernel_origin.h), and what the function is among its name's.
   if (!group.loader().empty()) text += "; loaded by " + group.loader();
   if (group.name_variants() > 1) {
     text += "; one of " + std::to_string(group.name_variants()) + " compiled variants of this name";

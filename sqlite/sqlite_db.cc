@@ -1,6 +1,6 @@
 // occ::sql's connection, statement and transaction code (sqlite_db.h says what it gives).
 // Takes the SQLite C API; every failure becomes a Status naming the database's label.
-#include "sqlite_db.h"
+#include "sqlite/sqlite_db.h"
 
 #include <algorithm>
 #include <cstdio>

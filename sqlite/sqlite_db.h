@@ -7,7 +7,7 @@
 //   "<label>: <what>: <sqlite3_errmsg> (in: <statement, shortened>)", the label being the
 //   database's path, so a corrupt input or a full disk is one line naming the file and the
 //   problem. Nothing here throws or aborts: the analyzer maps a failed Status to an exit code,
-//   the injector's writer to "tracing off" (injector/errors.h).
+//   the injector's writer to "tracing off" (injector/common/errors.h).
 #pragma once
 
 #include <sqlite3.h>
@@ -19,7 +19,7 @@
 #include <string_view>
 #include <utility>
 
-#include "status.h"
+#include "base/status.h"
 
 namespace occ::sql {
 

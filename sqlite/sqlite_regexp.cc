@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "sqlite_db.h"
+#include "sqlite/sqlite_db.h"
 
 namespace occ::sql {
 namespace {

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "nsys_export_gen.h"
-#include "sqlite_db.h"
+#include "sqlite/sqlite_db.h"
 #include "subprocess_timing.h"
 #include "trace_gen.h"
 

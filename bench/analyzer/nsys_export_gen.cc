@@ -7,7 +7,7 @@
 
 #include "synthetic_inputs.h"
 #include "kNsysExportSchemaSql.h"
-#include "sqlite_db.h"
+#include "sqlite/sqlite_db.h"
 
 namespace occ::bench {
 namespace {

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-#include "status.h"
+#include "base/status.h"
 
 namespace occ::bench {
 

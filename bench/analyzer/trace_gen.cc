@@ -6,7 +6,7 @@
 
 #include "synthetic_inputs.h"
 #include "kTraceSchemaSql.h"
-#include "sqlite_db.h"
+#include "sqlite/sqlite_db.h"
 
 namespace occ::bench {
 

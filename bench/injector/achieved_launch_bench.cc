@@ -1,7 +1,7 @@
 // achieved_launch_bench: CPU cost of the achieved profiler's launch callbacks in sample mode once
 // sampling has nothing left to do (the steady state of a training loop).
 //
-// Drives the real RangeAchievedProfiler (injector/achieved_profiler.cc) through
+// Drives the real RangeAchievedProfiler (injector/achieved/replay/achieved_profiler.cc) through
 // AchievedProfiler::OnCallback with synthetic CUpti_CallbackData, as CUPTI delivers a
 // cudaLaunchKernel: runtime ENTER, driver cuLaunchKernel ENTER, driver EXIT, runtime EXIT.
 // The device side is tests/achieved/fake_device.h (no GPU here): only the profiler's own
@@ -32,10 +32,10 @@
 #include <thread>
 #include <vector>
 
-#include "injector/achieved.h"
-#include "injector/achieved_launch.h"
-#include "injector/achieved_policy.h"
-#include "injector/achieved_profiler.h"
+#include "injector/achieved/achieved.h"
+#include "injector/achieved/achieved_launch.h"
+#include "injector/achieved/achieved_policy.h"
+#include "injector/achieved/replay/achieved_profiler.h"
 #include "tests/achieved/fake_device.h"
 
 namespace {

@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "injector/achieved_launch.h"  // the launch callback ids the achieved profiler enables
+#include "injector/achieved/achieved_launch.h"  // the launch callback ids the achieved profiler enables
 
 namespace bare_cupti {
 namespace {

@@ -25,9 +25,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "injector/activity_records.h"
-#include "injector/trace_writer.h"
-#include "sqlite_db.h"
+#include "injector/writer/activity_records.h"
+#include "injector/writer/trace_writer.h"
+#include "sqlite/sqlite_db.h"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // Decoding of launch-callback parameters and outer correlation ids. The parameter structs are
 // CUDA's own (generated_cuda_meta.h), filled by hand: no GPU needed.
-#include "injector/achieved_launch.h"
+#include "injector/achieved/achieved_launch.h"
 
 #include <gtest/gtest.h>
 

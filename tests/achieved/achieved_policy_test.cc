@@ -1,5 +1,5 @@
-#include "injector/achieved_policy.h"
-#include "injector/env_settings.h"
+#include "injector/achieved/achieved_policy.h"
+#include "injector/common/env_settings.h"
 
 #include <gtest/gtest.h>
 

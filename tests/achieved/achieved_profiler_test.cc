@@ -2,7 +2,7 @@
 // per-context state, parking, locking, error reporting, session meta) driven with synthetic
 // CUpti_CallbackData as CUPTI delivers a cudaLaunchKernel, over the no-GPU device of
 // fake_device.h (the only part that needs a GPU).
-#include "injector/achieved_profiler.h"
+#include "injector/achieved/replay/achieved_profiler.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -21,8 +21,8 @@
 #include <thread>
 #include <vector>
 
-#include "injector/achieved.h"
-#include "injector/achieved_launch.h"
+#include "injector/achieved/achieved.h"
+#include "injector/achieved/achieved_launch.h"
 #include "tests/achieved/fake_device.h"
 
 namespace occ::inj {

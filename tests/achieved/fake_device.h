@@ -1,4 +1,4 @@
-// A ProfilerDevice (injector/range_profiler.h) that needs no GPU, for CPU tests and the
+// A ProfilerDevice (injector/achieved/replay/range_profiler.h) that needs no GPU, for CPU tests and the
 // launch-path benchmark of the achieved profiler. It stands in only for what cannot run here
 // (CUPTI's range profiler, cuStreamIsCapturing); the policy, callbacks, per-context state and
 // error reporting above it are the real code. It records what the profiler asked of it, so
@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "injector/range_profiler.h"
+#include "injector/achieved/replay/range_profiler.h"
 
 namespace occ::inj::testing {
 

@@ -1,9 +1,9 @@
-// The PM-sampling collector (injector/pm_collector.h) on CPU: its real decode thread, state
+// The PM-sampling collector (injector/achieved/pm/pm_collector.h) on CPU: its real decode thread, state
 // table, image pool, overflow handling, status lines and OCC_META rows, over a stand-in for
 // CUPTI's PM sampling (the PmBackend seam of pm_device.h). The stand-in produces samples at a
 // fixed count per decode, can report an overflow, refuse permission or fail a call, and records
 // the order of what the collector asked of it.
-#include "injector/pm_collector.h"
+#include "injector/achieved/pm/pm_collector.h"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 
 #include <map>
 
-#include "analysis.h"
+#include "analyzer/analyze/analysis.h"
 #include "test_traces.h"
 
 namespace occ {

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "schema/report.pb.h"
-#include "sqlite_db.h"
+#include "sqlite/sqlite_db.h"
 #include "test_traces.h"
 
 namespace occ {

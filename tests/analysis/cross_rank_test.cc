@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/analysis.h"
-#include "analyzer/input_paths.h"
-#include "analyzer/rank_identity.h"
+#include "analyzer/analyze/analysis.h"
+#include "analyzer/read/input_paths.h"
+#include "analyzer/read/rank_identity.h"
 #include "schema/report.pb.h"
 #include "test_traces.h"
 

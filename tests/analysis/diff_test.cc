@@ -1,6 +1,6 @@
-// --diff (analyzer/diff.h): the rows, the totals and the "do these two traces compare?" rule.
+// --diff (analyzer/analyze/diff.h): the rows, the totals and the "do these two traces compare?" rule.
 // Expected values are worked out by hand from the inputs (GPU times given below).
-#include "analyzer/diff.h"
+#include "analyzer/analyze/diff.h"
 
 #include <gtest/gtest.h>
 

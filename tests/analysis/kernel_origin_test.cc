@@ -1,7 +1,7 @@
 // The kernel-origin classifier on real kernel names recorded by libocctrace.so on an H100
 // (2026-11-24: torchvision ResNet-50 training, a torch.compile'd transformer block, a Numba
 // saxpy; tests/gpu/workloads). The expected owner is what produced each kernel in those runs.
-#include "analyzer/kernel_origin.h"
+#include "analyzer/analyze/kernel_origin.h"
 
 #include <gtest/gtest.h>
 

@@ -12,7 +12,7 @@
 #include <map>
 #include <string>
 
-#include "analyzer/analysis.h"
+#include "analyzer/analyze/analysis.h"
 #include "test_traces.h"
 
 namespace occ {

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <string>
 
-#include "analyzer/analysis.h"
-#include "sqlite_db.h"
+#include "analyzer/analyze/analysis.h"
+#include "sqlite/sqlite_db.h"
 #include "test_traces.h"
 
 namespace occ {

@@ -3,8 +3,8 @@
 // to whole blocks) are compared, a faster
 // one must be at least 10 % faster per launch, the gain is measured time, and library kernels
 // lose launch-configuration advice. Durations below are chosen for the rule being tested.
-#include "analyzer/measured_evidence.h"
-#include "analyzer/run_figures.h"
+#include "analyzer/analyze/measured_evidence.h"
+#include "analyzer/analyze/run_figures.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The launch-table scan over rowid ranges on several threads (analyzer/parallel_scan.h) gives
+// The launch-table scan over rowid ranges on several threads (analyzer/read/parallel_scan.h) gives
 // exactly what one range gives: every field of every configuration, in the same order, the
 // file's totals and its warnings; and `occ-report --jobs 4` prints the report `--jobs 1` prints.
 // Totals the scans must reach are computed by SQLite from the same rows, not by the code under
@@ -15,9 +15,9 @@
 #include <tuple>
 #include <vector>
 
-#include "analyzer/parallel_scan.h"
-#include "analyzer/trace_reader.h"
-#include "sqlite_db.h"
+#include "analyzer/read/parallel_scan.h"
+#include "analyzer/read/trace_reader.h"
+#include "sqlite/sqlite_db.h"
 #include "test_traces.h"
 
 namespace occ {

@@ -1,10 +1,10 @@
-// PM-sample attribution (analyzer/pm_attribution.h) on recorded-shape sample streams, built as
+// PM-sample attribution (analyzer/read/pm_attribution.h) on recorded-shape sample streams, built as
 // text SQL here: one kernel alone, two overlapping streams, kernels shorter than the interval,
 // an overflowed buffer, a context destroyed between samples, the minimum sample count, bad rows,
 // the DRAM throughput verdict, replay beside PM, and summaries. Every expected figure is worked
 // out by hand in the comments from the rows written (H100: 64 warps per SM), never read back
 // from occ-report.
-#include "analyzer/pm_attribution.h"
+#include "analyzer/read/pm_attribution.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/analysis.h"
+#include "analyzer/analyze/analysis.h"
 #include "test_traces.h"
 
 namespace occ {

@@ -1,14 +1,14 @@
 // One action per function, and recoverable time that adds up: hand-built kernel groups run
 // through the measured-evidence pass and BuildRunActions. Expected gains are the arithmetic of
 // the durations given here ((slower mean - fastest mean) x launches), not the code's output.
-#include "analyzer/run_figures.h"
+#include "analyzer/analyze/run_figures.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "analyzer/measured_evidence.h"
+#include "analyzer/analyze/measured_evidence.h"
 
 namespace occ {
 namespace {

@@ -1,4 +1,4 @@
-// Trace summaries (`occ-report summarize`, analyzer/trace_summary.h) on the four ranks of the
+// Trace summaries (`occ-report summarize`, analyzer/read/trace_summary.h) on the four ranks of the
 // four_ranks_straggler golden case: a summary reads back as the trace it summarizes, field by
 // field; reports over summaries, over a directory of them and over a mix of summaries and traces
 // equal the report over the traces apart from the input paths; damaged summaries are one-line
@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/analysis.h"
-#include "analyzer/input_paths.h"
-#include "analyzer/trace_reader.h"
-#include "analyzer/trace_summary.h"
+#include "analyzer/analyze/analysis.h"
+#include "analyzer/read/input_paths.h"
+#include "analyzer/read/trace_reader.h"
+#include "analyzer/read/trace_summary.h"
 #include "test_traces.h"
 
 namespace occ {

@@ -10,9 +10,9 @@
 
 #include "kNsysExportSchemaSql.h"
 #include "kTraceSchemaSql.h"
-#include "occ_report.h"
-#include "sqlite_db.h"
-#include "trace_rows.h"
+#include "analyzer/cli/occ_report.h"
+#include "sqlite/sqlite_db.h"
+#include "analyzer/read/trace_rows.h"
 
 namespace occ::testing {
 

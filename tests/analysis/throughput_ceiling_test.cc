@@ -2,7 +2,7 @@
 // near the ceiling; every unit < 60 %: latency-bound), the cap a ceiling puts on what any launch
 // configuration can recover, and reading the columns from traces with and without them.
 // Throughput values are the H100 membound traces' (bench/results/2026-11-24-h100-membound).
-#include "analyzer/throughput_ceiling.h"
+#include "analyzer/analyze/throughput_ceiling.h"
 
 #include <gtest/gtest.h>
 
@@ -10,8 +10,8 @@
 #include <initializer_list>
 #include <string>
 
-#include "analyzer/analysis.h"
-#include "sqlite_db.h"
+#include "analyzer/analyze/analysis.h"
+#include "sqlite/sqlite_db.h"
 #include "test_traces.h"
 
 namespace occ {

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <string>
 
-#include "trace_reader.h"
+#include "analyzer/read/trace_reader.h"
 #include "test_traces.h"
 
 namespace occ {

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "kTraceSchemaSql.h"
-#include "sqlite_db.h"
+#include "sqlite/sqlite_db.h"
 
 namespace {
 

@@ -9,8 +9,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "analysis.h"
-#include "timeline_export.h"
+#include "analyzer/analyze/analysis.h"
+#include "analyzer/cli/timeline_export.h"
 
 namespace {
 

@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <string>
 
-#include "analysis.h"
-#include "trace_reader.h"
+#include "analyzer/analyze/analysis.h"
+#include "analyzer/read/trace_reader.h"
 
 namespace {
 

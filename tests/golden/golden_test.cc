@@ -31,11 +31,11 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/occ_report.h"
+#include "analyzer/cli/occ_report.h"
 #include "kTraceSchemaSql.h"
 #include "reports/strings.h"
 #include "schema/report.pb.h"
-#include "sqlite_db.h"
+#include "sqlite/sqlite_db.h"
 
 namespace occ {
 namespace {

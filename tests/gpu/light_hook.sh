@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The launch hook (injector/launch_hook.h) in light tracing on a GPU, in one device call: the
+# The launch hook (injector/tracer/launch_hook.h) in light tracing on a GPU, in one device call: the
 # hook records launches while CUPTI is detached between windows (OCCTRACE_LIGHT_DETACH=1).
 # Writes logs to $OUT/hook.tgz and the summary to $OUT/hook.txt. The variants of the removed
 # experiment switches (OCCTRACE_LIGHT_HOOK=1 alone, OCCTRACE_LIGHT_CALLBACK_WORK,

@@ -1,7 +1,7 @@
 // ParseCubin against real cubins compiled here with nvcc (sm_90), checked against an
 // independent source: ptxas -v's own report for the same compilation ("Used N registers, used
 // N barriers", "N bytes stack frame"). Skips visibly when the toolkit's nvcc is absent.
-#include "injector/cubin_parser.h"
+#include "injector/writer/cubin_parser.h"
 
 #include <gtest/gtest.h>
 
@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "injector/activity_records.h"
-#include "injector/trace_writer.h"
+#include "injector/writer/activity_records.h"
+#include "injector/writer/trace_writer.h"
 #include "tests/injector/fake_records.h"
 
 namespace occ::inj {

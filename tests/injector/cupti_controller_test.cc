@@ -1,7 +1,7 @@
 // CuptiController (cupti_controller.h): every row of its state table and the refused events,
 // driven through a counting stand-in Seam instead of CUPTI. What CUPTI does when finalized from
 // a callback and attached again is checked on a GPU (tests/gpu/modes_checks.sh, light-detach).
-#include "injector/cupti_controller.h"
+#include "injector/tracer/cupti_controller.h"
 
 #include <gtest/gtest.h>
 #include <pthread.h>
@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "injector/id_translation.h"
+#include "injector/light/id_translation.h"
 
 namespace occ::inj {
 namespace {

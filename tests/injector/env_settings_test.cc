@@ -1,6 +1,6 @@
 // The value parsers of the OCCTRACE_* settings (settings.h uses them): what they accept, and
 // that a bad value keeps the default with a warning that names variable, value and default.
-#include "injector/env_settings.h"
+#include "injector/common/env_settings.h"
 
 #include <gtest/gtest.h>
 

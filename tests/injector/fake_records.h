@@ -10,8 +10,8 @@
 #include <cstring>
 #include <string>
 
-#include "injector/activity_records.h"
-#include "sqlite_db.h"
+#include "injector/writer/activity_records.h"
+#include "sqlite/sqlite_db.h"
 
 namespace occ::inj::testing {
 

@@ -1,7 +1,7 @@
 // RedirectImports on real shared objects loaded by the dynamic loader: the three GOT slot kinds
 // (PLT slot under full RELRO, unbound lazy PLT slot, -fno-plt GLOB_DAT slot), objects left out,
 // slots owned by another interposer, and page protections restored.
-#include "injector/import_redirect.h"
+#include "injector/tracer/import_redirect.h"
 
 #include <gtest/gtest.h>
 

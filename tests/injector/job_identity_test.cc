@@ -1,6 +1,6 @@
 // The rank of a distributed job from each launcher's variables, as torchrun, srun, mpirun and
 // Hydra set them (names from their documentation), and the precedence when several are set.
-#include "injector/job_identity.h"
+#include "injector/session/job_identity.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "injector/kernel_names.h"
+#include "injector/writer/kernel_names.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // KernelWindowSchedule (kernel_windows.h): when light tracing's kernel records are on. Times
 // are plain nanosecond counts chosen so that every expected value follows from the settings
 // by hand.
-#include "injector/kernel_windows.h"
+#include "injector/light/kernel_windows.h"
 
 #include <gtest/gtest.h>
 

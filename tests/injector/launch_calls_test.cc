@@ -1,7 +1,7 @@
 // LaunchCallStreams (launch_calls.h): every appended call is drained exactly once, each
 // thread's in its order, across chunk boundaries, while producers append, and after they exit;
 // the chunk cap drops and counts instead of blocking.
-#include "injector/launch_calls.h"
+#include "injector/light/launch_calls.h"
 
 #include <gtest/gtest.h>
 

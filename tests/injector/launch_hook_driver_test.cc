@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "injector/launch_calls.h"
-#include "injector/launch_hook.h"
-#include "injector/light_tracer.h"
+#include "injector/light/launch_calls.h"
+#include "injector/tracer/launch_hook.h"
+#include "injector/light/light_tracer.h"
 #include "tests/injector/launch_hook_fake_driver.h"
 #include "tests/injector/launch_hook_test_support.h"
 

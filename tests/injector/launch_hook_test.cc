@@ -2,7 +2,7 @@
 // gives up) and the switch by which it shares the callbacks with the achieved profiler. The
 // pointer rewriting itself is tested on real shared objects in import_redirect_test.cc; the
 // hook end to end on a GPU (tests/gpu/light_hook.sh: light_checks.py with OCCTRACE_LIGHT_DETACH=1).
-#include "injector/launch_hook.h"
+#include "injector/tracer/launch_hook.h"
 
 #include <gtest/gtest.h>
 

@@ -8,9 +8,9 @@
 #include <map>
 #include <string>
 
-#include "injector/cupti_controller.h"
-#include "injector/launch_hook.h"
-#include "injector/light_tracer.h"
+#include "injector/tracer/cupti_controller.h"
+#include "injector/tracer/launch_hook.h"
+#include "injector/light/light_tracer.h"
 
 namespace occ::inj::hook_testing {
 

@@ -2,7 +2,7 @@
 // nvidia CUPTI wheel (CUDA 13's nvidia/cu13/lib and the older nvidia/cuda_cupti/lib), CUDA
 // toolkits, LD_LIBRARY_PATH, ldconfig; and which Python is the traced one. No GPU, no CUPTI:
 // the files are empty stand-ins (the launcher only checks that they are there).
-#include "launcher_cupti.h"
+#include "injector/launcher/launcher_cupti.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "injector/module_loader.h"
+#include "injector/writer/module_loader.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "injector/output_path.h"
+#include "injector/session/output_path.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

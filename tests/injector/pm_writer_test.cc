@@ -1,4 +1,4 @@
-// PM-sample images (injector/pm_samples.h) into OCC_PM_SAMPLE rows: the real TraceWriter and
+// PM-sample images (injector/achieved/pm_samples.h) into OCC_PM_SAMPLE rows: the real TraceWriter and
 // TraceSession with real SQLite files, over an evaluator that reads each sample's values from
 // the image bytes (CUPTI's evaluation is what needs the GPU's counter data).
 #include <gtest/gtest.h>
@@ -10,9 +10,9 @@
 #include <thread>
 #include <vector>
 
-#include "injector/pm_samples.h"
-#include "injector/trace_session.h"
-#include "injector/trace_writer.h"
+#include "injector/achieved/pm_samples.h"
+#include "injector/session/trace_session.h"
+#include "injector/writer/trace_writer.h"
 #include "tests/injector/fake_records.h"
 #include "tests/injector/writer_file_test.h"
 

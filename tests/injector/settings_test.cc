@@ -1,7 +1,7 @@
 // The one parse of the OCCTRACE_* settings (settings.h): every known name read, a bad value
 // kept at its default with one warning, an unknown OCCTRACE_* name named in one warning, and
 // the mode the settings yield.
-#include "injector/settings.h"
+#include "injector/tracer/settings.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>

@@ -13,8 +13,8 @@
 #include <thread>
 #include <vector>
 
-#include "injector/id_translation.h"
-#include "injector/trace_session.h"
+#include "injector/light/id_translation.h"
+#include "injector/session/trace_session.h"
 #include "tests/injector/fake_records.h"
 
 namespace occ::inj {

@@ -1,4 +1,4 @@
-#include "injector/trace_session.h"
+#include "injector/session/trace_session.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "injector/settings.h"
+#include "injector/tracer/settings.h"
 #include "tests/injector/fake_records.h"
 
 namespace occ::inj {

@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <string>
 
-#include "injector/launch_calls.h"
-#include "injector/trace_writer.h"
+#include "injector/light/launch_calls.h"
+#include "injector/writer/trace_writer.h"
 #include "tests/injector/fake_records.h"
 #include "tests/injector/writer_file_test.h"
 

@@ -1,4 +1,4 @@
-#include "injector/trace_writer.h"
+#include "injector/writer/trace_writer.h"
 
 #include <gtest/gtest.h>
 

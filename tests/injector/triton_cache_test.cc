@@ -1,4 +1,4 @@
-#include "injector/triton_cache.h"
+#include "injector/writer/triton_cache.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <fstream>
 #include <string>
 
-#include "injector/trace_writer.h"
+#include "injector/writer/trace_writer.h"
 #include "tests/injector/fake_records.h"
 
 namespace occ::inj {

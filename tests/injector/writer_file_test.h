@@ -8,7 +8,7 @@
 #include <initializer_list>
 #include <string>
 
-#include "injector/trace_writer.h"
+#include "injector/writer/trace_writer.h"
 #include "tests/injector/fake_records.h"
 
 namespace occ::inj::testing {

@@ -4,10 +4,10 @@
 
 #include <random>
 
-#include "analyzer/advice.h"
-#include "analyzer/arch_table.h"
-#include "analyzer/limiter_words.h"
-#include "analyzer/occupancy_curves.h"
+#include "analyzer/model/advice.h"
+#include "analyzer/model/arch_table.h"
+#include "analyzer/model/limiter_words.h"
+#include "analyzer/model/occupancy_curves.h"
 
 namespace occ {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "analyzer/arch_table.h"
+#include "analyzer/model/arch_table.h"
 
 namespace occ {
 namespace {

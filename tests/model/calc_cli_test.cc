@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "analyzer/occ_report.h"
+#include "analyzer/cli/occ_report.h"
 #include "schema/occupancy.pb.h"
 
 namespace occ {

@@ -11,8 +11,8 @@
 #include <random>
 #include <string>
 
-#include "analyzer/arch_table.h"
-#include "analyzer/occupancy.h"
+#include "analyzer/model/arch_table.h"
+#include "analyzer/model/occupancy.h"
 
 #ifdef OCC_HAVE_CUDA_OCCUPANCY_H
 #include <cuda_occupancy.h>

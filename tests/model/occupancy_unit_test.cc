@@ -2,10 +2,10 @@
 // occupancy-model.md (§2.4, §3, §5.2, §5.3). None of the expected values comes from our own output.
 #include <gtest/gtest.h>
 
-#include "analyzer/arch_table.h"
-#include "analyzer/limiter_words.h"
-#include "analyzer/occupancy.h"
-#include "analyzer/waves.h"
+#include "analyzer/model/arch_table.h"
+#include "analyzer/model/limiter_words.h"
+#include "analyzer/model/occupancy.h"
+#include "analyzer/model/waves.h"
 
 namespace occ {
 namespace {

@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <string>
 
-#include "sqlite_db.h"
+#include "sqlite/sqlite_db.h"
 
 namespace occ::sql {
 namespace {

@@ -1,6 +1,6 @@
 // A minimal CUPTI injection library that runs ONLY the achieved-occupancy side of occtrace
 // (CreateAchievedProfiler + the real range-profiler code), playing the injector core's part of
-// the contract in injector/achieved.h: one subscriber, every callback forwarded, Shutdown()
+// the contract in injector/achieved/achieved.h: one subscriber, every callback forwarded, Shutdown()
 // before the final write, SessionMeta() written out. Used for the accuracy comparison against
 // Nsight Compute (run_accuracy.sh) and for measuring the profiler's own cost.
 //
@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "injector/achieved.h"
-#include "injector/settings.h"
+#include "injector/achieved/achieved.h"
+#include "injector/tracer/settings.h"
 
 namespace {
 

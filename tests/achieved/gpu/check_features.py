@@ -22,7 +22,7 @@ import sys
 
 # What occ_kernels.cu's RunFeatures() launches with cudaLaunchKernelEx.
 CLUSTER_LAUNCH = {"grid": (132, 1, 1), "block": (256, 1, 1), "cluster": (2, 1, 1)}
-# Statuses for a launch that was bracketed but yielded no value (injector/achieved_launch_path.cc);
+# Statuses for a launch that was bracketed but yielded no value (injector/achieved/replay/achieved_launch_path.cc);
 # 'graph' / 'capturing' would mean the cluster launch was misclassified.
 NOT_MEASURED_REASONS = ("no-range", "multi-range", "no-value", "error")
 CLUSTER_TARGET_PCT = 12.5  # 132 blocks of 8 warps on 132 SMs: 8 / 64 warps per active SM

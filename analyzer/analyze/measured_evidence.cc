@@ -1,0 +1,441 @@
+#include "analyzer/analyze/measured_evidence.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+
+#include "analyzer/analyze/function_key.h"
+#include "analyzer/analyze/kernel_origin.h"
+#include "analyzer/analyze/throughput_ceiling.h"
+
+namespace occ {
+namespace {
+
+// A configuration must be this much faster per launch to count as measured evidence: run-to-run
+// spread of one configuration in the recorded traces stays well below it.
+constexpr double kFasterRatio = 0.9;
+// Short-lived blocks: block lifetime below this, over at least kMinWaves waves, with achieved
+// occupancy below kGapRatio of theoretical.
+constexpr double kShortBlockNs = 5000;
+constexpr double kMinWaves = 2.0;
+constexpr double kGapRatio = 0.6;
+
+std::string Micros(double ns) {
+  char text[32];
+  std::snprintf(text, sizeof(text), ns >= 100'000 ? "%.0f µs" : "%.1f µs", ns / 1000.0);
+  return text;
+}
+
+std::string Count(double n) {
+  char text[32];
+  if (n >= 1e6) {
+    std::snprintf(text, sizeof(text), "%.2f M", n / 1e6);
+  } else if (n >= 1e4) {
+    std::snprintf(text, sizeof(text), "%.1f k", n / 1e3);
+  } else {
+    std::snprintf(text, sizeof(text), "%.0f", n);
+  }
+  return text;
+}
+
+int64_t GridBlocks(const occtrace::KernelGroup& g) {
+  return int64_t{std::max(1, g.grid_x())} * std::max(1, g.grid_y()) * std::max(1, g.grid_z());
+}
+int64_t BlockThreads(const occtrace::KernelGroup& g) {
+  return int64_t{std::max(1, g.block_x())} * std::max(1, g.block_y()) * std::max(1, g.block_z());
+}
+
+int64_t Threads(const occtrace::KernelGroup& g) { return GridBlocks(g) * BlockThreads(g); }
+
+// The same work: a grid of ceil(n / block) blocks launches n threads rounded up to whole blocks,
+// so two block sizes over the same n differ by less than the larger block (saxpy over 4,194,304
+// floats at block 96 launches 4,194,336 threads). The rounding must also be small against the
+// work (1 %): one block of 1,024 threads and one of 128 could cover the same 100 items, but
+// nothing says they do.
+bool SameWork(const occtrace::KernelGroup& a, const occtrace::KernelGroup& b) {
+  const int64_t larger = std::max(Threads(a), Threads(b));
+  const int64_t difference = larger - std::min(Threads(a), Threads(b));
+  return difference < std::max(BlockThreads(a), BlockThreads(b)) && difference * 100 <= larger;
+}
+
+std::string Dims(int x, int y, int z) {
+  std::string s = std::to_string(x);
+  if (y > 1 || z > 1) s += ", " + std::to_string(y);
+  if (z > 1) s += ", " + std::to_string(z);
+  return y > 1 || z > 1 ? "(" + s + ")" : s;
+}
+
+// A block as its owner wrote it: 256, or (32, 8) for a 2-D block.
+std::string BlockText(const occtrace::KernelGroup& g) { return Dims(g.block_x(), g.block_y(), g.block_z()); }
+
+// The measured configuration written the way its owner sets it.
+std::string ConfigInOwnersWords(KernelOriginKind kind, const occtrace::KernelGroup& g) {
+  const std::string grid = Dims(g.grid_x(), g.grid_y(), g.grid_z());
+  const std::string block = Dims(g.block_x(), g.block_y(), g.block_z());
+  switch (kind) {
+    case KernelOriginKind::kNumba: return "kernel[" + grid + ", " + block + "]";
+    case KernelOriginKind::kCuPy: {
+      // CuPy takes tuples: (n,) for one dimension, (x, y) as written for more.
+      auto tuple = [](const std::string& d) { return d.front() == '(' ? d : "(" + d + ",)"; };
+      return "kernel(" + tuple(grid) + ", " + tuple(block) + ", args)";
+    }
+    case KernelOriginKind::kTriton:
+    case KernelOriginKind::kInductor:
+      return "num_warps=" + std::to_string(BlockThreads(g) / 32) + " (grid " + grid + ")";
+    default: return "<<<" + grid + ", " + block + ">>>";
+  }
+}
+
+bool IsLaunchConfigSuggestion(const occtrace::Suggestion& s) {
+  return s.kind() == "block_size" || s.kind() == "register_cap" || s.kind() == "shared_memory" ||
+         s.kind() == "grid_size" || s.kind() == "cluster" || s.kind() == "barriers";
+}
+
+void MarkNotTunable(const KernelOrigin& origin, occtrace::KernelGroup* g) {
+  auto* suggestions = g->mutable_suggestions();
+  suggestions->erase(std::remove_if(suggestions->begin(), suggestions->end(), IsLaunchConfigSuggestion),
+                     suggestions->end());
+  g->set_headroom_pct(0);
+  g->set_priority(0);
+  g->set_recoverable_ns_upper_bound(0);
+  g->add_issues("not tunable from your code: a " + origin.library +
+                " kernel picks its own launch configuration; what you control is the call — tensor "
+                "shapes and their alignment (multiples of 8/16), dtype, memory layout (e.g. "
+                "channels_last), batch size, or a fused alternative");
+}
+
+// `larger_measured_not_faster`: the trace ran this function with larger blocks on the same work
+// and they were not faster, which contradicts the advice.
+void AddShortBlockAdvice(KernelOriginKind kind, bool larger_measured_not_faster, occtrace::KernelGroup* g) {
+  // Near a hardware ceiling the gap is not what limits the kernel; measured on another GPU than
+  // the one judged (--gpu), there is no gap to read.
+  if (larger_measured_not_faster || NearCeiling(*g) || !g->achieved().measured_on_gpu().empty()) return;
+  const auto& a = g->achieved();
+  const double theoretical = g->occupancy().theoretical_occupancy_pct();
+  if (a.samples() <= 0 || theoretical <= 0 || a.mean_pct() >= kGapRatio * theoretical) return;
+  if (g->waves_per_sm() < kMinWaves || g->mean_ns() <= 0) return;
+  const double lifetime_ns = g->mean_ns() / g->waves_per_sm();
+  if (lifetime_ns >= kShortBlockNs) return;
+  occtrace::Suggestion* s = g->add_suggestions();
+  s->set_kind("larger_blocks");
+  char measured[160];
+  std::snprintf(measured, sizeof(measured),
+                "achieved %.1f%% of %.1f%% theoretical (%s) over %.1f waves: each block lives ~%s",
+                a.mean_pct(), theoretical, a.source() == "pm" ? "PM samples" : "measured", g->waves_per_sm(), Micros(lifetime_ns).c_str());
+  std::string fix;
+  switch (kind) {
+    case KernelOriginKind::kInductor:
+      fix = "let Inductor pick larger blocks (torch._inductor.config.coordinate_descent_tuning = True, "
+            "or torch.compile(mode=\"max-autotune\")): larger XBLOCK/RBLOCK give each block more work";
+      break;
+    case KernelOriginKind::kTriton:
+      fix = "give each program more work: a larger BLOCK_SIZE constexpr (triton.Config({'BLOCK_SIZE': ...}, "
+            "num_warps=...))";
+      break;
+    default:
+      fix = "give each block more work: larger blocks (" + LaunchKnob(kind) +
+            ") or several elements per thread (a grid-stride loop)";
+  }
+  s->set_text("Blocks are too short-lived for the block scheduler to keep SMs full (" + std::string(measured) +
+              "): " + fix + ". Confidence: medium (the gap's cause is inferred from block lifetime)");
+  s->set_block_size(static_cast<int32_t>(BlockThreads(*g)));
+  s->set_assumptions("same total work; gain not predicted by the occupancy model");
+}
+
+// The occupancy model's suggestions are worded for CUDA C++ (__launch_bounds__, -maxrregcount,
+// <<<grid, block>>>): say what the same change is in the owner's knob, keeping the model's
+// figures after it.
+// Triton's compile settings as a triton.Config's keyword arguments, with `change` replacing or
+// adding one: "num_warps=4, num_stages=3, maxnreg=72". Recorded values are kept where known.
+std::string TritonConfigArgs(const occtrace::KernelGroup& g, const std::string& change_key, int change_value) {
+  std::string args;
+  auto add = [&](const std::string& key, int value) {
+    if (value < 0) return;
+    args += (args.empty() ? "" : ", ") + key + "=" + std::to_string(value);
+  };
+  add("num_warps", change_key == "num_warps" ? change_value : (g.triton_num_warps() > 0 ? g.triton_num_warps() : -1));
+  if (g.triton_num_warps() > 0) add("num_stages", g.triton_num_stages());
+  if (change_key != "num_warps") add(change_key, change_value);
+  return args;
+}
+
+void PhraseForOwner(KernelOriginKind kind, const occtrace::KernelGroup& g, occtrace::Suggestion* s) {
+  std::string knob;
+  const bool triton = kind == KernelOriginKind::kTriton || kind == KernelOriginKind::kInductor;
+  if (s->kind() == "register_cap") {
+    if (triton) {
+      knob = "cap registers: triton.Config({...}, " + TritonConfigArgs(g, "maxnreg", s->registers_per_thread()) + ")";
+    } else if (kind == KernelOriginKind::kNumba) {
+      knob = "@cuda.jit(max_registers=" + std::to_string(s->registers_per_thread()) + ")";
+    }
+  } else if (s->kind() == "block_size" && s->block_size() > 0) {
+    if (triton) {
+      knob = "triton.Config({...}, " + TritonConfigArgs(g, "num_warps", std::max(1, s->block_size() / 32)) +
+             ") (" + std::to_string(s->block_size()) + " threads per program)";
+    } else if (kind == KernelOriginKind::kNumba) {
+      // A 2-D or 3-D block is suggested as a shape (group_advice.cc): Numba takes it as a tuple.
+      std::string block = std::to_string(s->block_size());
+      if (s->block_y() > 1 || s->block_z() > 1) {
+        block = "(" + std::to_string(s->block_x()) + ", " + std::to_string(s->block_y()) +
+                (s->block_z() > 1 ? ", " + std::to_string(s->block_z()) : "") + ")";
+      }
+      knob = "kernel[grid, " + block + "] (grid scaled to keep the work)";
+    }
+  } else if (s->kind() == "shared_memory" && triton) {
+    knob = "use less shared memory: fewer num_stages or smaller block constexprs";
+  }
+  if (knob.empty()) return;
+  if (kind == KernelOriginKind::kInductor) knob += " — for Inductor kernels through its autotuning configs";
+  s->set_text(knob + ". Model: " + s->text());
+}
+
+// The configurations of one function (`members`, indexes into `groups`) that ran the same work as
+// groups[i], one point per block shape (the fastest where two configurations share one), when
+// at least two shapes ran it. Shapes, not thread counts: (32, 8) and (16, 16) are different
+// launches with different speeds, and the advice names the fastest shape.
+void AddMeasuredPoints(const std::vector<size_t>& members, size_t i,
+                       std::vector<occtrace::KernelGroup>* groups) {
+  auto& g = (*groups)[i];
+  const int64_t threads = Threads(g);
+  // (threads per block, x, y, z): ordered by block size, then shape.
+  std::map<std::tuple<int64_t, int, int, int>, const occtrace::KernelGroup*> by_shape;
+  for (size_t j : members) {
+    const auto& h = (*groups)[j];
+    if (!SameWork(g, h)) continue;
+    const occtrace::KernelGroup*& slot = by_shape[{BlockThreads(h), h.block_x(), h.block_y(), h.block_z()}];
+    if (slot == nullptr || j == i || (slot != &g && h.mean_ns() < slot->mean_ns())) slot = &h;
+  }
+  if (by_shape.size() < 2) return;
+  g.set_measured_work_threads(threads);
+  for (const auto& [shape, h] : by_shape) {
+    occtrace::MeasuredPoint* p = g.add_measured_points();
+    p->set_block_size(static_cast<int32_t>(std::get<0>(shape)));
+    p->set_block_x(h->block_x());
+    p->set_block_y(h->block_y());
+    p->set_block_z(h->block_z());
+    p->set_launches(h->launches());
+    p->set_mean_ns(h->mean_ns());
+    p->set_theoretical_pct(h->occupancy().theoretical_occupancy_pct());
+    p->set_achieved_pct(h->achieved().samples() > 0 ? h->achieved().mean_pct() : -1.0);
+    p->set_current(h == &g);
+  }
+}
+
+// One compiled function: FunctionKeyOf (function_key.h), shared with one action per function.
+
+// A configuration must keep running this long after its name's other configurations stopped for
+// those to count as an autotuner's trials: one step or two after the others is a program that
+// runs the kernel two ways; XLA's and Triton's choices ran 200-300 more times in the recorded
+// traces.
+constexpr int64_t kMinChosenTailLaunches = 10;
+
+// Who tunes a kernel of this origin by measuring candidates, if anyone.
+std::string AutotunerOf(const KernelOrigin& o) {
+  switch (o.kind) {
+    case KernelOriginKind::kTriton: return "Triton's autotuner (@triton.autotune)";
+    case KernelOriginKind::kInductor:
+      return "Inductor's autotuner (it benchmarks a kernel's candidate configs at its first call; max-autotune adds more)";
+    case KernelOriginKind::kVendor:
+      if (o.library == "XLA (jaxlib)") return "XLA's autotuner";
+      if (o.library == "cuBLAS" || o.library == "cuBLASLt") return "cuBLASLt's algorithm selection";
+      if (o.library == "cuDNN") return "cuDNN's algorithm search (e.g. torch.backends.cudnn.benchmark)";
+      return "";
+    default: return "";
+  }
+}
+
+// Compiled variants per name, and autotuning: where one configuration of a name ran on
+// (kMinChosenTailLaunches or more launches) after all the others had stopped, and the owner
+// tunes by measuring, the others were the autotuner's trials and the one that ran on its choice.
+void MarkVariantsAndAutotuning(const std::vector<KernelOrigin>& origins, std::vector<occtrace::KernelGroup>* groups) {
+  std::map<std::pair<std::string, int>, std::vector<size_t>> by_name;
+  for (size_t i = 0; i < groups->size(); ++i) {
+    by_name[{(*groups)[i].mangled_name(), (*groups)[i].device_id()}].push_back(i);
+  }
+  for (const auto& [name, members] : by_name) {
+    std::set<std::tuple<int, int, int>> variants;
+    for (size_t i : members) {
+      const auto& g = (*groups)[i];
+      variants.insert({g.registers_per_thread(), g.static_shared_mem(), g.local_mem_per_thread()});
+    }
+    for (size_t i : members) (*groups)[i].set_name_variants(static_cast<int32_t>(variants.size()));
+    if (members.size() < 2) continue;
+    std::string autotuner;
+    for (size_t i : members) {
+      if (autotuner.empty()) autotuner = AutotunerOf(origins[i]);
+    }
+    if (autotuner.empty()) continue;
+    size_t chosen = members.size();
+    for (size_t k = 0; k < members.size(); ++k) {
+      if ((*groups)[members[k]].tail_launches() >= kMinChosenTailLaunches) chosen = k;
+    }
+    if (chosen == members.size()) continue;
+    for (size_t k = 0; k < members.size(); ++k) {
+      auto& g = (*groups)[members[k]];
+      g.set_autotuner(autotuner);
+      g.set_autotuning_trial(k != chosen && g.tail_launches() == 0);
+    }
+  }
+}
+
+void ClearLaunchAdvice(occtrace::KernelGroup* g) {
+  auto* suggestions = g->mutable_suggestions();
+  suggestions->erase(std::remove_if(suggestions->begin(), suggestions->end(), IsLaunchConfigSuggestion),
+                     suggestions->end());
+  g->set_headroom_pct(0);
+  g->set_priority(0);
+  g->set_recoverable_ns_upper_bound(0);
+}
+
+void MarkAutotuningTrial(occtrace::KernelGroup* g) {
+  ClearLaunchAdvice(g);
+  g->clear_suggestions();
+  g->set_measured_gain_ns(0);
+  g->add_issues("autotuning trial: " + g->autotuner() + " launched this variant in a burst while choosing, "
+                "and another ran on after it stopped; not part of the running program, so no advice");
+}
+
+// The autotuner measured its candidates and chose this one; the trace has no evidence that a
+// configuration outside its list would win, so no launch-configuration advice.
+void MarkAutotunerChoice(occtrace::KernelGroup* g) {
+  ClearLaunchAdvice(g);
+  g->set_measured_gain_ns(0);
+  g->add_issues("chosen by " + g->autotuner() + " after measuring the other configurations of this name "
+                "in this trace: no launch-configuration advice, as nothing here shows a configuration "
+                "outside its list would win");
+}
+
+// Occupancy suggestions against the kernel's own measured throughput: near a ceiling, more
+// resident warps cannot help (throughput_ceiling.h); the verdict says what would.
+void DropOccupancySuggestions(occtrace::KernelGroup* g) {
+  auto* suggestions = g->mutable_suggestions();
+  const int before = suggestions->size();
+  suggestions->erase(std::remove_if(suggestions->begin(), suggestions->end(),
+                                    [](const occtrace::Suggestion& s) {
+                                      return IsLaunchConfigSuggestion(s) && s.kind() != "grid_size";
+                                    }),
+                     suggestions->end());
+  g->set_headroom_pct(0);
+  g->set_priority(0);
+  g->set_recoverable_ns_upper_bound(0);
+  if (suggestions->size() < before) {
+    g->add_issues("no occupancy change suggested: " + g->achieved().throughput().summary());
+  }
+}
+
+// Nobody identified the owner: the model's suggestions stay, said to be conditional.
+void AddUnknownOwnerCaveat(occtrace::KernelGroup* g) {
+  for (auto& s : *g->mutable_suggestions()) {
+    s.set_text("Owner unknown (no loading library recorded, name not recognized); if you launch it "
+               "yourself: " + s.text());
+  }
+}
+
+}  // namespace
+
+void ApplyOwnerAndEvidence(std::vector<occtrace::KernelGroup>* groups, int64_t run_total_ns) {
+  std::vector<KernelOrigin> origins;
+  origins.reserve(groups->size());
+  // Triton's cache keeps one compilation per name, quoted only on the configuration it matches
+  // (judge.cc); the name is Triton's for all its configurations.
+  std::set<std::string> triton_names;
+  for (const auto& g : *groups) {
+    if (g.triton_num_warps() > 0) triton_names.insert(g.mangled_name());
+  }
+  for (auto& g : *groups) {
+    KernelFacts facts;
+    facts.mangled = g.mangled_name();
+    facts.demangled = g.name();
+    facts.has_triton_metadata = triton_names.count(g.mangled_name()) > 0;
+    facts.loader = g.loader();
+    facts.module_library = g.module_library();
+    KernelOrigin o = ClassifyKernel(facts);
+    g.set_origin(std::string(OriginName(o.kind)));
+    g.set_owner_library(o.library);
+    g.set_tunable(o.tunable);
+    g.set_owner_evidence(o.evidence);
+    origins.push_back(std::move(o));
+  }
+  MarkVariantsAndAutotuning(origins, groups);
+  // Same compiled function, same device: its configurations' measured speed on the same work.
+  // Autotuning trials are left out (the autotuner measured them already, and they are not the
+  // running program), and so are owners nobody identified (their measured alternative may be a
+  // library's choice).
+  std::map<FunctionKey, std::vector<size_t>> by_function;
+  for (size_t i = 0; i < groups->size(); ++i) {
+    const auto& g = (*groups)[i];
+    if (g.launches() > 0 && g.mean_ns() > 0 && !g.autotuning_trial()) by_function[FunctionKeyOf(g)].push_back(i);
+  }
+  for (const auto& [key, members] : by_function) {
+    if (members.size() < 2) continue;
+    for (size_t i : members) AddMeasuredPoints(members, i, groups);
+    for (size_t i : members) {
+      auto& g = (*groups)[i];
+      if (!origins[i].tunable || origins[i].kind == KernelOriginKind::kUnknown || !g.autotuner().empty()) continue;
+      const int64_t threads = Threads(g);
+      const occtrace::KernelGroup* best = nullptr;
+      for (size_t j : members) {
+        const auto& h = (*groups)[j];
+        if (j == i || !SameWork(g, h)) continue;
+        if (h.mean_ns() < kFasterRatio * g.mean_ns() && (best == nullptr || h.mean_ns() < best->mean_ns())) best = &h;
+      }
+      if (best == nullptr) continue;
+      const int64_t gain = static_cast<int64_t>((g.mean_ns() - best->mean_ns()) * static_cast<double>(g.launches()));
+      g.set_measured_gain_ns(gain);
+      occtrace::Suggestion* s = g.add_suggestions();
+      s->set_kind("measured_config");
+      s->set_block_size(static_cast<int32_t>(BlockThreads(*best)));
+      s->set_block_x(best->block_x());
+      s->set_block_y(best->block_y());
+      s->set_block_z(best->block_z());
+      s->set_predicted_occupancy_pct(best->occupancy().theoretical_occupancy_pct());
+      s->set_text("Launch it as " + ConfigInOwnersWords(origins[i].kind, *best) + ": measured in this trace, block " +
+                  BlockText(*best) + " takes " + Micros(best->mean_ns()) + " for the same " +
+                  Count(static_cast<double>(threads)) + " threads where block " + BlockText(g) +
+                  " takes " + Micros(g.mean_ns()) + " (" + std::to_string(best->launches()) + " and " +
+                  std::to_string(g.launches()) + " launches) — " + Micros(static_cast<double>(gain)) +
+                  " less GPU time over this configuration's launches. Confidence: high (measured)");
+      s->set_assumptions("the same work per launch (threads launched equal up to rounding the grid to whole blocks)");
+    }
+  }
+  for (size_t i = 0; i < groups->size(); ++i) {
+    auto& g = (*groups)[i];
+    if (g.autotuning_trial()) {
+      MarkAutotuningTrial(&g);
+      continue;
+    }
+    if (!origins[i].tunable) {
+      MarkNotTunable(origins[i], &g);
+      continue;
+    }
+    if (!g.autotuner().empty()) {
+      MarkAutotunerChoice(&g);
+      continue;
+    }
+    if (NearCeiling(g)) DropOccupancySuggestions(&g);
+    bool larger_not_faster = false;
+    for (size_t j = 0; j < groups->size(); ++j) {
+      const auto& h = (*groups)[j];
+      if (j != i && FunctionKeyOf(h) == FunctionKeyOf(g) && SameWork(g, h) &&
+          BlockThreads(h) > BlockThreads(g) && !(h.mean_ns() < kFasterRatio * g.mean_ns())) {
+        larger_not_faster = true;
+      }
+    }
+    for (auto& s : *g.mutable_suggestions()) {
+      if (s.kind() != "measured_config") PhraseForOwner(origins[i].kind, g, &s);
+    }
+    if (g.judged()) AddShortBlockAdvice(origins[i].kind, larger_not_faster, &g);
+    if (origins[i].kind == KernelOriginKind::kUnknown) AddUnknownOwnerCaveat(&g);
+    if (run_total_ns > 0 && g.measured_gain_ns() > 0) {
+      g.set_priority(std::max(g.priority(), 100.0 * static_cast<double>(g.measured_gain_ns()) /
+                                                static_cast<double>(run_total_ns)));
+    }
+  }
+}
+
+}  // namespace occ

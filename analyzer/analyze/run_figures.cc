@@ -1,0 +1,210 @@
+#include "analyzer/analyze/run_figures.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include "analyzer/analyze/function_key.h"
+#include "analyzer/model/message_text.h"
+#include "analyzer/read/trace_rows.h"
+
+namespace occ {
+namespace {
+
+// Per configuration, the suggestion with the strongest evidence: measured, then a measured gap,
+// then the model.
+int EvidenceRank(const occtrace::Suggestion& s) {
+  return s.kind() == "measured_config" ? 0 : s.kind() == "larger_blocks" ? 1 : 2;
+}
+
+const occtrace::Suggestion* StrongestSuggestion(const occtrace::KernelGroup& g) {
+  const occtrace::Suggestion* chosen = nullptr;
+  for (const auto& s : g.suggestions()) {
+    if (chosen == nullptr || EvidenceRank(s) < EvidenceRank(*chosen)) chosen = &s;
+  }
+  return chosen;
+}
+
+std::string BlockOf(const occtrace::KernelGroup& g) {
+  const int x = std::max(1, g.block_x()), y = std::max(1, g.block_y()), z = std::max(1, g.block_z());
+  if (y == 1 && z == 1) return std::to_string(x);
+  return "(" + std::to_string(x) + ", " + std::to_string(y) + (z > 1 ? ", " + std::to_string(z) : "") + ")";
+}
+
+std::string Ms(int64_t ns) {
+  return ns >= 1'000'000 ? Fixed(static_cast<double>(ns) / 1e6, 2) + " ms"
+                         : Fixed(static_cast<double>(ns) / 1e3, 1) + " µs";
+}
+
+}  // namespace
+
+RunActions BuildRunActions(std::vector<occtrace::KernelGroup>* judged, int64_t run_total_ns) {
+  const auto pct = [&](int64_t ns) {
+    return run_total_ns > 0 ? 100.0 * static_cast<double>(ns) / static_cast<double>(run_total_ns) : 0.0;
+  };
+  // Functions in the order of their first configuration (the analysis' order is stable).
+  std::map<FunctionKey, std::vector<size_t>> by_function;
+  std::vector<FunctionKey> order;
+  for (size_t i = 0; i < judged->size(); ++i) {
+    auto& g = (*judged)[i];
+    g.set_counted_gain_ns(0);
+    g.set_counted_gain_kind("");
+    // Autotuning trials never become actions (#29): the autotuner measured them already.
+    if (!g.tunable() || g.autotuning_trial() || g.suggestions_size() == 0) continue;
+    const FunctionKey key = FunctionKeyOf(g);
+    if (!by_function.count(key)) order.push_back(key);
+    by_function[key].push_back(i);
+  }
+  struct Built {
+    occtrace::Action action;
+    size_t group;
+  };
+  std::vector<Built> built;
+  for (const FunctionKey& key : order) {
+    const std::vector<size_t>& members = by_function.at(key);
+    occtrace::Action a;
+    a.set_function_key(key.Text());
+    size_t named = members.front();
+    int64_t measured_sum = 0;
+    int measured_configs = 0;
+    for (size_t i : members) {
+      const auto& g = (*judged)[i];
+      if (g.measured_gain_ns() <= 0) continue;
+      measured_sum += g.measured_gain_ns();
+      ++measured_configs;
+      if ((*judged)[named].measured_gain_ns() <= 0 || g.measured_gain_ns() > (*judged)[named].measured_gain_ns()) {
+        named = i;
+      }
+    }
+    if (measured_configs > 0) {
+      // The best measured configuration, with the gains of every slower one summed.
+      const auto& g = (*judged)[named];
+      const occtrace::Suggestion* s = nullptr;
+      for (const auto& candidate : g.suggestions()) {
+        if (candidate.kind() == "measured_config") s = &candidate;
+      }
+      std::string change = s != nullptr ? s->text() : "";
+      if (measured_configs > 1) {
+        std::string others;
+        for (size_t i : members) {
+          const auto& h = (*judged)[i];
+          if (i == named || h.measured_gain_ns() <= 0) continue;
+          others += (others.empty() ? "" : ", ") + std::string("block ") + BlockOf(h) + ": " +
+                    Ms(h.measured_gain_ns());
+        }
+        // Before the confidence, which the measured suggestion ends with.
+        const std::string confidence = ". Confidence:";
+        const size_t at = change.rfind(confidence);
+        const std::string tail = at == std::string::npos ? "" : change.substr(at);
+        if (at != std::string::npos) change.erase(at);
+        change += "; with its other slower configurations (" + others + "), " + Ms(measured_sum) +
+                  " less GPU time in all" + tail;
+      }
+      for (size_t i : members) {
+        auto& h = (*judged)[i];
+        if (h.measured_gain_ns() <= 0) continue;
+        h.set_counted_gain_ns(h.measured_gain_ns());
+        h.set_counted_gain_kind("measured");
+      }
+      a.set_change(change);
+      a.set_evidence("another launch configuration of this function, measured in the trace");
+      a.set_gain_ns(measured_sum);
+      a.set_gain_kind("measured");
+      a.set_confidence("high");
+      a.set_configurations(measured_configs);
+    } else {
+      // The model's suggestion for the configuration with the most to gain (the most GPU time
+      // where none has a bound), with the upper bounds of all its configurations summed.
+      for (size_t i : members) {
+        const auto& g = (*judged)[i];
+        const auto& n = (*judged)[named];
+        if (std::make_pair(g.recoverable_ns_upper_bound(), g.total_ns()) >
+            std::make_pair(n.recoverable_ns_upper_bound(), n.total_ns())) {
+          named = i;
+        }
+      }
+      const auto& g = (*judged)[named];
+      const occtrace::Suggestion* chosen = StrongestSuggestion(g);
+      if (chosen == nullptr) continue;  // members all have suggestions; for the compiler
+      a.set_change(chosen->text());
+      if (EvidenceRank(*chosen) == 1) {
+        a.set_evidence(g.achieved().source() == "pm"
+                           ? "achieved occupancy from " + std::to_string(g.achieved().samples()) +
+                                 " clean PM samples; block lifetime from launch times"
+                           : "achieved occupancy measured on sampled launches; block lifetime from launch times");
+        a.set_gain_kind("not predicted");
+        a.set_confidence("medium");
+        a.set_configurations(1);
+      } else {
+        std::string evidence = "occupancy model (cuda_occupancy.h); " + chosen->assumptions();
+        std::string confidence = g.achieved().samples() > 0 ? "medium" : "low";
+        // Measured throughput says whether occupancy is what holds the kernel back.
+        if (g.achieved().has_throughput()) {
+          const auto& t = g.achieved().throughput();
+          evidence += "; measured throughput: " + t.summary();
+          if (t.verdict() == "near_ceiling") confidence = "low";
+        }
+        int64_t bound_sum = 0;
+        int bounded = 0;
+        for (size_t i : members) {
+          auto& h = (*judged)[i];
+          if (h.recoverable_ns_upper_bound() <= 0) continue;
+          bound_sum += h.recoverable_ns_upper_bound();
+          ++bounded;
+          h.set_counted_gain_ns(h.recoverable_ns_upper_bound());
+          h.set_counted_gain_kind("upper bound");
+        }
+        if (bounded > 1) {
+          a.set_change(a.change() + " (the bound sums its " + std::to_string(bounded) +
+                       " configurations with occupancy headroom)");
+        }
+        a.set_evidence(evidence);
+        a.set_gain_ns(bound_sum);
+        a.set_gain_kind("upper bound");
+        a.set_confidence(confidence);
+        a.set_configurations(std::max(1, bounded));
+      }
+    }
+    a.set_kernel((*judged)[named].short_name().empty() ? (*judged)[named].name() : (*judged)[named].short_name());
+    if ((*judged)[named].has_source()) *a.mutable_source() = (*judged)[named].source();
+    a.set_origin((*judged)[named].origin());
+    a.set_gain_pct(pct(a.gain_ns()));
+    built.push_back({std::move(a), named});
+  }
+  // Measured gains first by size, then the rest by their (upper-bound) gain; ties by kernel name
+  // so that the order never depends on the input's order of groups.
+  std::stable_sort(built.begin(), built.end(), [](const Built& x, const Built& y) {
+    const bool mx = x.action.gain_kind() == "measured", my = y.action.gain_kind() == "measured";
+    if (mx != my) return mx;
+    if (x.action.gain_ns() != y.action.gain_ns()) return x.action.gain_ns() > y.action.gain_ns();
+    return x.action.function_key() < y.action.function_key();
+  });
+  RunActions out;
+  const bool any_major = std::any_of(built.begin(), built.end(),
+                                     [](const Built& b) { return b.action.gain_pct() >= kMinorActionPct; });
+  for (auto& b : built) {
+    if (any_major && b.action.gain_pct() < kMinorActionPct) {
+      out.minor_actions.push_back(std::move(b.action));
+      out.minor_action_group.push_back(b.group);
+    } else {
+      out.actions.push_back(std::move(b.action));
+      out.action_group.push_back(b.group);
+    }
+  }
+  return out;
+}
+
+void SetRecoverable(const RunActions& run, occtrace::Summary* summary) {
+  int64_t measured = 0, model = 0;
+  for (const auto* list : {&run.actions, &run.minor_actions}) {
+    for (const auto& a : *list) {
+      if (a.gain_kind() == "measured") measured = SaturatingAdd(measured, a.gain_ns());
+      if (a.gain_kind() == "upper bound") model = SaturatingAdd(model, a.gain_ns());
+    }
+  }
+  summary->set_recoverable_measured_ns(measured);
+  summary->set_recoverable_model_ns(model);
+  summary->set_recoverable_ns_upper_bound(SaturatingAdd(measured, model));
+}
+
+}  // namespace occ

@@ -1,0 +1,276 @@
+// `occ-report launches FILE...`: one row per launch, like `nvprof --print-gpu-trace`, with the
+// report's theoretical occupancy for the launch's configuration (launch_occupancy.h) and the
+// achieved occupancy where it was measured; starts count from the trace's first timed launch.
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <sstream>
+
+#include "analyzer/cli/launch_occupancy.h"
+#include "analyzer/model/message_text.h"
+#include "analyzer/cli/occ_report.h"
+#include "sqlite/sqlite_db.h"
+#include "analyzer/read/trace_reader.h"
+#include "analyzer/read/trace_summary.h"
+
+namespace occ {
+namespace {
+
+std::string CsvField(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// Text-table cells stay on one line whatever the kernel name holds.
+std::string OneLine(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) out += (static_cast<unsigned char>(c) < 0x20) ? ' ' : c;
+  return out;
+}
+
+// At the one decimal every format prints: a launch is above only where the printed figures say so.
+bool AboveTheoretical(double achieved_pct, double theoretical_pct) {
+  return std::lround(achieved_pct * 10) > std::lround(theoretical_pct * 10);
+}
+
+std::string JsonText(const std::string& s) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+  writer.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+  return buffer.GetString();
+}
+
+// Shortest text that reads back as the same double: JSON readers get the report's exact figure.
+std::string JsonNumber(double v) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+  writer.Double(v);
+  return buffer.GetString();
+}
+
+class LaunchesSubcommand : public Subcommand {
+ public:
+  std::string name() const override { return "launches"; }
+  std::string description() const override {
+    return "List launches one per row (start after the trace's first launch, duration, grid, "
+           "block, registers, shared memory, the report's theoretical occupancy for the "
+           "configuration, achieved occupancy, name), like nvprof --print-gpu-trace";
+  }
+
+  void AddFlags(CLI::App* app) override {
+    app->add_option("files", files_, "occtrace traces, Nsight Systems SQLite exports or .sql dumps")
+        ->required();
+    app->add_option("-k,--kernel", kernel_regex_,
+                    "Only kernels whose demangled name matches this POSIX extended regex");
+    app->add_option("--limit", limit_, "Print at most N launches (0 = all)")->default_val(0);
+    app->add_option("--format", format_, "Output format: text, csv or json")
+        ->check(CLI::IsMember({"text", "csv", "json"}))
+        ->default_val("text");
+  }
+
+  Status Run(const RunContext& ctx) override {
+    if (limit_ < 0) return InvalidArgument("--limit must be >= 0 (0 = all)");
+    if (!kernel_regex_.empty()) OCC_RETURN_IF_ERROR(sql::ValidateRegex(kernel_regex_));
+    std::vector<std::unique_ptr<TraceReader>> readers;
+    std::vector<TraceReader*> reader_list;
+    for (size_t i = 0; i < files_.size(); ++i) {
+      // A summary keeps launches summed per configuration: no row per launch to list.
+      if (LooksLikeSummary(files_[i])) {
+        return BadInput(files_[i] + ": a trace summary has no per-launch rows; run "
+                        "`occ-report launches` on the trace it summarizes");
+      }
+      OCC_ASSIGN_OR_RETURN(auto reader, TraceReader::Open(files_[i], static_cast<int>(i)));
+      reader_list.push_back(reader.get());
+      readers.push_back(std::move(reader));
+    }
+    // The report's groups and verdicts: every launch's theoretical occupancy is its
+    // configuration's figure in the report, never one of its own (launch_occupancy.h).
+    OCC_ASSIGN_OR_RETURN(LaunchOccupancy model, LaunchOccupancy::Build(reader_list));
+    const bool csv = format_ == "csv";
+    const bool json = format_ == "json";
+    const bool multi = files_.size() > 1;
+    std::ostream& out = *ctx.out;
+    std::vector<int64_t> origins;
+    for (size_t f = 0; f < reader_list.size(); ++f) origins.push_back(model.first_start(f));
+    if (csv) {
+      out << (multi ? "File," : "")
+          << "Start (ns),Duration (ns),GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (B),"
+             "DymSMem (B),Theoretical Occupancy (%),Achieved Occupancy (%),Achieved Source,"
+             "Achieved Above Theoretical,PM Clean Samples,Device,Strm,CorrId,Name\n";
+    } else if (json) {
+      out << "{\n  \"files\": [";
+      for (size_t f = 0; f < reader_list.size(); ++f) {
+        out << (f ? ",\n    " : "\n    ") << "{\"file_index\": " << f
+            << ", \"path\": " << JsonText(reader_list[f]->info().path())
+            << ", \"first_start_ns\": " << origins[f] << "}";
+      }
+      out << "\n  ],\n  \"launches\": [";
+    } else {
+      char header[256];
+      std::snprintf(header, sizeof header, "%s%16s %12s %16s %14s %5s %8s %8s %6s %7s %4s %6s  %s\n",
+                    multi ? "File " : "", "Start (ns)", "Duration(ns)", "Grid Size",
+                    "Block Size", "Regs", "SSMem", "DSMem", "Theo%", "Ach%", "Dev", "Strm",
+                    "Name");
+      out << header;
+    }
+    int64_t printed = 0;
+    int64_t remaining = limit_;
+    int64_t untimed = 0, above = 0, not_judged = 0;
+    double above_by = 0;
+    for (size_t f = 0; f < readers.size(); ++f) {
+      TraceReader& reader = *readers[f];
+      std::vector<ConfigStats> configs;
+      Status status = reader.ForEachLaunch(
+          kernel_regex_, remaining, &configs, [&](const LaunchRow& row) -> Status {
+            const ConfigStats& c = configs[row.config];
+            const occtrace::KernelGroup* group = model.Find(c, reader.devices());
+            const bool judged = group != nullptr && group->judged();
+            // The report's name for the kernel (Numba's without its ABI tags).
+            const std::string& kernel = group != nullptr ? group->name() : c.name;
+            const double theo_pct = judged ? group->occupancy().theoretical_occupancy_pct() : -1;
+            std::string theo = judged ? Fixed(theo_pct, 1) : "-";
+            if (!judged) ++not_judged;
+            // Replay's value for this launch, else the launch's own clean PM samples ("p"), else
+            // "n/e" where PM samples touched it but too few were clean.
+            const bool replay = row.achieved_pct >= 0;
+            const bool pm = !replay && row.pm_pct >= 0;
+            const double ach_pct = replay ? row.achieved_pct : pm ? row.pm_pct : -1;
+            const bool is_above = judged && ach_pct >= 0 && AboveTheoretical(ach_pct, theo_pct);
+            if (is_above) {
+              ++above;
+              above_by = std::max(above_by, ach_pct - theo_pct);
+            }
+            std::string ach = replay ? Fixed(row.achieved_pct, 1)
+                              : pm   ? Fixed(row.pm_pct, 1) + "p"
+                              : row.pm_clean_samples > 0 ? "n/e"
+                              : row.achieved_status.empty() ? "-"
+                                                            : "n/a";
+            if (is_above) ach += "!";
+            const std::string source = replay ? "replay" : pm ? "pm" : "";
+            // A replayed launch has no CUPTI timestamp (start 0); others count from the first.
+            const bool timed = row.start > 0;
+            if (!timed) ++untimed;
+            const int64_t start = timed ? row.start - origins[f] : 0;
+            if (csv) {
+              if (multi) out << f << ',';
+              out << (timed ? std::to_string(start) : "") << ',' << row.duration << ','
+                  << c.grid[0] << ',' << c.grid[1] << ',' << c.grid[2] << ',' << c.block[0] << ','
+                  << c.block[1] << ',' << c.block[2] << ','
+                  << (c.registers_known ? std::to_string(c.registers_per_thread) : "") << ','
+                  << c.static_smem << ',' << c.dynamic_smem << ',' << (judged ? theo : "") << ','
+                  << (replay ? ach.substr(0, ach.find('!')) : pm ? Fixed(row.pm_pct, 2) : row.achieved_status) << ','
+                  << source << ',' << (is_above ? "yes" : "") << ','
+                  << (row.pm_clean_samples > 0 ? std::to_string(row.pm_clean_samples) : "") << ','
+                  << c.device_id << ',' << row.stream_id << ',' << row.correlation_id << ','
+                  << CsvField(kernel) << '\n';
+            } else if (json) {
+              out << (printed ? ",\n    {" : "\n    {") << "\"file_index\": " << f
+                  << ", \"start_ns\": " << (timed ? std::to_string(start) : "null")
+                  << ", \"duration_ns\": " << row.duration << ", \"grid\": [" << c.grid[0] << ", "
+                  << c.grid[1] << ", " << c.grid[2] << "], \"block\": [" << c.block[0] << ", "
+                  << c.block[1] << ", " << c.block[2] << "], \"cluster\": [" << c.cluster[0] << ", "
+                  << c.cluster[1] << ", " << c.cluster[2] << "], \"registers_per_thread\": "
+                  << (c.registers_known ? std::to_string(c.registers_per_thread) : "null")
+                  << ", \"static_shared_mem\": " << c.static_smem
+                  << ", \"dynamic_shared_mem\": " << c.dynamic_smem
+                  << ", \"shared_mem_executed\": " << c.smem_executed
+                  << ", \"device_id\": " << c.device_id << ", \"stream_id\": " << row.stream_id
+                  << ", \"correlation_id\": " << row.correlation_id
+                  << ", \"name\": " << JsonText(kernel) << ", \"theoretical_occupancy_pct\": "
+                  << (judged ? JsonNumber(theo_pct) : "null");
+              if (group != nullptr) {
+                // The report's configuration the launch is counted in: a replayed launch's
+                // own executed carveout is not the program's (launch_occupancy.h).
+                out << ", \"configuration\": {\"shared_mem_executed\": " << group->shared_mem_executed()
+                    << ", \"launches\": " << group->launches() << "}";
+                if (!judged) out << ", \"not_judged_reason\": " << JsonText(group->not_judged_reason());
+              }
+              out << ", \"achieved_occupancy_pct\": " << (ach_pct >= 0 ? JsonNumber(ach_pct) : "null")
+                  << ", \"achieved_source\": " << JsonText(source)
+                  << ", \"achieved_status\": " << JsonText(row.achieved_status)
+                  << ", \"pm_clean_samples\": " << row.pm_clean_samples
+                  << ", \"achieved_above_theoretical\": " << (is_above ? "true" : "false") << "}";
+            } else {
+              std::string grid = "(" + std::to_string(c.grid[0]) + " " + std::to_string(c.grid[1]) +
+                                 " " + std::to_string(c.grid[2]) + ")";
+              std::string block = "(" + std::to_string(c.block[0]) + " " +
+                                  std::to_string(c.block[1]) + " " + std::to_string(c.block[2]) +
+                                  ")";
+              char line[512];
+              std::snprintf(line, sizeof line, "%s%16s %12lld %16s %14s %5s %8lld %8lld %6s %7s %4lld %6lld  ",
+                            multi ? (std::to_string(f) + "    ").substr(0, 5).c_str() : "",
+                            timed ? std::to_string(start).c_str() : "-",
+                            static_cast<long long>(row.duration), grid.c_str(), block.c_str(),
+                            c.registers_known ? std::to_string(c.registers_per_thread).c_str() : "-",
+                            static_cast<long long>(c.static_smem),
+                            static_cast<long long>(c.dynamic_smem), theo.c_str(), ach.c_str(),
+                            static_cast<long long>(c.device_id),
+                            static_cast<long long>(row.stream_id));
+              out << line << OneLine(kernel) << '\n';
+            }
+            ++printed;
+            return OkStatus();
+          });
+      OCC_RETURN_IF_ERROR(status);
+      for (const auto& warning : reader.info().warnings()) {
+        *ctx.err << "occ-report: warning: " << reader.info().path() << ": " << warning << "\n";
+      }
+      if (limit_ > 0) {
+        remaining = limit_ - printed;
+        if (remaining <= 0) break;
+      }
+    }
+    if (json) {
+      out << (printed ? "\n  ]" : "]") << ",\n  \"achieved_above_theoretical\": " << above << "\n}\n";
+    } else if (!csv && printed > 0) {
+      out << "\nStart: ns after " << (multi ? "each file's" : "the trace's") << " first timed launch";
+      if (untimed > 0) {
+        out << "; - : " << untimed << (untimed == 1 ? " launch" : " launches")
+            << " replayed by the profiler, which records no start (duration: the profiler's)";
+      }
+      out << ".\nTheo%: the report's theoretical occupancy for the launch's configuration";
+      if (not_judged > 0) out << " (-: not judged; `occ-report` says why)";
+      out << ". Ach%: measured by replay, or p: PM sampling.\n";
+      if (above > 0) {
+        out << "!: " << above << (above == 1 ? " launch reads" : " launches read")
+            << " achieved occupancy above theoretical (by up to " << Fixed(above_by, 1)
+            << " points). No SM can hold more warps than that, so the measurement overstates it "
+               "(sampling noise, or a launch that was not alone on the GPU), or the model lacks "
+               "an input (named barriers, a carveout) the trace did not record.\n";
+      }
+    }
+    out.flush();
+    if (!out) return IoError("cannot write to standard output");
+    if (printed == 0) {
+      return NotFound(kernel_regex_.empty() ? "no kernel launches in the input"
+                                            : "no launch matches --kernel '" + kernel_regex_ + "'");
+    }
+    return OkStatus();
+  }
+
+ private:
+  std::vector<std::string> files_;
+  std::string kernel_regex_;
+  int64_t limit_ = 0;
+  std::string format_ = "text";
+};
+
+}  // namespace
+
+std::unique_ptr<Subcommand> MakeLaunchesSubcommand() {
+  return std::make_unique<LaunchesSubcommand>();
+}
+
+}  // namespace occ

@@ -1,0 +1,176 @@
+// The devices of an input file, from the tables both formats share: TARGET_INFO_GPU and
+// TARGET_INFO_CUDA_DEVICE (Nsight Systems' layout, which occtrace writes too), plus OCC_DEVICE
+// in occtrace traces. Takes the open database; gives one TraceDevice per CUDA ordinal, with the
+// fields the file lacks taken from the architecture table and named in defaulted_fields, or
+// marked unknown with the reason.
+#include <algorithm>
+#include <climits>
+#include <optional>
+#include <set>
+
+#include "analyzer/model/arch_table.h"
+#include "analyzer/model/message_text.h"
+#include "analyzer/read/read_helpers.h"
+#include "analyzer/read/trace_reader.h"
+
+namespace occ {
+namespace {
+
+// A recorded device field: positive and not absurd (nsys writes 0 or NULL when unknown).
+int Field(const std::optional<int64_t>& v) {
+  if (!v || *v <= 0 || *v > INT_MAX) return 0;
+  return static_cast<int>(*v);
+}
+
+}  // namespace
+
+Status TraceReader::ReadDevices() {
+  OCC_ASSIGN_OR_RETURN(bool has_gpu, db_->HasTable("TARGET_INFO_GPU"));
+  OCC_ASSIGN_OR_RETURN(bool has_cuda, db_->HasTable("TARGET_INFO_CUDA_DEVICE"));
+  OCC_ASSIGN_OR_RETURN(bool has_occ_device, db_->HasTable("OCC_DEVICE"));
+  if (!has_gpu) {
+    AddWarning("no TARGET_INFO_GPU table: the GPU is unknown (use --gpu NAME to evaluate)");
+    return OkStatus();
+  }
+  std::string query;
+  if (has_cuda) {
+    query = "SELECT g.*, c.cudaId AS occ_cuda_id, c.numMultiprocessors AS occ_cuda_sms";
+  } else {
+    query = "SELECT g.*, coalesce(g.cuDevice, g.id) AS occ_cuda_id, NULL AS occ_cuda_sms";
+  }
+  if (has_occ_device) {
+    query += ", o.reservedSharedMemPerBlock AS occ_reserved, o.maxThreadsPerMultiprocessor AS "
+             "occ_max_threads_sm";
+  }
+  query += has_cuda ? " FROM TARGET_INFO_CUDA_DEVICE c JOIN TARGET_INFO_GPU g ON g.id = c.gpuId"
+                    : " FROM TARGET_INFO_GPU g";
+  if (has_occ_device) query += " LEFT JOIN OCC_DEVICE o ON o.gpuId = g.id";
+  query += " ORDER BY occ_cuda_id";
+  OCC_ASSIGN_OR_RETURN(sql::Stmt stmt, db_->Prepare(query));
+  while (true) {
+    OCC_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) break;
+    NamedRow r(stmt);
+    std::optional<int64_t> cuda_id = r.Int("occ_cuda_id");
+    if (!cuda_id) continue;
+    // nsys repeats a device per process: keep the first row of each ordinal.
+    bool seen = std::any_of(devices_.begin(), devices_.end(),
+                            [&](const TraceDevice& d) { return d.device_id == *cuda_id; });
+    if (seen || *cuda_id < 0 || *cuda_id > INT_MAX) continue;
+
+    TraceDevice device;
+    device.file_index = file_index_;
+    device.device_id = static_cast<int>(*cuda_id);
+    DeviceProps& p = device.props;
+    p.name = r.Text("name");
+    p.cc_major = Field(r.Int("computeMajor"));
+    p.cc_minor = std::max<int>(0, static_cast<int>(r.Int("computeMinor").value_or(0) & 0xff));
+    if (p.cc_major == 0) {
+      p.cc_major = Field(r.Int("smMajor"));
+      p.cc_minor = std::max<int>(0, static_cast<int>(r.Int("smMinor").value_or(0) & 0xff));
+    }
+    p.num_sms = Field(r.Int("occ_cuda_sms"));
+    if (p.num_sms == 0) p.num_sms = Field(r.Int("smCount"));
+    p.warp_size = Field(r.Int("threadsPerWarp"));
+    p.max_threads_per_block = Field(r.Int("maxThreadsPerBlock"));
+    p.max_threads_per_sm = Field(r.Int("occ_max_threads_sm"));
+    int warps_per_sm = Field(r.Int("maxWarpsPerSm"));
+    if (p.max_threads_per_sm == 0 && warps_per_sm > 0 && p.warp_size > 0) {
+      p.max_threads_per_sm = warps_per_sm * p.warp_size;
+    }
+    p.regs_per_block = Field(r.Int("maxRegistersPerBlock"));
+    p.regs_per_sm = Field(r.Int("maxRegistersPerSm"));
+    p.smem_per_block = Field(r.Int("maxShmemPerBlock"));
+    p.smem_per_block_optin = Field(r.Int("maxShmemPerBlockOptin"));
+    p.smem_per_sm = Field(r.Int("maxShmemPerSm"));
+    std::optional<int64_t> reserved = r.Int("occ_reserved");
+    bool reserved_recorded = reserved.has_value() && *reserved >= 0 && *reserved <= INT_MAX;
+    if (reserved_recorded) p.reserved_smem_per_block = static_cast<int>(*reserved);
+
+    // The unknown GPU: neither a compute capability nor a name the table knows.
+    if (p.cc_major == 0) {
+      if (p.name.empty()) {
+        device.unknown_reason = "device " + std::to_string(device.device_id) +
+                                " has neither a compute capability nor a name";
+        devices_.push_back(std::move(device));
+        continue;
+      }
+      auto looked_up = LookupGpu(p.name);
+      if (!looked_up.ok()) {
+        device.unknown_reason = "device " + std::to_string(device.device_id) + " ('" +
+                                AbbrevOneLine(p.name) +
+                                "') has no compute capability and is not in the architecture table";
+        devices_.push_back(std::move(device));
+        continue;
+      }
+      p.cc_major = looked_up->cc_major;
+      p.cc_minor = looked_up->cc_minor;
+      if (p.num_sms == 0) {
+        p.num_sms = looked_up->num_sms;
+        device.defaulted_fields.push_back("num_sms");
+      }
+      device.defaulted_fields.push_back("compute_capability");
+    }
+    if (p.num_sms == 0) {
+      auto by_cc = DevicePropsForCc(p.cc_major, p.cc_minor, 0);
+      if (by_cc.ok()) {
+        p.num_sms = by_cc->num_sms;
+        device.defaulted_fields.push_back("num_sms");
+      }
+    }
+    // nsys exports lack the per-block reserve: for them it is the SM maximum less the opt-in
+    // per-block maximum (233472 - 232448 = 1024 on H100), which the driver reports consistently.
+    if (!reserved_recorded && p.smem_per_sm > 0 && p.smem_per_block_optin > 0 &&
+        p.smem_per_sm >= p.smem_per_block_optin && p.smem_per_sm - p.smem_per_block_optin <= 4096) {
+      p.reserved_smem_per_block = p.smem_per_sm - p.smem_per_block_optin;
+      device.defaulted_fields.push_back("reserved_smem_per_block (derived: maxShmemPerSm - "
+                                        "maxShmemPerBlockOptin)");
+      reserved_recorded = true;
+    }
+    std::vector<std::string> filled;
+    Status fill = FillMissingDeviceFields(&p, &filled);
+    if (!fill.ok()) {
+      device.unknown_reason = "device " + std::to_string(device.device_id) + ": " + fill.message();
+      devices_.push_back(std::move(device));
+      continue;
+    }
+    if (!reserved_recorded && p.cc_major >= 8 &&
+        std::find(filled.begin(), filled.end(), "reserved_smem_per_block") == filled.end()) {
+      filled.push_back("reserved_smem_per_block");
+    }
+    for (auto& f : filled) device.defaulted_fields.push_back(std::move(f));
+    auto arch = FindArchConstants(p.cc_major, p.cc_minor);
+    if (arch.ok()) device.max_blocks_per_sm = (*arch)->max_blocks_per_sm;
+    device.known = p.num_sms > 0;
+    if (!device.known) device.unknown_reason = "device " + std::to_string(device.device_id) +
+                                               ": SM count unknown";
+    device.source = device.defaulted_fields.empty() ? occtrace::SOURCE_TRACE
+                                                    : occtrace::SOURCE_ARCH_TABLE;
+    devices_.push_back(std::move(device));
+  }
+  return KeepDevicesThatRanKernels();
+}
+
+// A rank of a multi-GPU job records every GPU it can see, with full facts only for the one it
+// ran on: the report describes the GPUs its kernels ran on (with 8 ranks of 8 GPUs, 8 entries
+// instead of 64, and no "taken from the architecture table" notes for GPUs nobody used there).
+// A trace whose configurations name no recorded device keeps them all.
+Status TraceReader::KeepDevicesThatRanKernels() {
+  if (!occtrace_ || devices_.size() < 2) return OkStatus();
+  OCC_ASSIGN_OR_RETURN(bool has_configs, db_->HasTable("OCC_KERNEL_CONFIG"));
+  if (!has_configs) return OkStatus();
+  OCC_ASSIGN_OR_RETURN(sql::Stmt stmt, db_->Prepare("SELECT DISTINCT deviceId FROM OCC_KERNEL_CONFIG"));
+  std::set<int64_t> used;
+  while (true) {
+    OCC_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) break;
+    used.insert(stmt.Int64(0));
+  }
+  const bool any_recorded = std::any_of(devices_.begin(), devices_.end(),
+                                        [&](const TraceDevice& d) { return used.count(d.device_id) > 0; });
+  if (!any_recorded) return OkStatus();
+  std::erase_if(devices_, [&](const TraceDevice& d) { return used.count(d.device_id) == 0; });
+  return OkStatus();
+}
+
+}  // namespace occ

@@ -1,0 +1,512 @@
+#include "analyzer/read/trace_summary.h"
+
+#include <google/protobuf/util/json_util.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <utility>
+
+#include "sqlite/sqlite_db.h"
+#include "analyzer/read/trace_reader.h"
+
+namespace occ {
+namespace {
+
+// Far above any real summary (a few hundred bytes per configuration); refusing bigger files
+// keeps a stray multi-gigabyte .json from being read into memory.
+constexpr int64_t kMaxSummaryBytes = int64_t{1} << 30;
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The text TraceReader matches --kernel against. nsys exports: the name shown. occtrace traces:
+// the demangled name, else the short name, else nothing -- a name that fell back to the mangled
+// name or "(unnamed kernel)" is matched as the empty string there (read_occtrace.cc).
+std::string KernelFilterText(const std::string& format, const ConfigStats& c) {
+  if (format != "occtrace") return c.name;
+  const bool fallback_name = c.short_name.empty() &&
+                             (c.name == c.mangled_name || c.name == "(unnamed kernel)");
+  return fallback_name ? std::string() : c.name;
+}
+
+void PutLimits(const DeviceProps& p, occtrace::DeviceLimits* out) {
+  out->set_name(p.name);
+  out->set_cc_major(p.cc_major);
+  out->set_cc_minor(p.cc_minor);
+  out->set_num_sms(p.num_sms);
+  out->set_warp_size(p.warp_size);
+  out->set_max_threads_per_block(p.max_threads_per_block);
+  out->set_max_threads_per_sm(p.max_threads_per_sm);
+  out->set_regs_per_block(p.regs_per_block);
+  out->set_regs_per_sm(p.regs_per_sm);
+  out->set_smem_per_block(p.smem_per_block);
+  out->set_smem_per_block_optin(p.smem_per_block_optin);
+  out->set_smem_per_sm(p.smem_per_sm);
+  out->set_reserved_smem_per_block(p.reserved_smem_per_block);
+}
+
+DeviceProps GetLimits(const occtrace::DeviceLimits& l) {
+  DeviceProps p;
+  p.name = l.name();
+  p.cc_major = l.cc_major();
+  p.cc_minor = l.cc_minor();
+  p.num_sms = l.num_sms();
+  p.warp_size = l.warp_size();
+  p.max_threads_per_block = l.max_threads_per_block();
+  p.max_threads_per_sm = l.max_threads_per_sm();
+  p.regs_per_block = l.regs_per_block();
+  p.regs_per_sm = l.regs_per_sm();
+  p.smem_per_block = l.smem_per_block();
+  p.smem_per_block_optin = l.smem_per_block_optin();
+  p.smem_per_sm = l.smem_per_sm();
+  p.reserved_smem_per_block = l.reserved_smem_per_block();
+  return p;
+}
+
+void PutConfig(const std::string& format, const ConfigStats& c, occtrace::SummaryConfig* out) {
+  out->set_device_id(c.device_id);
+  out->set_context_id(c.context_id);
+  out->set_name(c.name);
+  out->set_short_name(c.short_name);
+  out->set_mangled_name(c.mangled_name);
+  std::string filter_text = KernelFilterText(format, c);
+  if (filter_text != c.name) out->set_kernel_filter_text(std::move(filter_text));
+  for (int i = 0; i < 3; ++i) {
+    out->add_grid(c.grid[i]);
+    out->add_block(c.block[i]);
+    out->add_cluster(c.cluster[i]);
+  }
+  out->set_registers_per_thread(c.registers_per_thread);
+  out->set_registers_known(c.registers_known);
+  out->set_static_smem(c.static_smem);
+  out->set_dynamic_smem(c.dynamic_smem);
+  out->set_local_mem_per_thread(c.local_mem_per_thread);
+  out->set_smem_executed(c.smem_executed);
+  out->set_smem_limit_config(c.smem_limit_config);
+  out->set_carveout_pct(c.carveout_pct);
+  out->set_cache_config(c.cache_config);
+  out->set_graph_id(c.graph_id);
+  out->set_barrier_count(c.barrier_count);
+  out->set_func_max_threads(c.func_max_threads);
+  out->set_triton_num_warps(c.triton_num_warps);
+  out->set_triton_num_stages(c.triton_num_stages);
+  out->set_source_file(c.source_file);
+  out->set_source_line(c.source_line);
+  out->set_source_nodes(c.source_nodes);
+  out->set_original_aten(c.original_aten);
+  out->set_launches(c.launches);
+  out->set_untimed_launches(c.untimed_launches);
+  out->set_total_ns(c.total_ns);
+  out->set_min_ns(c.min_ns);
+  out->set_max_ns(c.max_ns);
+  out->set_achieved_samples(c.achieved_samples);
+  out->set_achieved_sum(c.achieved_sum);
+  out->set_achieved_min(c.achieved_min);
+  out->set_achieved_max(c.achieved_max);
+  out->set_achieved_not_measured(c.achieved_not_measured);
+  for (const auto& [reason, count] : c.not_measured_reasons) {
+    (*out->mutable_not_measured_reasons())[reason] = count;
+  }
+  occtrace::ThroughputTotals* t = out->mutable_throughput();
+  for (int i = 0; i < kThroughputUnits; ++i) {
+    t->add_sum(c.throughput.sum[i]);
+    t->add_samples(c.throughput.samples[i]);
+  }
+  t->set_launches(c.throughput.launches);
+  out->set_time_estimated(c.time_estimated);
+  out->set_estimate_samples(c.estimate_samples);
+  out->set_estimate_variance(c.estimate_variance);
+  if (!c.pm.empty()) {
+    occtrace::PmTotals* pm = out->mutable_pm();
+    pm->set_clean(c.pm.clean);
+    pm->set_inside(c.pm.inside);
+    pm->set_sequence(c.pm.sequence);
+    pm->set_mixed(c.pm.mixed);
+    pm->set_warps(c.pm.warps);
+    pm->set_capacity(c.pm.capacity);
+    pm->set_inside_warps(c.pm.inside_warps);
+    pm->set_inside_capacity(c.pm.inside_capacity);
+    pm->set_dram_pct_ns(c.pm.dram_pct_ns);
+    pm->set_dram_ns(c.pm.dram_ns);
+    pm->set_dram_samples(c.pm.dram_samples);
+  }
+  out->set_loader(c.loader);
+  out->set_module_library(c.module_library);
+  out->set_first_start_ns(c.first_start_ns);
+  out->set_last_end_ns(c.last_end_ns);
+  if (c.tail_launches >= 0) out->set_tail_launches(c.tail_launches);
+}
+
+// A check of one summary field; the first failure is the file's error.
+class Checker {
+ public:
+  void Require(bool ok, const std::string& what) {
+    if (!ok && problem_.empty()) problem_ = what;
+  }
+  void NonNegative(int64_t v, const std::string& field) {
+    Require(v >= 0, field + " is negative (" + std::to_string(v) + ")");
+  }
+  void Finite(double v, const std::string& field) {
+    Require(std::isfinite(v), field + " is not a finite number");
+  }
+  bool failed() const { return !problem_.empty(); }
+  const std::string& problem() const { return problem_; }
+
+ private:
+  std::string problem_;
+};
+
+void CheckDevice(const occtrace::SummaryDevice& d, const std::string& where, Checker* check) {
+  check->Require(d.device_id() >= 0, where + ": device_id is negative");
+  check->NonNegative(d.max_blocks_per_sm(), where + ".max_blocks_per_sm");
+  if (!d.known()) return;
+  check->Require(d.has_limits(), where + ": a known device without limits");
+  const occtrace::DeviceLimits& l = d.limits();
+  // What the occupancy model divides by or sizes with: the trace reader marks a device without
+  // them unknown, so a known device has them all.
+  for (auto [value, field] : {std::pair{l.cc_major(), "cc_major"}, {l.num_sms(), "num_sms"},
+                              {l.warp_size(), "warp_size"},
+                              {l.max_threads_per_block(), "max_threads_per_block"},
+                              {l.max_threads_per_sm(), "max_threads_per_sm"},
+                              {l.regs_per_block(), "regs_per_block"},
+                              {l.regs_per_sm(), "regs_per_sm"}}) {
+    check->Require(value > 0, where + ".limits." + field + " must be positive for a known device");
+  }
+  for (auto [value, field] : {std::pair{l.cc_minor(), "cc_minor"},
+                              {l.smem_per_block(), "smem_per_block"},
+                              {l.smem_per_block_optin(), "smem_per_block_optin"},
+                              {l.smem_per_sm(), "smem_per_sm"},
+                              {l.reserved_smem_per_block(), "reserved_smem_per_block"}}) {
+    check->NonNegative(value, where + ".limits." + field);
+  }
+}
+
+void CheckConfig(const occtrace::SummaryConfig& c, const std::string& where, Checker* check) {
+  check->Require(!c.name().empty(), where + ": name is empty");
+  check->Require(c.grid_size() == 3 && c.block_size() == 3 && c.cluster_size() == 3,
+                 where + ": grid, block and cluster need 3 values each");
+  // Every configuration of a scan has a launch; timed launches and samples are parts of them.
+  check->Require(c.launches() >= 1, where + ": launches must be at least 1");
+  check->Require(c.untimed_launches() >= 0 && c.untimed_launches() <= c.launches(),
+                 where + ": untimed_launches outside 0..launches");
+  check->NonNegative(c.total_ns(), where + ".total_ns");
+  check->NonNegative(c.min_ns(), where + ".min_ns");
+  check->Require(c.min_ns() <= c.max_ns(), where + ": min_ns above max_ns");
+  check->NonNegative(c.achieved_samples(), where + ".achieved_samples");
+  check->NonNegative(c.achieved_not_measured(), where + ".achieved_not_measured");
+  for (const auto& [reason, count] : c.not_measured_reasons()) {
+    check->NonNegative(count, where + ".not_measured_reasons[" + reason + "]");
+  }
+  check->Finite(c.achieved_sum(), where + ".achieved_sum");
+  check->Finite(c.achieved_min(), where + ".achieved_min");
+  check->Finite(c.achieved_max(), where + ".achieved_max");
+  check->NonNegative(c.estimate_samples(), where + ".estimate_samples");
+  check->Finite(c.estimate_variance(), where + ".estimate_variance");
+  check->Require(c.estimate_variance() >= 0, where + ": estimate_variance is negative");
+  const occtrace::ThroughputTotals& t = c.throughput();
+  check->Require(t.sum_size() == kThroughputUnits && t.samples_size() == kThroughputUnits,
+                 where + ".throughput: sum and samples need " + std::to_string(kThroughputUnits) +
+                     " values each");
+  for (int i = 0; i < t.sum_size(); ++i) check->Finite(t.sum(i), where + ".throughput.sum");
+  for (int i = 0; i < t.samples_size(); ++i) check->NonNegative(t.samples(i), where + ".throughput.samples");
+  check->NonNegative(t.launches(), where + ".throughput.launches");
+  const occtrace::PmTotals& pm = c.pm();
+  for (int64_t n : {pm.clean(), pm.inside(), pm.sequence(), pm.mixed(), pm.dram_samples()}) {
+    check->NonNegative(n, where + ".pm counts");
+  }
+  check->Require(pm.inside() + pm.sequence() <= pm.clean(), where + ".pm: inside + sequence above clean");
+  for (double v : {pm.warps(), pm.capacity(), pm.inside_warps(), pm.inside_capacity(), pm.dram_pct_ns(),
+                   pm.dram_ns()}) {
+    check->Finite(v, where + ".pm sums");
+    check->Require(v >= 0, where + ".pm: a negative sum");
+  }
+}
+
+Status CheckSummary(const occtrace::TraceSummary& s) {
+  Checker check;
+  check.Require(s.has_input(), "no input section");
+  check.Require(s.has_totals(), "no totals section");
+  const occtrace::InputFile& in = s.input();
+  check.NonNegative(in.launches(), "input.launches");
+  for (auto [value, field] : {std::pair{in.rank(), "rank"}, {in.local_rank(), "local_rank"},
+                              {in.world_size(), "world_size"},
+                              {in.local_world_size(), "local_world_size"}}) {
+    check.Require(value >= -1, std::string("input.") + field + " below -1");
+  }
+  const occtrace::ScanTotals& t = s.totals();
+  check.NonNegative(t.launches(), "totals.launches");
+  check.NonNegative(t.total_ns(), "totals.total_ns");
+  check.NonNegative(t.first_start(), "totals.first_start");
+  check.NonNegative(t.last_end(), "totals.last_end");
+  for (int i = 0; i < s.devices_size() && !check.failed(); ++i) {
+    CheckDevice(s.devices(i), "devices[" + std::to_string(i) + "]", &check);
+  }
+  for (int i = 0; i < s.configs_size() && !check.failed(); ++i) {
+    CheckConfig(s.configs(i), "configs[" + std::to_string(i) + "]", &check);
+  }
+  if (check.failed()) return BadInput(check.problem());
+  return OkStatus();
+}
+
+ConfigStats GetConfig(const occtrace::SummaryConfig& c, int file_index) {
+  ConfigStats s;
+  s.file_index = file_index;
+  s.device_id = c.device_id();
+  s.context_id = c.context_id();
+  s.name = c.name();
+  s.short_name = c.short_name();
+  s.mangled_name = c.mangled_name();
+  for (int i = 0; i < 3; ++i) {
+    s.grid[i] = c.grid(i);
+    s.block[i] = c.block(i);
+    s.cluster[i] = c.cluster(i);
+  }
+  s.registers_per_thread = c.registers_per_thread();
+  s.registers_known = c.registers_known();
+  s.static_smem = c.static_smem();
+  s.dynamic_smem = c.dynamic_smem();
+  s.local_mem_per_thread = c.local_mem_per_thread();
+  s.smem_executed = c.smem_executed();
+  s.smem_limit_config = c.smem_limit_config();
+  s.carveout_pct = c.carveout_pct();
+  s.cache_config = c.cache_config();
+  s.graph_id = c.graph_id();
+  s.barrier_count = c.barrier_count();
+  s.func_max_threads = c.func_max_threads();
+  s.triton_num_warps = c.triton_num_warps();
+  s.triton_num_stages = c.triton_num_stages();
+  s.source_file = c.source_file();
+  s.source_line = c.source_line();
+  s.source_nodes = c.source_nodes();
+  s.original_aten = c.original_aten();
+  s.launches = c.launches();
+  s.untimed_launches = c.untimed_launches();
+  s.total_ns = c.total_ns();
+  s.min_ns = c.min_ns();
+  s.max_ns = c.max_ns();
+  s.achieved_samples = c.achieved_samples();
+  s.achieved_sum = c.achieved_sum();
+  s.achieved_min = c.achieved_min();
+  s.achieved_max = c.achieved_max();
+  s.achieved_not_measured = c.achieved_not_measured();
+  for (const auto& [reason, count] : c.not_measured_reasons()) s.not_measured_reasons[reason] = count;
+  for (int i = 0; i < kThroughputUnits; ++i) {
+    s.throughput.sum[i] = c.throughput().sum(i);
+    s.throughput.samples[i] = c.throughput().samples(i);
+  }
+  s.throughput.launches = c.throughput().launches();
+  s.time_estimated = c.time_estimated();
+  s.estimate_samples = c.estimate_samples();
+  s.estimate_variance = c.estimate_variance();
+  const occtrace::PmTotals& pm = c.pm();
+  s.pm.clean = pm.clean();
+  s.pm.inside = pm.inside();
+  s.pm.sequence = pm.sequence();
+  s.pm.mixed = pm.mixed();
+  s.pm.warps = pm.warps();
+  s.pm.capacity = pm.capacity();
+  s.pm.inside_warps = pm.inside_warps();
+  s.pm.inside_capacity = pm.inside_capacity();
+  s.pm.dram_pct_ns = pm.dram_pct_ns();
+  s.pm.dram_ns = pm.dram_ns();
+  s.pm.dram_samples = pm.dram_samples();
+  s.loader = c.loader();
+  s.module_library = c.module_library();
+  s.first_start_ns = std::max<int64_t>(0, c.first_start_ns());
+  s.last_end_ns = std::max<int64_t>(0, c.last_end_ns());
+  s.tail_launches = c.has_tail_launches() ? std::max<int64_t>(0, c.tail_launches()) : -1;
+  return s;
+}
+
+class SummaryInput : public AnalysisInput {
+ public:
+  SummaryInput(const std::string& path, occtrace::TraceSummary summary, int file_index)
+      : summary_(std::move(summary)), file_index_(file_index) {
+    info_ = summary_.input();
+    info_.set_path(path);
+    for (const auto& d : summary_.devices()) {
+      TraceDevice device;
+      device.file_index = file_index;
+      device.device_id = d.device_id();
+      device.known = d.known();
+      device.unknown_reason = d.unknown_reason();
+      device.props = GetLimits(d.limits());
+      device.max_blocks_per_sm = d.max_blocks_per_sm();
+      device.source = d.source();
+      device.defaulted_fields.assign(d.defaulted_fields().begin(), d.defaulted_fields().end());
+      devices_.push_back(std::move(device));
+    }
+  }
+
+  const occtrace::InputFile& info() const override { return info_; }
+  const std::vector<TraceDevice>& devices() const override { return devices_; }
+
+  // The scan's warnings were recorded when the trace was summarized: nothing to add here.
+  StatusOr<TraceScan> Scan(const std::string& kernel_regex, int /*jobs*/) override {
+    std::optional<sql::NameFilter> filter;
+    if (!kernel_regex.empty()) {
+      OCC_ASSIGN_OR_RETURN(sql::NameFilter compiled, sql::NameFilter::Compile(kernel_regex));
+      filter = std::move(compiled);
+    }
+    TraceScan scan;
+    scan.launches = summary_.totals().launches();
+    scan.total_ns = summary_.totals().total_ns();
+    scan.first_start = summary_.totals().first_start();
+    scan.last_end = summary_.totals().last_end();
+    scan.configs.reserve(static_cast<size_t>(summary_.configs_size()));
+    for (const auto& c : summary_.configs()) {
+      ConfigStats stats = GetConfig(c, file_index_);
+      if (filter) {
+        stats.matched = filter->Matches(c.has_kernel_filter_text() ? c.kernel_filter_text() : c.name());
+      }
+      scan.configs.push_back(std::move(stats));
+    }
+    return scan;
+  }
+
+ private:
+  occtrace::TraceSummary summary_;
+  int file_index_ = 0;
+  occtrace::InputFile info_;
+  std::vector<TraceDevice> devices_;
+};
+
+std::string OneLine(std::string text) {
+  for (char& c : text) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return text;
+}
+
+}  // namespace
+
+bool LooksLikeSummary(const std::string& path) {
+  if (EndsWith(path, kSummaryExtension)) return true;
+  // Other JSON (torch.profiler traces) starts with '{' too: a summary names its format first.
+  std::ifstream in(path, std::ios::binary);
+  std::string head(512, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  const size_t first = head.find_first_not_of(" \n\t\r");
+  return first != std::string::npos && head[first] == '{' &&
+         head.find(std::string("\"") + kSummaryFormatMarker + "\"") != std::string::npos;
+}
+
+std::string DefaultSummaryPath(const std::string& trace) {
+  const size_t slash = trace.find_last_of('/');
+  const size_t dot = trace.find_last_of('.');
+  const bool has_extension = dot != std::string::npos && dot > 0 &&
+                             (slash == std::string::npos || dot > slash + 1);
+  return (has_extension ? trace.substr(0, dot) : trace) + kSummaryExtension;
+}
+
+StatusOr<occtrace::TraceSummary> SummarizeTrace(const std::string& trace) {
+  if (LooksLikeSummary(trace)) return BadInput(trace + ": already a summary, not a trace");
+  OCC_ASSIGN_OR_RETURN(std::unique_ptr<TraceReader> reader, TraceReader::Open(trace, 0));
+  OCC_ASSIGN_OR_RETURN(TraceScan scan, reader->Scan(""));
+  occtrace::TraceSummary summary;
+  summary.set_format(kSummaryFormatMarker);
+  summary.set_version(kSummaryVersion);
+  *summary.mutable_input() = reader->info();
+  for (const auto& d : reader->devices()) {
+    occtrace::SummaryDevice* out = summary.add_devices();
+    out->set_device_id(d.device_id);
+    out->set_known(d.known);
+    out->set_unknown_reason(d.unknown_reason);
+    PutLimits(d.props, out->mutable_limits());
+    out->set_max_blocks_per_sm(d.max_blocks_per_sm);
+    out->set_source(d.source);
+    for (const auto& f : d.defaulted_fields) out->add_defaulted_fields(f);
+  }
+  occtrace::ScanTotals* totals = summary.mutable_totals();
+  totals->set_launches(scan.launches);
+  totals->set_total_ns(scan.total_ns);
+  totals->set_first_start(scan.first_start);
+  totals->set_last_end(scan.last_end);
+  for (const auto& c : scan.configs) PutConfig(reader->info().format(), c, summary.add_configs());
+  return summary;
+}
+
+StatusOr<std::string> SummaryToJson(const occtrace::TraceSummary& summary) {
+  // Compact, and zeros left out (proto3 reads an absent number as 0): a fleet's report reads
+  // hundreds of these, and the pretty-printed form with every field was 4-5x larger.
+  google::protobuf::util::JsonPrintOptions options;
+  options.add_whitespace = false;
+  options.preserve_proto_field_names = true;
+  options.always_print_primitive_fields = false;
+  std::string json;
+  auto status = google::protobuf::util::MessageToJsonString(summary, &json, options);
+  if (!status.ok()) return Internal("cannot write the summary as JSON: " + status.ToString());
+  if (json.empty() || json.back() != '\n') json += '\n';
+  return json;
+}
+
+StatusOr<occtrace::TraceSummary> ParseSummary(const std::string& path, const std::string& json) {
+  occtrace::TraceSummary summary;
+  google::protobuf::util::JsonParseOptions strict;
+  auto parsed = google::protobuf::util::JsonStringToMessage(json, &summary, strict);
+  // A field this build does not know is the mark of a newer summary format: look at the marker
+  // and version first, so such a file is refused for what it is.
+  occtrace::TraceSummary lenient_read;
+  google::protobuf::util::JsonParseOptions lenient;
+  lenient.ignore_unknown_fields = true;
+  const occtrace::TraceSummary* header = &summary;
+  if (!parsed.ok()) {
+    if (!google::protobuf::util::JsonStringToMessage(json, &lenient_read, lenient).ok()) {
+      return BadInput(path + ": not a trace summary (unreadable JSON: " +
+                      OneLine(std::string(parsed.message())) + ")");
+    }
+    header = &lenient_read;
+  }
+  if (header->format() != kSummaryFormatMarker) {
+    return BadInput(path + ": not a trace summary (no \"format\": \"" + kSummaryFormatMarker +
+                    "\" marker)");
+  }
+  if (header->version() > kSummaryVersion) {
+    return BadInput(path + ": summary version " + std::to_string(header->version()) +
+                    " is newer than this occ-report reads (" + std::to_string(kSummaryVersion) +
+                    "); use a newer occ-report");
+  }
+  if (header->version() < 1) {
+    return BadInput(path + ": summary without a valid version (" +
+                    std::to_string(header->version()) + ")");
+  }
+  if (!parsed.ok()) {
+    return BadInput(path + ": damaged trace summary: " + OneLine(std::string(parsed.message())));
+  }
+  Status valid = CheckSummary(summary);
+  if (!valid.ok()) return BadInput(path + ": damaged trace summary: " + OneLine(valid.message()));
+  return summary;
+}
+
+StatusOr<std::unique_ptr<AnalysisInput>> OpenSummary(const std::string& path, int file_index) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) {
+    const int err = errno;
+    if (err == ENOENT) return BadInput(path + ": no such file");
+    return BadInput(path + ": cannot access: " + std::strerror(err));
+  }
+  if (S_ISDIR(st.st_mode)) return BadInput(path + ": is a directory, not a summary file");
+  if (!S_ISREG(st.st_mode)) return BadInput(path + ": not a regular file");
+  if (st.st_size == 0) return BadInput(path + ": empty file (0 bytes), not a summary");
+  if (st.st_size > kMaxSummaryBytes) {
+    return BadInput(path + ": " + std::to_string(st.st_size) +
+                    " bytes, far larger than any trace summary");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return BadInput(path + ": cannot open for reading: " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in && !in.eof()) return BadInput(path + ": read failed");
+  OCC_ASSIGN_OR_RETURN(occtrace::TraceSummary summary, ParseSummary(path, text.str()));
+  return std::unique_ptr<AnalysisInput>(new SummaryInput(path, std::move(summary), file_index));
+}
+
+}  // namespace occ

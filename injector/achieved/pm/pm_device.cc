@@ -1,0 +1,362 @@
+// The CUPTI PM-sampling backend of pm_device.h. Every CUPTI result goes through CheckCupti
+// (range_profiler.h), which names the failing call in a ProfilerError.
+#include "injector/achieved/pm/pm_device.h"
+
+#include <cupti_pmsampling.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_target.h>
+
+#include <chrono>
+#include <mutex>
+#include <string_view>
+#include <utility>
+
+#include "injector/common/errors.h"
+
+namespace occ::inj {
+namespace {
+
+// Every PM-sampling and host-object call of this file takes this lock: the decode thread's
+// (decode, sample spans, stop, disable, set-up) and the writer thread's evaluation. Run
+// concurrently on an H100 (CUDA 13.0, 2026-11-27), the exit's stop and disable beside the
+// writer's evaluation corrupted the heap ("double free or corruption") or hung; the CUPTI
+// samples and Kineto never call these from two threads at once either. A leaf lock.
+std::timed_mutex& PmCuptiMutex() {
+  static std::timed_mutex mutex;
+  return mutex;
+}
+
+// The host object (chip + counter availability + metrics): what evaluation needs. Owned by the
+// evaluator, which the writer may still use after the device's sampler is disabled.
+class CuptiPmEvaluator final : public PmEvaluator {
+ public:
+  CuptiPmEvaluator(CUpti_Profiler_Host_Object* host, std::vector<const char*> metrics)
+      : host_(host), metrics_(std::move(metrics)) {
+    for (size_t i = 0; i < metrics_.size(); ++i) {
+      const std::string_view name = metrics_[i];
+      if (name == kPmCyclesActiveMetric) cycles_ = i;
+      if (name == kPmWarpsActiveMetric) warps_ = i;
+      if (name == kPmDramMetric) dram_ = i;
+    }
+  }
+  ~CuptiPmEvaluator() override {
+    // As in Evaluate: a host object left behind beats a traced program that hangs at exit.
+    std::unique_lock lock(PmCuptiMutex(), std::defer_lock);
+    if (!lock.try_lock_for(std::chrono::seconds(1))) return;
+    CUpti_Profiler_Host_Deinitialize_Params deinit{CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE, nullptr,
+                                                   host_};
+    cuptiProfilerHostDeinitialize(&deinit);
+  }
+  CuptiPmEvaluator(const CuptiPmEvaluator&) = delete;
+  CuptiPmEvaluator& operator=(const CuptiPmEvaluator&) = delete;
+
+  bool Evaluate(const std::vector<uint8_t>& image, size_t sample_index, PmValues* out,
+                std::string* error) override {
+    // Timed: should the decode thread be stuck inside CUPTI with the lock held (see
+    // PmCollector::Shutdown), the writer must still close the trace.
+    std::unique_lock lock(PmCuptiMutex(), std::defer_lock);
+    if (!lock.try_lock_for(std::chrono::seconds(1))) {
+      *error = "PM sampling's CUPTI lock not free within 1 s (the decode thread is stuck in CUPTI)";
+      return false;
+    }
+    // The two occupancy metrics first, and the DRAM metric only for a sample in which an SM
+    // was active: most samples of a training loop are idle (73-80 % at 50 us in train_small.py
+    // and ResNet-50, H100, 2026-11-28), and the DRAM ratio costs more than the other two
+    // together (writer time 7.2 against 3.1 us per sample).
+    const char* occupancy[2] = {metrics_[cycles_], metrics_[warps_]};
+    double values[2] = {-1, -1};
+    if (!subsets_evaluate_ || !EvaluateMetrics(image, sample_index, occupancy, 2, values, error)) {
+      // Should CUPTI refuse a subset of the configured metrics, all of them at once, as before.
+      subsets_evaluate_ = false;
+      double all[3] = {-1, -1, -1};
+      if (!EvaluateMetrics(image, sample_index, metrics_.data(), metrics_.size(), all, error)) return false;
+      out->sm_cycles_active = all[cycles_];
+      out->warps_active = all[warps_];
+      out->dram_throughput_pct = dram_ < metrics_.size() ? all[dram_] : -1;
+      return true;
+    }
+    out->sm_cycles_active = values[0];
+    out->warps_active = values[1];
+    out->dram_throughput_pct = -1;
+    if (dram_ < metrics_.size() && values[0] > 0) {
+      const char* dram[1] = {metrics_[dram_]};
+      double dram_value = -1;
+      if (!EvaluateMetrics(image, sample_index, dram, 1, &dram_value, error)) return false;
+      out->dram_throughput_pct = dram_value;
+    }
+    return true;
+  }
+
+ private:
+  // PmCuptiMutex held.
+  bool EvaluateMetrics(const std::vector<uint8_t>& image, size_t sample_index, const char** names, size_t count,
+                       double* values, std::string* error) {
+    CUpti_Profiler_Host_EvaluateToGpuValues_Params evaluate{};
+    evaluate.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE;
+    evaluate.pHostObject = host_;
+    evaluate.pCounterDataImage = image.data();
+    evaluate.counterDataImageSize = image.size();
+    evaluate.rangeIndex = sample_index;
+    evaluate.ppMetricNames = names;
+    evaluate.numMetrics = count;
+    evaluate.pMetricValues = values;
+    ProfilerError failure;
+    if (!CheckCupti(cuptiProfilerHostEvaluateToGpuValues(&evaluate), "cuptiProfilerHostEvaluateToGpuValues",
+                    &failure)) {
+      *error = failure.Message();
+      return false;
+    }
+    return true;
+  }
+
+  CUpti_Profiler_Host_Object* host_;
+  std::vector<const char*> metrics_;  // at most 3
+  size_t cycles_ = 0, warps_ = 0, dram_ = 99;
+  bool subsets_evaluate_ = true;  // writer thread only
+};
+
+class CuptiPmDeviceSampler final : public PmDeviceSampler {
+ public:
+  ~CuptiPmDeviceSampler() override { Disable(); }
+
+  bool Setup(uint32_t device_index, const PmSettings& settings, ProfilerError* error) {
+    std::lock_guard lock(PmCuptiMutex());
+    if (!CheckProfilerDeviceSupported(device_index, CUPTI_PROFILER_PM_SAMPLING, error)) return false;
+    if (!DeviceChipName(device_index, &chip_name_, error)) return false;
+
+    CUpti_PmSampling_GetCounterAvailability_Params availability{};
+    availability.structSize = CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE;
+    availability.deviceIndex = device_index;
+    if (!CheckCupti(cuptiPmSamplingGetCounterAvailability(&availability), "cuptiPmSamplingGetCounterAvailability",
+                    error)) {
+      return false;
+    }
+    std::vector<uint8_t> availability_image(availability.counterAvailabilityImageSize);
+    availability.pCounterAvailabilityImage = availability_image.data();
+    if (!CheckCupti(cuptiPmSamplingGetCounterAvailability(&availability), "cuptiPmSamplingGetCounterAvailability",
+                    error)) {
+      return false;
+    }
+    CUpti_Profiler_Host_Object* host = nullptr;
+    if (!BuildConfig(availability_image, settings.occupancy_only, &host, error)) return false;
+    evaluator_ = std::make_shared<CuptiPmEvaluator>(host, metrics_);
+
+    CUpti_PmSampling_Enable_Params enable{};
+    enable.structSize = CUpti_PmSampling_Enable_Params_STRUCT_SIZE;
+    enable.deviceIndex = device_index;
+    if (!CheckCupti(cuptiPmSamplingEnable(&enable), "cuptiPmSamplingEnable", error)) return false;
+    object_ = enable.pPmSamplingObject;
+
+    CUpti_PmSampling_SetConfig_Params config{};
+    config.structSize = CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE;
+    config.pPmSamplingObject = object_;
+    config.configSize = config_image_.size();
+    config.pConfig = config_image_.data();
+    config.hardwareBufferSize = settings.hardware_buffer_bytes;
+    config.samplingInterval = settings.interval_ns;
+    config.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
+    // KEEP_OLDEST: a full hardware buffer is reported as an overflow (counted, pm_overflows)
+    // instead of old samples vanishing unnoticed.
+    config.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
+    if (!CheckCupti(cuptiPmSamplingSetConfig(&config), "cuptiPmSamplingSetConfig", error)) return false;
+
+    CUpti_PmSampling_GetCounterDataSize_Params size{};
+    size.structSize = CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE;
+    size.pPmSamplingObject = object_;
+    size.pMetricNames = metrics_.data();
+    size.numMetrics = metrics_.size();
+    size.maxSamples = settings.max_samples_per_image;
+    if (!CheckCupti(cuptiPmSamplingGetCounterDataSize(&size), "cuptiPmSamplingGetCounterDataSize", error)) {
+      return false;
+    }
+    image_bytes_ = size.counterDataSize;
+    return true;
+  }
+
+  bool Start(ProfilerError* error) override {
+    std::lock_guard lock(PmCuptiMutex());
+    CUpti_PmSampling_Start_Params start{CUpti_PmSampling_Start_Params_STRUCT_SIZE, nullptr, object_};
+    return CheckCupti(cuptiPmSamplingStart(&start), "cuptiPmSamplingStart", error);
+  }
+
+  bool Stop(ProfilerError* error) override {
+    std::lock_guard lock(PmCuptiMutex());
+    CUpti_PmSampling_Stop_Params stop{CUpti_PmSampling_Stop_Params_STRUCT_SIZE, nullptr, object_};
+    return CheckCupti(cuptiPmSamplingStop(&stop), "cuptiPmSamplingStop", error);
+  }
+
+  bool NewImage(std::vector<uint8_t>* image, ProfilerError* error) override {
+    // A pooled image is initialized again in place (no allocation, no clearing).
+    if (image->size() != image_bytes_) image->assign(image_bytes_, 0);
+    std::lock_guard lock(PmCuptiMutex());
+    CUpti_PmSampling_CounterDataImage_Initialize_Params init{};
+    init.structSize = CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE;
+    init.pPmSamplingObject = object_;
+    init.counterDataSize = image->size();
+    init.pCounterData = image->data();
+    return CheckCupti(cuptiPmSamplingCounterDataImageInitialize(&init), "cuptiPmSamplingCounterDataImageInitialize",
+                      error);
+  }
+
+  bool Decode(std::vector<uint8_t>* image, std::vector<PmImage::Span>* spans, PmDecodeResult* result,
+              ProfilerError* error) override {
+    spans->clear();
+    *result = PmDecodeResult{};
+    std::lock_guard lock(PmCuptiMutex());
+    CUpti_PmSampling_DecodeData_Params decode{};
+    decode.structSize = CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE;
+    decode.pPmSamplingObject = object_;
+    decode.pCounterDataImage = image->data();
+    decode.counterDataImageSize = image->size();
+    const CUptiResult decoded = cuptiPmSamplingDecodeData(&decode);
+    // CUPTI documents OUT_OF_MEMORY for "record overflow in the hardware buffer": an overflow,
+    // not a failure; what was decoded before it is still read below.
+    if (decoded == CUPTI_ERROR_OUT_OF_MEMORY) {
+      result->overflow = true;
+    } else if (!CheckCupti(decoded, "cuptiPmSamplingDecodeData", error)) {
+      return false;
+    }
+    result->overflow = result->overflow || decode.overflow != 0;
+    result->image_full = decode.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL;
+
+    CUpti_PmSampling_GetCounterDataInfo_Params info{};
+    info.structSize = CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE;
+    info.pCounterDataImage = image->data();
+    info.counterDataImageSize = image->size();
+    if (!CheckCupti(cuptiPmSamplingGetCounterDataInfo(&info), "cuptiPmSamplingGetCounterDataInfo", error)) return false;
+    const auto spans_began = std::chrono::steady_clock::now();
+    spans->reserve(info.numCompletedSamples);
+    for (size_t i = 0; i < info.numCompletedSamples; ++i) {
+      CUpti_PmSampling_CounterData_GetSampleInfo_Params sample{};
+      sample.structSize = CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE;
+      sample.pPmSamplingObject = object_;
+      sample.pCounterDataImage = image->data();
+      sample.counterDataImageSize = image->size();
+      sample.sampleIndex = i;
+      if (!CheckCupti(cuptiPmSamplingCounterDataGetSampleInfo(&sample), "cuptiPmSamplingCounterDataGetSampleInfo",
+                      error)) {
+        return false;
+      }
+      spans->push_back({sample.startTimestamp, sample.endTimestamp});
+    }
+    result->completed_samples = spans->size();
+    result->sample_info_ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - spans_began).count();
+    return true;
+  }
+
+  void Disable() override {
+    if (object_ == nullptr) return;
+    std::lock_guard lock(PmCuptiMutex());
+    CUpti_PmSampling_Disable_Params disable{CUpti_PmSampling_Disable_Params_STRUCT_SIZE, nullptr, object_};
+    OCC_CUPTI_LOG(cuptiPmSamplingDisable(&disable));
+    object_ = nullptr;
+  }
+
+  std::shared_ptr<PmEvaluator> evaluator() const override { return evaluator_; }
+  const std::vector<const char*>& metrics() const override { return metrics_; }
+  const std::string& chip_name() const override { return chip_name_; }
+
+ private:
+  // The three metrics if they fit one pass (PM sampling cannot replay: SetConfig refuses more),
+  // else the two that occupancy needs.
+  bool BuildConfig(const std::vector<uint8_t>& availability, bool occupancy_only,
+                   CUpti_Profiler_Host_Object** host_out, ProfilerError* error) {
+    const std::vector<std::vector<const char*>> candidates = {
+        {kPmCyclesActiveMetric, kPmWarpsActiveMetric, kPmDramMetric}, {kPmCyclesActiveMetric, kPmWarpsActiveMetric}};
+    size_t passes_needed = 0;
+    for (size_t c = occupancy_only ? 1 : 0; c < candidates.size(); ++c) {
+      const std::vector<const char*>& metrics = candidates[c];
+      CUpti_Profiler_Host_Initialize_Params init{};
+      init.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
+      init.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
+      init.pChipName = chip_name_.c_str();
+      init.pCounterAvailabilityImage = availability.data();
+      if (!CheckCupti(cuptiProfilerHostInitialize(&init), "cuptiProfilerHostInitialize", error)) return false;
+      CUpti_Profiler_Host_Object* host = init.pHostObject;
+      auto release = [&] {
+        CUpti_Profiler_Host_Deinitialize_Params deinit{CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE, nullptr,
+                                                       host};
+        cuptiProfilerHostDeinitialize(&deinit);
+      };
+      std::vector<const char*> names = metrics;
+      CUpti_Profiler_Host_ConfigAddMetrics_Params add{};
+      add.structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE;
+      add.pHostObject = host;
+      add.ppMetricNames = names.data();
+      add.numMetrics = names.size();
+      CUpti_Profiler_Host_GetConfigImageSize_Params image_size{};
+      image_size.structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE;
+      image_size.pHostObject = host;
+      if (!CheckCupti(cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics", error) ||
+          !CheckCupti(cuptiProfilerHostGetConfigImageSize(&image_size), "cuptiProfilerHostGetConfigImageSize",
+                      error)) {
+        release();
+        if (metrics.size() == 3) {  // the DRAM metric may be what the chip lacks: try without
+          *error = ProfilerError{};
+          continue;
+        }
+        return false;
+      }
+      config_image_.assign(image_size.configImageSize, 0);
+      CUpti_Profiler_Host_GetConfigImage_Params image{};
+      image.structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE;
+      image.pHostObject = host;
+      image.configImageSize = config_image_.size();
+      image.pConfigImage = config_image_.data();
+      CUpti_Profiler_Host_GetNumOfPasses_Params passes{};
+      passes.structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE;
+      if (!CheckCupti(cuptiProfilerHostGetConfigImage(&image), "cuptiProfilerHostGetConfigImage", error)) {
+        release();
+        return false;
+      }
+      passes.configImageSize = config_image_.size();
+      passes.pConfigImage = config_image_.data();
+      if (!CheckCupti(cuptiProfilerHostGetNumOfPasses(&passes), "cuptiProfilerHostGetNumOfPasses", error)) {
+        release();
+        return false;
+      }
+      passes_needed = passes.numOfPasses;
+      if (passes_needed == 1) {
+        metrics_ = metrics;
+        *host_out = host;
+        return true;
+      }
+      release();
+    }
+    error->call = "cuptiProfilerHostGetNumOfPasses";
+    error->result = CUPTI_ERROR_NOT_SUPPORTED;
+    error->detail = std::string(kPmWarpsActiveMetric) + " and " + kPmCyclesActiveMetric + " need " +
+                    std::to_string(passes_needed) + " passes on " + chip_name_;
+    return false;
+  }
+
+  CUpti_PmSampling_Object* object_ = nullptr;
+  std::string chip_name_;
+  std::vector<const char*> metrics_;
+  std::vector<uint8_t> config_image_;
+  size_t image_bytes_ = 0;
+  std::shared_ptr<CuptiPmEvaluator> evaluator_;
+};
+
+class CuptiPmBackend final : public PmBackend {
+ public:
+  bool DeviceOf(void* context, uint32_t* device_index) override {
+    return cuptiGetDeviceId(static_cast<CUcontext>(context), device_index) == CUPTI_SUCCESS;
+  }
+  std::unique_ptr<PmDeviceSampler> Open(uint32_t device_index, const PmSettings& settings,
+                                        ProfilerError* error) override {
+    auto sampler = std::make_unique<CuptiPmDeviceSampler>();
+    if (!sampler->Setup(device_index, settings, error)) return nullptr;  // its destructor disables
+    return sampler;
+  }
+  bool Initialize(ProfilerError* error) override { return InitializeCuptiProfiler(error); }
+  void Deinitialize() override { DeinitializeCuptiProfiler(); }
+};
+
+}  // namespace
+
+std::unique_ptr<PmBackend> CreateCuptiPmBackend() { return std::make_unique<CuptiPmBackend>(); }
+
+}  // namespace occ::inj
