@@ -90,14 +90,8 @@ Status TraceReader::ReadOccMeta() {
       meta_[stmt.Text(0)] = stmt.Text(1);
     }
   }
-  auto get = [&](std::initializer_list<const char*> keys) -> std::string {
-    for (const char* key : keys) {
-      auto it = meta_.find(key);
-      if (it != meta_.end()) return it->second;
-    }
-    return "";
-  };
-  std::string version = get({"schema_version"});
+  auto get = [this](meta::CheckedMetaKey<> key) { return MetaValue(key); };
+  std::string version = get("schema_version");
   if (version.empty()) {
     return BadInput(path + ": occtrace trace without OCC_META.schema_version: unknown schema");
   }
@@ -111,25 +105,25 @@ Status TraceReader::ReadOccMeta() {
                     std::to_string(kSupportedTraceSchemaVersion) + "); upgrade occ-report");
   }
   info_.set_schema_version(version);
-  info_.set_command(get({"command", "cmdline", "command_line"}));
-  info_.set_host(get({"host", "hostname"}));
-  info_.set_pid(ParseInt(get({"pid"})).value_or(0));
-  info_.set_occtrace_version(get({"occtrace_version", "version"}));
-  info_.set_cuda_driver_version(get({"cuda_driver_version", "driver_version"}));
-  info_.set_cuda_runtime_version(get({"cuda_runtime_version", "runtime_version"}));
-  info_.set_cupti_version(get({"cupti_version"}));
-  info_.set_dropped_records(ParseInt(get({"dropped_records"})).value_or(0));
-  info_.set_achieved_mode(get({"achieved_mode"}));
-  info_.set_trace_mode(get({"trace_mode"}));
-  info_.set_achieved_status(get({"achieved_status"}));
+  info_.set_command(get("command_line"));
+  info_.set_host(get("host"));
+  info_.set_pid(ParseInt(get("pid")).value_or(0));
+  info_.set_occtrace_version(get("occtrace_version"));
+  info_.set_cuda_driver_version(get("cuda_driver_version"));
+  info_.set_cuda_runtime_version(get("cuda_runtime_version"));
+  info_.set_cupti_version(get("cupti_version"));
+  info_.set_dropped_records(ParseInt(get("dropped_records")).value_or(0));
+  info_.set_achieved_mode(get("achieved_mode"));
+  info_.set_trace_mode(get("trace_mode"));
+  info_.set_achieved_status(get("achieved_status"));
   SetRankFromMeta(meta_, &info_);
-  info_.set_pm_status(get({"pm_status"}));
-  info_.set_pm_interval_ns(std::max<int64_t>(0, ParseInt(get({"pm_interval_ns"})).value_or(0)));
-  info_.set_pm_samples(std::max<int64_t>(0, ParseInt(get({"pm_samples"})).value_or(0)));
-  info_.set_pm_overflows(std::max<int64_t>(0, ParseInt(get({"pm_overflows"})).value_or(0)));
-  info_.set_pm_decode_errors(std::max<int64_t>(0, ParseInt(get({"pm_decode_errors"})).value_or(0)));
-  info_.set_pm_sampling_ns(std::max<int64_t>(0, ParseInt(get({"pm_sampling_ms"})).value_or(0)) * 1'000'000);
-  info_.set_pm_run_ns(std::max<int64_t>(0, ParseInt(get({"pm_run_ms"})).value_or(0)) * 1'000'000);
+  info_.set_pm_status(get("pm_status"));
+  info_.set_pm_interval_ns(std::max<int64_t>(0, ParseInt(get("pm_interval_ns")).value_or(0)));
+  info_.set_pm_samples(std::max<int64_t>(0, ParseInt(get("pm_samples")).value_or(0)));
+  info_.set_pm_overflows(std::max<int64_t>(0, ParseInt(get("pm_overflows")).value_or(0)));
+  info_.set_pm_decode_errors(std::max<int64_t>(0, ParseInt(get("pm_decode_errors")).value_or(0)));
+  info_.set_pm_sampling_ns(std::max<int64_t>(0, ParseInt(get("pm_sampling_ms")).value_or(0)) * 1'000'000);
+  info_.set_pm_run_ns(std::max<int64_t>(0, ParseInt(get("pm_run_ms")).value_or(0)) * 1'000'000);
   if (info_.dropped_records() > 0) {
     AddWarning(std::to_string(info_.dropped_records()) +
                " activity records were dropped while tracing: totals are lower bounds");

@@ -33,6 +33,7 @@
 #include "kTraceSchemaSql.h"
 #include "analyzer/model/message_text.h"
 #include "analyzer/read/trace_reader.h"
+#include "schema/meta_keys.h"
 
 namespace occ {
 namespace {
@@ -530,9 +531,11 @@ Status AddDevices(LoadState* s, const std::vector<DeviceRow>& devices) {
   return OkStatus();
 }
 
-Status AddMeta(sql::Db& db, const std::string& name, const std::string& value) {
+// `name` must be declared in schema/meta_keys.h as written by the torch.profiler import, or this
+// does not compile.
+Status AddMeta(sql::Db& db, meta::CheckedMetaKey<meta::kTorchImport> name, const std::string& value) {
   OCC_ASSIGN_OR_RETURN(sql::Stmt stmt, db.Prepare("INSERT OR REPLACE INTO OCC_META VALUES (?1, ?2)"));
-  OCC_RETURN_IF_ERROR(stmt.BindText(1, name));
+  OCC_RETURN_IF_ERROR(stmt.BindText(1, name.name));
   OCC_RETURN_IF_ERROR(stmt.BindText(2, value));
   return stmt.Step().status();
 }

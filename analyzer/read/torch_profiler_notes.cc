@@ -16,7 +16,7 @@ void TraceReader::AddTorchProfilerNotes() {
   AddWarning("torch.profiler trace: no achieved occupancy (Kineto records no hardware counters); "
              "the occupancy shown is the model's theoretical occupancy");
   // occ-report's own export keeps them apart (timeline_export.h).
-  if (meta_["torch_summed_shared_memory"] != "0") {
+  if (MetaValue("torch_summed_shared_memory") != "0") {
     AddWarning("torch.profiler trace: Kineto records static and dynamic shared memory as one sum "
                "(\"shared memory\"): the model reads it as dynamic, opted in above 48 KiB per block");
   }

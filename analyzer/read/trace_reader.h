@@ -22,6 +22,7 @@
 #include "schema/report.pb.h"
 #include "sqlite/sqlite_db.h"
 #include "base/status.h"
+#include "schema/meta_keys.h"
 #include "analyzer/read/trace_rows.h"
 
 namespace occ {
@@ -82,10 +83,7 @@ class TraceReader {
   Status ForEachPmSample(const std::function<Status(const PmSampleRow&)>& visit);
   // The process group's backend as the input states it (torch.profiler's distributedInfo,
   // OCC_META distributed_backend); "" when it does not.
-  std::string DistributedBackend() const {
-    auto it = meta_.find("distributed_backend");
-    return it == meta_.end() ? "" : it->second;
-  }
+  std::string DistributedBackend() const { return MetaValue("distributed_backend"); }
 
  private:
   struct AchievedRow {
@@ -115,6 +113,12 @@ class TraceReader {
   // read_occtrace.cc
   Status ValidateOcctrace();
   Status ReadOccMeta();
+  // OCC_META's value of `key`, "" when absent. Only keys schema/meta_keys.h declares compile: a
+  // key nobody writes is never read.
+  std::string MetaValue(meta::CheckedMetaKey<> key) const {
+    auto it = meta_.find(std::string(key.name));
+    return it == meta_.end() ? "" : it->second;
+  }
   Status LoadAchieved();
   const AchievedRow* FindAchieved(int64_t correlation_id, int64_t context_id) const;
   StatusOr<std::vector<ConfigStats>> ReadOccConfigs(const std::string& kernel_regex,

@@ -143,7 +143,7 @@ void ReportStateNotification(Tracer* tracer, CUpti_CallbackId cbid, const CUpti_
             result_text != nullptr ? result_text : std::to_string(result).c_str(), index == kLoggedNotifications ? "; further ones are only counted" : "");
     tracer->session->SetMeta(std::string("cupti_") + kind + "_" + std::to_string(index), message);
   }
-  tracer->session->SetMeta(std::string("cupti_") + kind + "_count", std::to_string(index));
+  tracer->session->SetMeta(is_error ? "cupti_error_count" : "cupti_warning_count", std::to_string(index));
 }
 
 void CUPTIAPI OnCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,

@@ -8,14 +8,24 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <string_view>
 
 #include "injector/common/errors.h"
 #include "injector/writer/kernel_names.h"
 #include "kInjectorTraceSchemaSql.h"
+#include "schema/meta_keys.h"
 
 namespace occ::inj {
 namespace {
+
+// UndeclaredMetaKeysWritten's list. Taken only for an undeclared key, which a correct build
+// never writes.
+std::mutex g_undeclared_mutex;
+std::vector<std::string>& UndeclaredMetaKeys() {
+  static auto* keys = new std::vector<std::string>;  // never destroyed: writers may run at exit
+  return *keys;
+}
 
 constexpr char kUpsertMetaSql[] =
     "INSERT INTO OCC_META(name,value) VALUES(?,?) "
@@ -666,7 +676,20 @@ void TraceWriter::AddTritonSource(int64_t name_id, const std::string& name, cons
   ++stats_.triton_sources;
 }
 
+void CheckMetaKey(std::string_view name) {
+  if (meta::IsDeclared(name, meta::kInjector)) return;
+  std::lock_guard lock(g_undeclared_mutex);
+  std::vector<std::string>& keys = UndeclaredMetaKeys();
+  if (std::find(keys.begin(), keys.end(), name) == keys.end()) keys.emplace_back(name);
+}
+
+std::vector<std::string> UndeclaredMetaKeysWritten() {
+  std::lock_guard lock(g_undeclared_mutex);
+  return UndeclaredMetaKeys();
+}
+
 void TraceWriter::SetMeta(std::string_view name, std::string_view value) {
+  CheckMetaKey(name);
   if (failed_) return;
   BindText(upsert_meta_, 1, name);
   BindText(upsert_meta_, 2, value);
@@ -732,6 +755,7 @@ bool TraceWriter::Close() {
 }
 
 bool TraceWriter::WriteMetaAfterFailure(const std::vector<std::pair<std::string, std::string>>& rows) {
+  for (const auto& row : rows) CheckMetaKey(row.first);
   Close();
   if (path_.empty()) return false;
   // Not through errors.h: failing here is the expected outcome when the cause persists (it

@@ -149,6 +149,9 @@ class TraceWriter {
     if (records_windows_.back().off_ns == UINT64_MAX) return;  // already on
     records_windows_.push_back({cupti_ns != 0 ? cupti_ns : records_windows_.back().off_ns, UINT64_MAX});
   }
+  // One OCC_META row. `name` must be declared in schema/meta_keys.h; an undeclared one is still
+  // written (a missing declaration must not lose data) but recorded for the tests
+  // (UndeclaredMetaKeysWritten).
   void SetMeta(std::string_view name, std::string_view value);
 
   // Makes everything added so far durable and visible to readers (WAL commit).
@@ -314,6 +317,15 @@ class TraceWriter {
   size_t triton_miss_image_bytes_ = 0;
   void RetryTritonMisses();
 };
+
+// OCC_META keys written in this process (through SetMeta, WriteMetaAfterFailure or
+// CheckMetaKey) that schema/meta_keys.h does not declare for the injector, each once, in the
+// order first seen. Any thread. Empty in a correct build: the injector's test executables fail
+// when it is not (tests/injector/meta_keys_checked.cc).
+std::vector<std::string> UndeclaredMetaKeysWritten();
+// The check SetMeta makes, for rows that reach no writer in a test (an achieved profiler's
+// SessionMeta): records `name` when schema/meta_keys.h does not declare it for the injector.
+void CheckMetaKey(std::string_view name);
 
 // OCC_META.schema_version of schema/trace_schema.sql (its header comment says the same).
 inline constexpr std::string_view kTraceSchemaVersion = "1";

@@ -4,6 +4,7 @@
 // fixed count per decode, can report an overflow, refuse permission or fail a call, and records
 // the order of what the collector asked of it.
 #include "injector/achieved/pm/pm_collector.h"
+#include "injector/writer/trace_writer.h"
 
 #include <gtest/gtest.h>
 
@@ -163,11 +164,15 @@ PmCollectorSettings FastSettings() {
   return settings;
 }
 
+// Every row's key goes through the writer's check (declared in schema/meta_keys.h;
+// tests/injector/meta_keys_checked.cc fails the run otherwise).
 std::string MetaValue(const std::vector<std::pair<std::string, std::string>>& meta, const std::string& name) {
+  std::string found = "<absent>";
   for (const auto& [key, value] : meta) {
-    if (key == name) return value;
+    CheckMetaKey(key);
+    if (key == name) found = value;
   }
-  return "<absent>";
+  return found;
 }
 
 // A budget that a fast decode loop spends at once: 20 % of wall time, nothing free, 5 ms windows.
