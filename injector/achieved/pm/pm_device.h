@@ -18,13 +18,13 @@
 #include <vector>
 
 #include "injector/achieved/pm_samples.h"
-#include "injector/achieved/replay/range_profiler.h"
+#include "injector/achieved/profiler_host.h"
 
 namespace occ::inj {
 
 inline constexpr const char* kPmWarpsActiveMetric = "sm__warps_active.sum";
 inline constexpr const char* kPmCyclesActiveMetric = "sm__cycles_active.sum";
-// The same DRAM metric the range profiler reports (range_profiler.h).
+// The same DRAM metric the range profiler reports (profiler_host.h).
 inline constexpr const char* kPmDramMetric = kDramThroughputMetric;
 
 struct PmSettings {
