@@ -1,13 +1,15 @@
 // TraceSession's process-wide signal and fork plumbing (trace_session.h, "Termination").
 //
 // SIGINT/SIGTERM/SIGHUP: the handler (InstallTerminationHandlers, called by
-// TraceSession::InstallSignalHandlers) only marks the signal and writes the session's eventfd. A signal whose disposition was the default
-// is left for the writer thread to finish the trace with (PendingTerminationSignal); it then
-// restores that disposition and sends the signal again (ResendSignal), so the process ends as
-// it would have. A signal the program handles itself (Python's SIGINT) asks the writer for a
-// commit (TakeCommitRequest) and is passed on to the program's handler at once.
+// TraceSession::InstallSignalHandlers) only marks the signal and writes the session's eventfd.
+// A signal whose disposition was the default is left for the writer thread to finish the trace
+// with (PendingTerminationSignal); it then restores that disposition and sends the signal again
+// (ResendSignal), so the process ends as it would have. A signal the program handles itself
+// (Python's SIGINT) asks the writer for a commit (TakeCommitRequest) and is passed on to the
+// program's handler at once.
 // fork: in a child of a process with a live session, every session call is a no-op
-// (TraceSession::InForkedChild, set through the pthread_atfork hook RegisterForkHandler installs).
+// (TraceSession::InForkedChild, set through the pthread_atfork hook that RegisterForkHandler
+// installs).
 //
 // Takes: the owning session's pid and eventfd at installation, and the session's fork-child
 // marker at registration; it knows nothing else of the session. Gives: the functions below, for

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "injector/achieved/pm/pm_device.h"
@@ -27,25 +28,26 @@ std::unique_ptr<ProfilerHost> HostFor(CUpti_ProfilerType type, const std::string
   return ProfilerHost::Create(type, chip, /*counter_availability=*/{}, error);
 }
 
-TEST(ProfilerHostTest, PmSamplingMetricsAreKnownToCupti) {
+// Whether CUPTI's tables for kChip accept `metrics` for `type`, in one configuration.
+::testing::AssertionResult KnownToCupti(CUpti_ProfilerType type, std::vector<const char*> metrics) {
   ProfilerError error;
-  std::unique_ptr<ProfilerHost> host = HostFor(CUPTI_PROFILER_TYPE_PM_SAMPLING, kChip, &error);
-  ASSERT_NE(host, nullptr) << error.Message();
-  EXPECT_TRUE(host->AddMetrics({kPmCyclesActiveMetric, kPmWarpsActiveMetric, kPmDramMetric}, &error))
-      << error.Message();
-  EXPECT_TRUE(error.ok());
+  std::unique_ptr<ProfilerHost> host = HostFor(type, kChip, &error);
+  if (host == nullptr || !host->AddMetrics(std::move(metrics), &error)) {
+    return ::testing::AssertionFailure() << error.Message();
+  }
+  return ::testing::AssertionSuccess();
+}
+
+TEST(ProfilerHostTest, PmSamplingMetricsAreKnownToCupti) {
+  EXPECT_TRUE(KnownToCupti(CUPTI_PROFILER_TYPE_PM_SAMPLING,
+                           {kPmCyclesActiveMetric, kPmWarpsActiveMetric, kPmDramMetric}));
 }
 
 TEST(ProfilerHostTest, RangeProfilerMetricsAreKnownToCupti) {
-  ProfilerError error;
-  std::unique_ptr<ProfilerHost> host = HostFor(CUPTI_PROFILER_TYPE_RANGE_PROFILER, kChip, &error);
-  ASSERT_NE(host, nullptr) << error.Message();
-  EXPECT_TRUE(host->AddMetrics({kOccupancyMetric, kWarpsPerCycleMetric, kCyclesActiveMetric, kGpuTimeMetric,
-                                kDramThroughputMetric, kL2ThroughputMetric, kL1ThroughputMetric, kIssueSlotsMetric,
-                                kTensorPipeMetric},
-                               &error))
-      << error.Message();
-  EXPECT_TRUE(error.ok());
+  EXPECT_TRUE(KnownToCupti(CUPTI_PROFILER_TYPE_RANGE_PROFILER,
+                           {kOccupancyMetric, kWarpsPerCycleMetric, kCyclesActiveMetric, kGpuTimeMetric,
+                            kDramThroughputMetric, kL2ThroughputMetric, kL1ThroughputMetric, kIssueSlotsMetric,
+                            kTensorPipeMetric}));
 }
 
 // The failure PM sampling falls back on (a metric the chip lacks): AddMetrics names the call.
