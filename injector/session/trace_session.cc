@@ -83,7 +83,7 @@ TraceSession::TraceSession(const SessionOptions& options, SessionHooks hooks)
 }
 
 std::unique_ptr<TraceSession> TraceSession::Start(const SessionOptions& options, SessionHooks hooks) {
-  RegisterForkHandler();
+  RegisterForkHandler(&TraceSession::OnForkChild);
 
   std::unique_ptr<TraceSession> session(new TraceSession(options, std::move(hooks)));
   if (!session->writer_->Open(options.path)) return nullptr;
@@ -135,6 +135,10 @@ std::unique_ptr<TraceSession> TraceSession::Start(const SessionOptions& options,
   session->writer_thread_id_ = session->writer_thread_->get_id();
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   return session;
+}
+
+void TraceSession::InstallSignalHandlers() {
+  if (options_.handle_signals) InstallTerminationHandlers(owner_pid_, wake_fd_);
 }
 
 TraceSession::~TraceSession() {

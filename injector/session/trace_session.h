@@ -205,9 +205,9 @@ class TraceSession {
   WriterStats final_stats() const;
   uint64_t dropped_records() const { return dropped_records_.load(); }
 
-  // pthread_atfork child hook: if the parent had a live session, marks this process as a
-  // forked child in which every session call is a no-op.
-  static void OnForkChild();
+  // Called by the pthread_atfork child hook (trace_session_signals.h) when the parent had a
+  // live session: marks this process as a forked child in which every session call is a no-op.
+  static void OnForkChild() { forked_child_.store(true); }
   // Inline: checked first by every CUPTI callback and buffer callback.
   static bool InForkedChild() { return forked_child_.load(); }
 

@@ -86,25 +86,11 @@
 #include "injector/achieved/achieved.h"
 #include "injector/common/env_settings.h"
 #include "injector/achieved/pm/pm_device.h"
+#include "injector/achieved/pm/pm_settings.h"
 #include "injector/achieved/pm_samples.h"
 #include "injector/achieved/time_budget.h"
 
 namespace occ::inj {
-
-struct PmCollectorSettings {
-  PmSettings device;
-  int64_t decode_period_ns = 5'000'000;
-  size_t max_images = 16;
-  int shutdown_wait_ms = 1'000;  // longest Shutdown waits for the decode thread
-  // The CPU bound (see the header's threads): sampling is on for at most free_ns +
-  // budget_fraction x the time since the first set-up; paused, it starts again only when a
-  // window_ns fits. 1 = never paused.
-  double budget_fraction = 0.05;  // OCCTRACE_SAMPLE_BUDGET
-  int64_t window_ns = 500'000'000;
-  int64_t free_ns = 5'000'000'000;
-};
-
-// From the OCCTRACE_PM_* settings (settings.h).
 
 class PmCollector final : public AchievedProfiler {
  public:

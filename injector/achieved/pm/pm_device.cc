@@ -1,10 +1,9 @@
 // The CUPTI PM-sampling backend of pm_device.h. Every CUPTI result goes through CheckCupti
-// (range_profiler.h), which names the failing call in a ProfilerError.
+// (profiler_host.h), which names the failing call in a ProfilerError; the host object and the
+// profiler's initialization are ProfilerHost's.
 #include "injector/achieved/pm/pm_device.h"
 
 #include <cupti_pmsampling.h>
-#include <cupti_profiler_host.h>
-#include <cupti_profiler_target.h>
 #include <cupti_target.h>
 
 #include <chrono>
@@ -31,8 +30,8 @@ std::timed_mutex& PmCuptiMutex() {
 // evaluator, which the writer may still use after the device's sampler is disabled.
 class CuptiPmEvaluator final : public PmEvaluator {
  public:
-  CuptiPmEvaluator(CUpti_Profiler_Host_Object* host, std::vector<const char*> metrics)
-      : host_(host), metrics_(std::move(metrics)) {
+  CuptiPmEvaluator(std::unique_ptr<ProfilerHost> host, std::vector<const char*> metrics)
+      : host_(std::move(host)), metrics_(std::move(metrics)) {
     for (size_t i = 0; i < metrics_.size(); ++i) {
       const std::string_view name = metrics_[i];
       if (name == kPmCyclesActiveMetric) cycles_ = i;
@@ -43,10 +42,11 @@ class CuptiPmEvaluator final : public PmEvaluator {
   ~CuptiPmEvaluator() override {
     // As in Evaluate: a host object left behind beats a traced program that hangs at exit.
     std::unique_lock lock(PmCuptiMutex(), std::defer_lock);
-    if (!lock.try_lock_for(std::chrono::seconds(1))) return;
-    CUpti_Profiler_Host_Deinitialize_Params deinit{CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE, nullptr,
-                                                   host_};
-    cuptiProfilerHostDeinitialize(&deinit);
+    if (!lock.try_lock_for(std::chrono::seconds(1))) {
+      static_cast<void>(host_.release());
+      return;
+    }
+    host_.reset();
   }
   CuptiPmEvaluator(const CuptiPmEvaluator&) = delete;
   CuptiPmEvaluator& operator=(const CuptiPmEvaluator&) = delete;
@@ -92,25 +92,15 @@ class CuptiPmEvaluator final : public PmEvaluator {
   // PmCuptiMutex held.
   bool EvaluateMetrics(const std::vector<uint8_t>& image, size_t sample_index, const char** names, size_t count,
                        double* values, std::string* error) {
-    CUpti_Profiler_Host_EvaluateToGpuValues_Params evaluate{};
-    evaluate.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE;
-    evaluate.pHostObject = host_;
-    evaluate.pCounterDataImage = image.data();
-    evaluate.counterDataImageSize = image.size();
-    evaluate.rangeIndex = sample_index;
-    evaluate.ppMetricNames = names;
-    evaluate.numMetrics = count;
-    evaluate.pMetricValues = values;
     ProfilerError failure;
-    if (!CheckCupti(cuptiProfilerHostEvaluateToGpuValues(&evaluate), "cuptiProfilerHostEvaluateToGpuValues",
-                    &failure)) {
+    if (!host_->Evaluate(image, sample_index, {names, count}, {values, count}, &failure)) {
       *error = failure.Message();
       return false;
     }
     return true;
   }
 
-  CUpti_Profiler_Host_Object* host_;
+  std::unique_ptr<ProfilerHost> host_;
   std::vector<const char*> metrics_;  // at most 3
   size_t cycles_ = 0, warps_ = 0, dram_ = 99;
   bool subsets_evaluate_ = true;  // writer thread only
@@ -122,8 +112,8 @@ class CuptiPmDeviceSampler final : public PmDeviceSampler {
 
   bool Setup(uint32_t device_index, const PmSettings& settings, ProfilerError* error) {
     std::lock_guard lock(PmCuptiMutex());
-    if (!CheckProfilerDeviceSupported(device_index, CUPTI_PROFILER_PM_SAMPLING, error)) return false;
-    if (!DeviceChipName(device_index, &chip_name_, error)) return false;
+    if (!ProfilerHost::DeviceSupported(device_index, CUPTI_PROFILER_PM_SAMPLING, error)) return false;
+    if (!ProfilerHost::ChipName(device_index, &chip_name_, error)) return false;
 
     CUpti_PmSampling_GetCounterAvailability_Params availability{};
     availability.structSize = CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE;
@@ -138,9 +128,9 @@ class CuptiPmDeviceSampler final : public PmDeviceSampler {
                     error)) {
       return false;
     }
-    CUpti_Profiler_Host_Object* host = nullptr;
+    std::unique_ptr<ProfilerHost> host;
     if (!BuildConfig(availability_image, settings.occupancy_only, &host, error)) return false;
-    evaluator_ = std::make_shared<CuptiPmEvaluator>(host, metrics_);
+    evaluator_ = std::make_shared<CuptiPmEvaluator>(std::move(host), metrics_);
 
     CUpti_PmSampling_Enable_Params enable{};
     enable.structSize = CUpti_PmSampling_Enable_Params_STRUCT_SIZE;
@@ -262,68 +252,29 @@ class CuptiPmDeviceSampler final : public PmDeviceSampler {
   // The three metrics if they fit one pass (PM sampling cannot replay: SetConfig refuses more),
   // else the two that occupancy needs.
   bool BuildConfig(const std::vector<uint8_t>& availability, bool occupancy_only,
-                   CUpti_Profiler_Host_Object** host_out, ProfilerError* error) {
+                   std::unique_ptr<ProfilerHost>* host_out, ProfilerError* error) {
     const std::vector<std::vector<const char*>> candidates = {
         {kPmCyclesActiveMetric, kPmWarpsActiveMetric, kPmDramMetric}, {kPmCyclesActiveMetric, kPmWarpsActiveMetric}};
     size_t passes_needed = 0;
     for (size_t c = occupancy_only ? 1 : 0; c < candidates.size(); ++c) {
       const std::vector<const char*>& metrics = candidates[c];
-      CUpti_Profiler_Host_Initialize_Params init{};
-      init.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
-      init.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
-      init.pChipName = chip_name_.c_str();
-      init.pCounterAvailabilityImage = availability.data();
-      if (!CheckCupti(cuptiProfilerHostInitialize(&init), "cuptiProfilerHostInitialize", error)) return false;
-      CUpti_Profiler_Host_Object* host = init.pHostObject;
-      auto release = [&] {
-        CUpti_Profiler_Host_Deinitialize_Params deinit{CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE, nullptr,
-                                                       host};
-        cuptiProfilerHostDeinitialize(&deinit);
-      };
-      std::vector<const char*> names = metrics;
-      CUpti_Profiler_Host_ConfigAddMetrics_Params add{};
-      add.structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE;
-      add.pHostObject = host;
-      add.ppMetricNames = names.data();
-      add.numMetrics = names.size();
-      CUpti_Profiler_Host_GetConfigImageSize_Params image_size{};
-      image_size.structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE;
-      image_size.pHostObject = host;
-      if (!CheckCupti(cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics", error) ||
-          !CheckCupti(cuptiProfilerHostGetConfigImageSize(&image_size), "cuptiProfilerHostGetConfigImageSize",
-                      error)) {
-        release();
+      // Destroyed (cuptiProfilerHostDeinitialize) unless it is the one kept.
+      std::unique_ptr<ProfilerHost> host =
+          ProfilerHost::Create(CUPTI_PROFILER_TYPE_PM_SAMPLING, chip_name_, availability, error);
+      if (host == nullptr) return false;
+      if (!host->AddMetrics(metrics, error)) {
         if (metrics.size() == 3) {  // the DRAM metric may be what the chip lacks: try without
           *error = ProfilerError{};
           continue;
         }
         return false;
       }
-      config_image_.assign(image_size.configImageSize, 0);
-      CUpti_Profiler_Host_GetConfigImage_Params image{};
-      image.structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE;
-      image.pHostObject = host;
-      image.configImageSize = config_image_.size();
-      image.pConfigImage = config_image_.data();
-      CUpti_Profiler_Host_GetNumOfPasses_Params passes{};
-      passes.structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE;
-      if (!CheckCupti(cuptiProfilerHostGetConfigImage(&image), "cuptiProfilerHostGetConfigImage", error)) {
-        release();
-        return false;
-      }
-      passes.configImageSize = config_image_.size();
-      passes.pConfigImage = config_image_.data();
-      if (!CheckCupti(cuptiProfilerHostGetNumOfPasses(&passes), "cuptiProfilerHostGetNumOfPasses", error)) {
-        release();
-        return false;
-      }
-      passes_needed = passes.numOfPasses;
+      if (!host->ConfigImage(&config_image_, &passes_needed, error)) return false;
       if (passes_needed == 1) {
         metrics_ = metrics;
-        *host_out = host;
+        *host_out = std::move(host);
         return true;
       }
-      release();
     }
     error->call = "cuptiProfilerHostGetNumOfPasses";
     error->result = CUPTI_ERROR_NOT_SUPPORTED;
@@ -351,8 +302,8 @@ class CuptiPmBackend final : public PmBackend {
     if (!sampler->Setup(device_index, settings, error)) return nullptr;  // its destructor disables
     return sampler;
   }
-  bool Initialize(ProfilerError* error) override { return InitializeCuptiProfiler(error); }
-  void Deinitialize() override { DeinitializeCuptiProfiler(); }
+  bool Initialize(ProfilerError* error) override { return ProfilerHost::InitializeProfiler(error); }
+  void Deinitialize() override { ProfilerHost::DeinitializeProfiler(); }
 };
 
 }  // namespace
