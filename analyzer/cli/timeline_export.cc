@@ -21,7 +21,7 @@
 #include "analyzer/cli/launch_occupancy.h"
 #include "analyzer/model/limiter_words.h"
 #include "sqlite/sqlite_db.h"
-#include "analyzer/read/trace_reader.h"
+#include "analyzer/read/registry/input_formats.h"
 
 namespace occ {
 namespace {
@@ -312,7 +312,7 @@ std::string DevicePropertiesJson(const std::vector<TraceDevice>& devices) {
 }
 
 // One input's timeline into `path`.
-Status ExportOne(TraceReader& reader, const std::string& path, const std::string& kernel_regex,
+Status ExportOne(TraceInput& reader, const std::string& path, const std::string& kernel_regex,
                  const LaunchOccupancy& model, TimelineExportStats* stats) {
   OCC_ASSIGN_OR_RETURN(int64_t base, reader.FirstLaunchStart());
   OCC_ASSIGN_OR_RETURN(std::unique_ptr<Sink> sink, Sink::Open(path));
@@ -375,7 +375,7 @@ Status ExportOne(TraceReader& reader, const std::string& path, const std::string
   std::vector<ConfigStats> configs;
   std::vector<std::unique_ptr<ConfigText>> texts;            // by config index (occtrace)
   std::map<std::string, std::unique_ptr<ConfigText>> keyed;  // by configuration (nsys)
-  const bool one_config_per_row = !reader.is_occtrace();
+  const bool one_config_per_row = reader.one_config_per_launch();
   Status status = reader.ForEachLaunch(
       kernel_regex, 0, &configs, [&](const LaunchRow& row) -> Status {
         if (row.start <= 0) {
@@ -459,7 +459,7 @@ Status ExportOne(TraceReader& reader, const std::string& path, const std::string
   // SM cycles (docs/achieved.md), at the sample's start.
   int64_t last_device = -1;
   double max_warps = 0;
-  OCC_RETURN_IF_ERROR(reader.ForEachPmSample([&](const TraceReader::PmSampleRow& s) -> Status {
+  OCC_RETURN_IF_ERROR(reader.ForEachPmSample([&](const TraceInput::PmSampleRow& s) -> Status {
     if (s.device_id != last_device) {
       last_device = s.device_id;
       const TraceDevice* d = FindDevice(reader.devices(), s.device_id);
@@ -542,18 +542,23 @@ StatusOr<TimelineExportStats> ExportTimeline(const std::vector<std::string>& inp
     }
   }
   TimelineExportStats stats;
-  std::vector<std::unique_ptr<TraceReader>> readers;
-  std::vector<TraceReader*> reader_list;
+  std::vector<std::unique_ptr<AnalysisInput>> readers;
+  std::vector<TraceInput*> reader_list;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    OCC_ASSIGN_OR_RETURN(std::unique_ptr<TraceReader> reader,
-                         TraceReader::Open(inputs[i], static_cast<int>(i)));
-    reader_list.push_back(reader.get());
+    OCC_ASSIGN_OR_RETURN(std::unique_ptr<AnalysisInput> reader,
+                         OpenInput(inputs[i], static_cast<int>(i)));
+    // A summary keeps launches summed per configuration: no row per launch to draw.
+    if (reader->AsTrace() == nullptr) {
+      return BadInput(inputs[i] + ": a trace summary has no per-launch rows; export the trace it "
+                      "summarizes");
+    }
+    reader_list.push_back(reader->AsTrace());
     readers.push_back(std::move(reader));
   }
   // Every kernel event carries the report's figures for its configuration (launch_occupancy.h).
   OCC_ASSIGN_OR_RETURN(LaunchOccupancy model, LaunchOccupancy::Build(reader_list));
   for (size_t i = 0; i < readers.size(); ++i) {
-    OCC_RETURN_IF_ERROR(ExportOne(*readers[i], paths[i], kernel_regex, model, &stats));
+    OCC_RETURN_IF_ERROR(ExportOne(*reader_list[i], paths[i], kernel_regex, model, &stats));
   }
   return stats;
 }

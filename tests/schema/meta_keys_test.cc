@@ -170,7 +170,7 @@ const std::map<std::string, uint16_t>& WriterOfFolder() {
   static const std::map<std::string, uint16_t> kFolders = {
       {"injector/writer", kWriter},  {"injector/session", kSession},       {"injector/tracer", kTracer},
       {"injector/light", kLight},    {"injector/achieved/pm", kPm},        {"injector/achieved/replay", kReplay},
-      {"analyzer/read", kTorchImport},
+      {"analyzer/read/torch_profiler", kTorchImport},
   };
   return kFolders;
 }

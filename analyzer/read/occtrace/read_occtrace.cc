@@ -16,8 +16,8 @@
 #include "analyzer/model/message_text.h"
 #include "analyzer/read/parallel_scan.h"
 #include "analyzer/read/rank_identity.h"
+#include "analyzer/read/occtrace/occtrace_reader.h"
 #include "analyzer/read/read_helpers.h"
-#include "analyzer/read/trace_reader.h"
 
 namespace occ {
 namespace {
@@ -69,7 +69,7 @@ class ConfigIndex {
 };
 
 // The metadata, then the tables every occtrace trace has.
-Status TraceReader::ValidateOcctrace() {
+Status OcctraceReader::ValidateOcctrace() {
   const std::string& path = info_.path();
   OCC_RETURN_IF_ERROR(ReadOccMeta());
   for (const char* table : {"OCC_LAUNCH", "OCC_KERNEL_CONFIG", "StringIds"}) {
@@ -79,7 +79,7 @@ Status TraceReader::ValidateOcctrace() {
   return OkStatus();
 }
 
-Status TraceReader::ReadOccMeta() {
+Status OcctraceReader::ReadOccMeta() {
   const std::string& path = info_.path();
   OCC_ASSIGN_OR_RETURN(bool has_meta, db_->HasTable("OCC_META"));
   if (has_meta) {
@@ -131,7 +131,7 @@ Status TraceReader::ReadOccMeta() {
   return OkStatus();
 }
 
-Status TraceReader::LoadAchieved() {
+Status OcctraceReader::LoadAchieved() {
   OCC_ASSIGN_OR_RETURN(bool present, db_->HasTable("OCC_ACHIEVED"));
   if (!present) return OkStatus();
   // Throughput columns joined the table later: older traces lack them (read as NULL).
@@ -185,8 +185,8 @@ Status TraceReader::LoadAchieved() {
   return OkStatus();
 }
 
-const TraceReader::AchievedRow* TraceReader::FindAchieved(int64_t correlation_id,
-                                                          int64_t context_id) const {
+const OcctraceReader::AchievedRow* OcctraceReader::FindAchieved(int64_t correlation_id,
+                                                                int64_t context_id) const {
   if (achieved_filter_.empty()) return nullptr;
   uint64_t bit = static_cast<uint64_t>(correlation_id) & (achieved_filter_.size() * 64 - 1);
   if ((achieved_filter_[bit / 64] & (uint64_t{1} << (bit % 64))) == 0) return nullptr;
@@ -197,8 +197,8 @@ const TraceReader::AchievedRow* TraceReader::FindAchieved(int64_t correlation_id
   return nullptr;
 }
 
-StatusOr<std::vector<ConfigStats>> TraceReader::ReadOccConfigs(const std::string& kernel_regex,
-                                                               std::vector<int64_t>* ids) {
+StatusOr<std::vector<ConfigStats>> OcctraceReader::ReadOccConfigs(const std::string& kernel_regex,
+                                                                  std::vector<int64_t>* ids) {
   OCC_ASSIGN_OR_RETURN(
       sql::Stmt stmt,
       db_->Prepare(
@@ -257,7 +257,7 @@ StatusOr<std::vector<ConfigStats>> TraceReader::ReadOccConfigs(const std::string
 
 // OCC_TRITON_KERNEL (traces from occtrace versions that read Triton's cache): the num_warps and
 // num_stages a Triton kernel was compiled with, so advice can name the triton.Config to change.
-Status TraceReader::AddTritonMetadata(std::vector<ConfigStats>* configs) {
+Status OcctraceReader::AddTritonMetadata(std::vector<ConfigStats>* configs) {
   OCC_ASSIGN_OR_RETURN(bool has_triton, db_->HasTable("OCC_TRITON_KERNEL"));
   if (!has_triton) return OkStatus();
   OCC_ASSIGN_OR_RETURN(sql::Stmt stmt,
@@ -285,7 +285,7 @@ Status TraceReader::AddTritonMetadata(std::vector<ConfigStats>* configs) {
 
 // OCC_TRITON_SOURCE (traces from occtrace versions that follow Triton's IR to the source): where
 // the kernel is defined and, for torch.compile, the source nodes Inductor generated it from.
-Status TraceReader::AddTritonSources(std::vector<ConfigStats>* configs) {
+Status OcctraceReader::AddTritonSources(std::vector<ConfigStats>* configs) {
   OCC_ASSIGN_OR_RETURN(bool has_sources, db_->HasTable("OCC_TRITON_SOURCE"));
   if (!has_sources) return OkStatus();
   OCC_ASSIGN_OR_RETURN(sql::Stmt stmt,
@@ -320,7 +320,7 @@ Status TraceReader::AddTritonSources(std::vector<ConfigStats>* configs) {
 // OCC_FUNCTION (traces from occtrace versions that read the loaded cubins) has what CUPTI's
 // kernel records lack: named-barrier counts and __launch_bounds__. A function name can appear
 // in several modules; the most constraining values are kept.
-Status TraceReader::AddFunctionFacts(std::vector<ConfigStats>* configs) {
+Status OcctraceReader::AddFunctionFacts(std::vector<ConfigStats>* configs) {
   OCC_ASSIGN_OR_RETURN(bool has_functions, db_->HasTable("OCC_FUNCTION"));
   if (!has_functions) return OkStatus();
   OCC_ASSIGN_OR_RETURN(
@@ -353,7 +353,7 @@ Status TraceReader::AddFunctionFacts(std::vector<ConfigStats>* configs) {
 // do not name their module, so the function is found by name in OCC_FUNCTION; where several
 // modules hold that name (XLA's autotuning variants, one module each), the one compiled with the
 // configuration's registers and local memory. Several candidates that disagree leave it unknown.
-Status TraceReader::AddModuleOwners(std::vector<ConfigStats>* configs) {
+Status OcctraceReader::AddModuleOwners(std::vector<ConfigStats>* configs) {
   OCC_ASSIGN_OR_RETURN(bool has_functions, db_->HasTable("OCC_FUNCTION"));
   OCC_ASSIGN_OR_RETURN(bool has_modules, db_->HasTable("OCC_MODULE"));
   if (!has_functions || !has_modules) return OkStatus();
@@ -407,7 +407,7 @@ Status TraceReader::AddModuleOwners(std::vector<ConfigStats>* configs) {
 // like the configurations), with the achieved-occupancy rows its launches matched in row order:
 // those are added after the merge, in the order one pass would add them, so that floating-point
 // sums come out the same for any split.
-struct TraceReader::OccLaunchPartial {
+struct OcctraceReader::OccLaunchPartial {
   std::vector<ConfigStats> tallies;
   std::vector<std::pair<int32_t, const AchievedRow*>> achieved;
   int64_t unknown_config = 0, negative = 0, absurd = 0, replayed_without_time = 0, untimed = 0;
@@ -441,10 +441,10 @@ void AddAchievedSample(ConfigStats* c, double pct, const std::string& status,
 
 }  // namespace
 
-Status TraceReader::ScanOcctraceRange(const RangePass& pass, const std::string& select,
-                                      const ConfigIndex& index,
-                                      const std::vector<ConfigStats>& configs,
-                                      OccLaunchPartial* result) const {
+Status OcctraceReader::ScanOcctraceRange(const RangePass& pass, const std::string& select,
+                                         const ConfigIndex& index,
+                                         const std::vector<ConfigStats>& configs,
+                                         OccLaunchPartial* result) const {
   // Built here and moved out at the end: partials side by side in one vector would share cache
   // lines between threads that update their counters on every row.
   OccLaunchPartial partial;
@@ -517,7 +517,7 @@ Status TraceReader::ScanOcctraceRange(const RangePass& pass, const std::string& 
 
 // Sums OCC_LAUNCH per configuration over rowid ranges on up to `jobs` threads
 // (parallel_scan.h), merged in range order.
-StatusOr<TraceScan> TraceReader::ScanOcctrace(const std::string& kernel_regex, int jobs) {
+StatusOr<TraceScan> OcctraceReader::ScanLaunches(const std::string& kernel_regex, int jobs) {
   std::vector<int64_t> ids;
   OCC_ASSIGN_OR_RETURN(std::vector<ConfigStats> configs, ReadOccConfigs(kernel_regex, &ids));
   const ConfigIndex index(ids);
@@ -590,13 +590,13 @@ StatusOr<TraceScan> TraceReader::ScanOcctrace(const std::string& kernel_regex, i
 
 // PM samples (OCC_PM_SAMPLE) to the configurations whose launches ran alone beside them
 // (pm_attribution.h), and the file's sample counts into its facts.
-double TraceReader::MaxWarpsPerSm(int64_t device_id) const {
+double OcctraceReader::MaxWarpsPerSm(int64_t device_id) const {
   const TraceDevice* d = FindDevice(devices_, device_id);
   if (d == nullptr || !d->known || d->props.warp_size <= 0) return 0;
   return static_cast<double>(d->props.max_threads_per_sm) / d->props.warp_size;
 }
 
-Status TraceReader::AttributePm(const ConfigIndex& index, std::vector<ConfigStats>* configs) {
+Status OcctraceReader::AttributePm(const ConfigIndex& index, std::vector<ConfigStats>* configs) {
   OCC_ASSIGN_OR_RETURN(PmAttribution pm,
                        AttributePmSamples(*db_, configs->size(), [&](int64_t id) { return index.Find(id); },
                                           [&](int64_t device_id) { return MaxWarpsPerSm(device_id); }));
@@ -623,7 +623,7 @@ Status TraceReader::AttributePm(const ConfigIndex& index, std::vector<ConfigStat
 // simply runs a kernel two ways is what came after: how many launches of the name's last
 // configuration started once every other one had stopped. Counted for names with several
 // configurations only, in one pass over OCC_LAUNCH restricted to those configurations.
-Status TraceReader::AddTailLaunches(const std::vector<int64_t>& ids, std::vector<ConfigStats>* configs) {
+Status OcctraceReader::AddTailLaunches(const std::vector<int64_t>& ids, std::vector<ConfigStats>* configs) {
   std::map<std::pair<int64_t, std::string>, std::vector<size_t>> by_name;
   for (size_t i = 0; i < configs->size(); ++i) {
     const ConfigStats& c = (*configs)[i];
@@ -668,9 +668,9 @@ Status TraceReader::AddTailLaunches(const std::vector<int64_t>& ids, std::vector
   return OkStatus();
 }
 
-Status TraceReader::ForEachOcctraceLaunch(const std::string& kernel_regex, int64_t limit,
-                                          std::vector<ConfigStats>* configs,
-                                          const std::function<Status(const LaunchRow&)>& visit) {
+Status OcctraceReader::ForEachLaunch(const std::string& kernel_regex, int64_t limit,
+                                     std::vector<ConfigStats>* configs,
+                                     const std::function<Status(const LaunchRow&)>& visit) {
   std::vector<int64_t> ids;
   OCC_ASSIGN_OR_RETURN(*configs, ReadOccConfigs(kernel_regex, &ids));
   ConfigIndex index(ids);
