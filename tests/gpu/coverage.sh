@@ -12,7 +12,9 @@
 #        streams4 and numba_block_sweep, and their default-mode traces, for accuracy
 #   ivl  the interval's choice: train_small 300 steps, ResNet-50 10 steps and streams4 at
 #        INTERVALS (default "25 50 100") us: coverage, and accuracy where ncu ran
-# Logs and reports: $OUT/coverage.tgz; the table: $OUT/coverage.md (also printed).
+# Logs and reports: $OUT/coverage.tgz; the table: $OUT/coverage.md (also printed); the traces,
+# xz-compressed, in up to 6 archives of at most 15 MB ($OUT/traces_N.tar), for offline analysis
+# (the largest that do not fit are left out, and said so).
 set -uo pipefail
 name=coverage
 source "$(dirname "$0")/stage_env.sh"
@@ -103,4 +105,28 @@ want ivl && {
   done
   pack
 }
+say "packing traces"
+mkdir -p "$work/xz"
+for db in "$traces"/*.db; do xz -T8 -6 -c "$db" >"$work/xz/$(basename "$db").xz"; done
+python3 - "$work/xz" "$out" <<'PY'
+import os, sys, tarfile
+src, out = sys.argv[1], sys.argv[2]
+files = sorted(os.listdir(src), key=lambda f: os.path.getsize(os.path.join(src, f)))
+bins = []
+for f in files:
+    size = os.path.getsize(os.path.join(src, f))
+    for b in bins:
+        if b[0] + size <= 15 << 20:
+            b[0] += size; b[1].append(f); break
+    else:
+        if len(bins) < 6 and size <= 15 << 20:
+            bins.append([size, [f]])
+        else:
+            print(f"traces: left out {f} ({size >> 20} MB compressed)")
+for i, (_, names) in enumerate(bins):
+    with tarfile.open(os.path.join(out, f"traces_{i}.tar"), "w") as t:
+        for n in names:
+            t.add(os.path.join(src, n), arcname=n)
+print(f"traces: {sum(len(b[1]) for b in bins)} in {len(bins)} archives")
+PY
 cat "$work/coverage.md"

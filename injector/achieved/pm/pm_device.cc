@@ -17,7 +17,8 @@ namespace occ::inj {
 namespace {
 
 // Every PM-sampling and host-object call of this file takes this lock: the decode thread's
-// (decode, sample spans, stop, disable, set-up) and the writer thread's evaluation. Run
+// (decode, sample spans, stop, disable, set-up) and the writer thread's evaluation (once per
+// image). Run
 // concurrently on an H100 (CUDA 13.0, 2026-11-27), the exit's stop and disable beside the
 // writer's evaluation corrupted the heap ("double free or corruption") or hung; the CUPTI
 // samples and Kineto never call these from two threads at once either. A leaf lock.
@@ -51,15 +52,33 @@ class CuptiPmEvaluator final : public PmEvaluator {
   CuptiPmEvaluator(const CuptiPmEvaluator&) = delete;
   CuptiPmEvaluator& operator=(const CuptiPmEvaluator&) = delete;
 
-  bool Evaluate(const std::vector<uint8_t>& image, size_t sample_index, PmValues* out,
-                std::string* error) override {
-    // Timed: should the decode thread be stuck inside CUPTI with the lock held (see
-    // PmCollector::Shutdown), the writer must still close the trace.
+  void Evaluate(const std::vector<uint8_t>& image, const std::vector<uint32_t>& samples, std::vector<PmValues>* values,
+                std::vector<uint8_t>* failed, std::string* error) override {
+    values->assign(samples.size(), PmValues{});
+    failed->assign(samples.size(), 1);
+    // Timed, once per image: should the decode thread be stuck inside CUPTI with the lock held
+    // (see PmCollector::Shutdown), the writer must still close the trace; after one such wait
+    // the next images do not wait at all, so that a trace's last images cost 1 s, not 1 s each.
     std::unique_lock lock(PmCuptiMutex(), std::defer_lock);
-    if (!lock.try_lock_for(std::chrono::seconds(1))) {
+    if (!lock.try_lock_for(lock_stuck_ ? std::chrono::milliseconds(0) : std::chrono::milliseconds(1000))) {
+      lock_stuck_ = true;
       *error = "PM sampling's CUPTI lock not free within 1 s (the decode thread is stuck in CUPTI)";
-      return false;
+      return;
     }
+    lock_stuck_ = false;
+    for (size_t k = 0; k < samples.size(); ++k) {
+      std::string sample_error;
+      if (EvaluateOne(image, samples[k], &(*values)[k], &sample_error)) {
+        (*failed)[k] = 0;
+      } else if (error->empty()) {
+        *error = sample_error;
+      }
+    }
+  }
+
+ private:
+  // PmCuptiMutex held.
+  bool EvaluateOne(const std::vector<uint8_t>& image, size_t sample_index, PmValues* out, std::string* error) {
     // The two occupancy metrics first, and the DRAM metric only for a sample in which an SM
     // was active: most samples of a training loop are idle (73-80 % at 50 us in train_small.py
     // and ResNet-50, H100, 2026-11-28), and the DRAM ratio costs more than the other two
@@ -88,7 +107,6 @@ class CuptiPmEvaluator final : public PmEvaluator {
     return true;
   }
 
- private:
   // PmCuptiMutex held.
   bool EvaluateMetrics(const std::vector<uint8_t>& image, size_t sample_index, const char** names, size_t count,
                        double* values, std::string* error) {
@@ -104,6 +122,7 @@ class CuptiPmEvaluator final : public PmEvaluator {
   std::vector<const char*> metrics_;  // at most 3
   size_t cycles_ = 0, warps_ = 0, dram_ = 99;
   bool subsets_evaluate_ = true;  // writer thread only
+  bool lock_stuck_ = false;       // writer thread only: the last wait for the lock timed out
 };
 
 class CuptiPmDeviceSampler final : public PmDeviceSampler {
