@@ -218,6 +218,7 @@ inline constexpr MetaKey kMetaKeys[] = {
     {"pm_retirements", kPm, kCount, "devices whose last context was destroyed (sampling stopped and disabled)"},
     {"pm_starts", kPm, kCount, "times sampling started from armed: new code, or configurations wanting samples"},
     {"pm_stops", kPm, kCount, "times sampling stopped to armed: nothing wanted samples"},
+    {"pm_throttles", kPm, kCount, "times sampling stopped until the writer gave back half the image pool (flow control: no busy sample dropped)"},
     {"pm_resumes", kPm, kCount, "times sampling started again after the CPU bound paused it"},
     {"pm_new_code_signals", kPm, kCount, "module loads that asked for samples (new code running)"},
     {"pm_work_reports", kPm, kCount, "the writer's reports of configurations wanting samples"},

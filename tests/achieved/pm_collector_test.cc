@@ -389,21 +389,34 @@ TEST(PmCollectorTest, WithoutCounterPermissionItSaysSoOnceAndTheTraceGoesOn) {
 // With the writer holding every image, decodes go on into the spare: the hardware buffer is
 // drained, memory stays bounded, and the lost samples' spans still reach the writer (to be
 // counted as lost idle or lost busy).
-TEST(PmCollectorTest, AWriterThatFallsBehindCostsSamplesNotMemory) {
+// The writer is the slower side, so the pool is the flow control: a writer that holds every
+// image stops sampling (pm_throttles) before a decode finds none, so no sample is dropped and
+// memory stays bounded; once the writer gives half the pool back, sampling starts again.
+TEST(PmCollectorTest, AWriterThatFallsBehindStopsSamplingInsteadOfDroppingSamples) {
   auto state = std::make_shared<FakePmState>();
-  Received received;  // holds every image: none goes back to the pool
+  Received received;  // holds every image until told otherwise
   PmCollectorSettings settings = FastSettings();
   PmCollector collector(received.sink(), std::make_unique<FakeBackend>(state), settings);
   collector.NoteContext(Ctx(0));
   collector.NoteNewCode();
-  for (int i = 0; i < 5000 && state->Count("decode 0") < 20; ++i) std::this_thread::sleep_for(1ms);
+  for (int i = 0; i < 5000 && collector.throttles() == 0; ++i) std::this_thread::sleep_for(1ms);
+  ASSERT_GT(collector.throttles(), 0u) << "a pool held by the writer must stop sampling";
+  const int decodes_when_throttled = state->Count("decode 0");
+  std::this_thread::sleep_for(50ms);  // ten decode periods: stopped, nothing more to decode
+  EXPECT_EQ(state->Count("decode 0"), decodes_when_throttled) << "throttled: stopped and drained";
+  {
+    std::lock_guard lock(received.mutex);
+    EXPECT_LE(received.images.size(), settings.max_images) << "at most max_images in flight";
+    received.images.clear();  // the writer caught up: every slot goes back
+    received.hold = false;
+  }
+  const size_t before = received.samples;
+  ASSERT_TRUE(received.WaitForSamples(before + 30)) << "half the pool back: sampling starts again";
   collector.Shutdown();
-  std::lock_guard lock(received.mutex);
-  EXPECT_EQ(received.images.size(), settings.max_images) << "at most max_images in flight";
   const auto meta = collector.SessionMeta();
-  EXPECT_GT(std::stoull(MetaValue(meta, "pm_samples_lost")), 0u);
-  EXPECT_EQ(std::stoull(MetaValue(meta, "pm_samples_lost")), received.dropped_samples);
+  EXPECT_EQ(MetaValue(meta, "pm_samples_lost"), "0");
   EXPECT_EQ(std::stoull(MetaValue(meta, "pm_samples_decoded")), received.samples + received.dropped_samples);
+  EXPECT_EQ(MetaValue(meta, "pm_throttles"), std::to_string(collector.throttles()));
 }
 
 TEST(PmCollectorTest, ImagesGoBackToThePoolWhenTheWriterIsDoneWithThem) {

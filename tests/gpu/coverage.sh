@@ -55,16 +55,15 @@ accuracy() {
   say "accuracy $2: exit $?"; tail -14 "$logs/accuracy_$2.txt"
 }
 
-wl_env() { env TORCHINDUCTOR_CACHE_DIR="$work/inductor-$1" TRITON_CACHE_DIR="$work/triton-$1" "${@:2}"; }
-
 want cov && {
   say "coverage"
   trace train_small_300 120 env STEPS=300 python3 "$wl/train_small.py"
   trace resnet50_10 120 env STEPS=10 WARMUP=0 python3 "$wl/resnet50_step.py"
-  trace compiled_cold 240 wl_env c1 python3 "$wl/compiled_model.py"
+  trace compiled_cold 240 env TORCHINDUCTOR_CACHE_DIR="$work/inductor-c1" TRITON_CACHE_DIR="$work/triton-c1" \
+    python3 "$wl/compiled_model.py"
   trace jax_mlp 120 env STEPS=300 python3 "$wl/jax_mlp.py"
   trace cupy_sweep 90 python3 "$wl/cupy_sweep.py"
-  trace triton_autotune 120 wl_env t1 python3 "$wl/triton_autotune.py"
+  trace triton_autotune 120 env TRITON_CACHE_DIR="$work/triton-t1" python3 "$wl/triton_autotune.py"
   trace streams4 90 "$work/streams4" 400
   pack
 }

@@ -21,6 +21,9 @@ int64_t SteadyNs() {
 // The longest the decode thread sleeps while no device samples: a bound, should a wake-up ever
 // be missed; new code, a writer report and a set-up wake it before.
 constexpr std::chrono::nanoseconds kIdleWaitMax = std::chrono::seconds(1);
+// Free images per device below which sampling stops until half the pool is back (the header's
+// "Images").
+constexpr size_t kThrottleLowImages = 2;
 
 }  // namespace
 
@@ -273,10 +276,37 @@ void PmCollector::FollowPolicy(int64_t now_ns) {
   }
   if (targets.empty()) return;
   policy_.Decide(now_ns, SampledNs(now_ns), &targets);
-  for (const auto& [id, target] : targets) Apply(id, &devices_.at(id), target);
+  const bool room = PoolHasRoom();
+  for (const auto& [id, target] : targets) {
+    // Wanted, but the writer holds the pool: stopped and drained until half of it is back.
+    const bool throttle = target == PmTarget::kSampling && !room;
+    Apply(id, &devices_.at(id), throttle ? PmTarget::kArmed : target, throttle);
+  }
 }
 
-void PmCollector::Apply(uint32_t device_id, DeviceState* device, PmTarget target) {
+size_t PmCollector::FreeImages() const {
+  std::lock_guard lock(pool_->pool_mutex);
+  return pool_->free.size() + (settings_.max_images - std::min(settings_.max_images, pool_->allocated));
+}
+
+bool PmCollector::PoolHasRoom() {
+  size_t devices = 0;
+  for (const auto& [id, device] : devices_) {
+    if (device.phase == Phase::kArmed || device.phase == Phase::kSampling || device.phase == Phase::kPaused) ++devices;
+  }
+  // A drain after a stop takes at most one image per device (a decode period holds less), so
+  // kThrottleLowImages per device leaves room for it and one more period.
+  const size_t low = kThrottleLowImages * std::max<size_t>(1, devices);
+  const size_t free = FreeImages();
+  if (throttled_) {
+    throttled_ = free < std::max(low, settings_.max_images / 2);
+  } else {
+    throttled_ = free < low;
+  }
+  return !throttled_;
+}
+
+void PmCollector::Apply(uint32_t device_id, DeviceState* device, PmTarget target, bool throttle) {
   const Phase wanted = target == PmTarget::kSampling ? Phase::kSampling
                        : target == PmTarget::kPaused ? Phase::kPaused
                                                      : Phase::kArmed;
@@ -301,7 +331,7 @@ void PmCollector::Apply(uint32_t device_id, DeviceState* device, PmTarget target
     FailDevice(device_id, device, error);
     return;
   }
-  (wanted == Phase::kPaused ? pauses_ : stops_).fetch_add(1);
+  (wanted == Phase::kPaused ? pauses_ : throttle ? throttles_ : stops_).fetch_add(1);
   SetPhase(device_id, device, wanted);
   // What it sampled up to the stop leaves the hardware buffer now, not at a restart that may
   // never come (a paused device was never drained before: its last samples were lost).
@@ -310,6 +340,7 @@ void PmCollector::Apply(uint32_t device_id, DeviceState* device, PmTarget target
 
 std::chrono::nanoseconds PmCollector::NextWait() const {
   const std::chrono::nanoseconds period(settings_.decode_period_ns);
+  if (throttled_) return period;  // the pool comes back without a signal: look each period
   for (const auto& [id, device] : devices_) {
     if (device.phase == Phase::kSampling) return period;
   }
@@ -545,6 +576,7 @@ void PmCollector::AddSamplingMeta(std::vector<std::pair<std::string, std::string
   meta->emplace_back("pm_run_ms", std::to_string(first != 0 ? (now - first) / 1'000'000 : 0));
   meta->emplace_back("pm_gpu_busy_ms", std::to_string(busy_ns_.load() / 1'000'000));
   meta->emplace_back("pm_starts", std::to_string(starts_.load()));
+  meta->emplace_back("pm_throttles", std::to_string(throttles_.load()));
   meta->emplace_back("pm_stops", std::to_string(stops_.load()));
   meta->emplace_back("pm_pauses", std::to_string(pauses_.load()));
   meta->emplace_back("pm_resumes", std::to_string(resumes_.load()));
