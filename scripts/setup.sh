@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages occtrace needs, when missing (idempotent; needs root or sudo).
 #   scripts/setup.sh          build dependencies
-#   scripts/setup.sh --test   also test-only tools (clang for libFuzzer, chromium for the HTML test)
+#   scripts/setup.sh --test   also test-only tools (clang for libFuzzer, chromium for the HTML test,
+#                             ccache: scripts/test.sh compiles most files in several build trees)
 set -euo pipefail
 # help2man: man pages from the tools' --help; dpkg-dev, file: CPack's .deb (dpkg-shlibdeps).
 pkgs=(cmake make g++ pkg-config sqlite3 libsqlite3-dev libprotobuf-dev protobuf-compiler
@@ -10,7 +11,7 @@ if [[ "${1:-}" == "--test" ]]; then
   # clang-tidy: scripts/function_size.sh.
   pkgs+=(clang-tidy)
   # python3-venv: the install test's venvs.
-  pkgs+=(clang libclang-rt-14-dev chromium python3-venv)
+  pkgs+=(clang libclang-rt-14-dev chromium python3-venv ccache)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

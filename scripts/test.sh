@@ -6,12 +6,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --test
 jobs="$(nproc)"
-# ccache when present: the install test's wheel builds (tests/install/install_test.sh) compile
-# what build/ and build-nocuda/ compiled, with the same flags, and hit; reruns hit too.
-if command -v ccache >/dev/null; then
-  export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
-  export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
-fi
+# ccache (setup.sh installs it): build-nocuda/ compiles the analyzer with build/'s flags, and the
+# install test's wheel builds (tests/install/install_test.sh) compile what build/ and
+# build-nocuda/ compiled, with the same flags, so all of those are cache hits on a fresh machine;
+# reruns hit too. Paths are hashed relative to the checkout, so another clone hits as well.
+export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 
 # Every ctest run adds to one closing line: "test.sh: N passed, N failed, N skipped".
 passed=0; failed=0; skipped=0
@@ -48,7 +48,8 @@ echo "== install: cmake --install (moved), CPack tarball and .deb, pip wheel int
 tests/install/install_test.sh build
 
 echo "== analyzer-only build (no CUDA toolkit visible)"
-cmake -S . -B build-nocuda -DCMAKE_BUILD_TYPE=Release -DOCC_WERROR=ON -DOCC_BUILD_BENCH=OFF \
+# build/'s build type and warning flags, so that its analyzer compiles are ccache hits.
+cmake -S . -B build-nocuda -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOCC_WERROR=ON -DOCC_BUILD_BENCH=OFF \
   -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON -DOCC_USE_OCCUPANCY_ORACLE=OFF >/dev/null
 cmake --build build-nocuda -j"$jobs"
 run_ctest --test-dir build-nocuda --output-on-failure -j"$jobs"

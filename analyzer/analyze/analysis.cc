@@ -6,12 +6,12 @@
 #include <set>
 #include <utility>
 
-#include "analyzer/read/analysis_input.h"
+#include "analyzer/read/registry/input_formats.h"
 #include "analyzer/model/arch_table.h"
 #include "analyzer/analyze/cross_rank.h"
 #include "analyzer/analyze/group_advice.h"
 #include "analyzer/analyze/grouping.h"
-#include "analyzer/read/input_paths.h"
+#include "analyzer/read/registry/input_paths.h"
 #include "analyzer/analyze/judge.h"
 #include "analyzer/analyze/kernel_origin.h"
 #include "analyzer/analyze/measured_evidence.h"

@@ -3,9 +3,9 @@
 // says what it takes and gives.
 //
 //   read    analysis_input.h     a file -> its devices and one row per launch configuration
-//                                (ConfigStats, trace_rows.h): a trace through trace_reader.h
-//                                (one reader per format, read_*.cc), or a summary of one
-//                                written by `occ-report summarize` (trace_summary.h)
+//                                (ConfigStats, trace_rows.h), by the reader of its format
+//                                (read/registry/input_formats.h: occtrace/, nsys/,
+//                                torch_profiler/, or a summary/ written by `occ-report summarize`)
 //   attribute pm_attribution.h   a trace's PM samples -> the configurations that ran alone in
 //                                them (clean samples) and their achieved occupancy; run by the
 //                                occtrace reader, its sums travel in ConfigStats::pm

@@ -6,14 +6,14 @@
 
 namespace occ {
 
-StatusOr<LaunchOccupancy> LaunchOccupancy::Build(const std::vector<TraceReader*>& readers,
+StatusOr<LaunchOccupancy> LaunchOccupancy::Build(const std::vector<TraceInput*>& readers,
                                                  std::optional<DeviceProps> what_if) {
   LaunchOccupancy out;
   out.what_if_ = what_if.has_value();
   std::vector<occtrace::InputFile> files;
   int64_t total_ns = 0;
-  for (TraceReader* reader : readers) {
-    OCC_ASSIGN_OR_RETURN(TraceScan scan, reader->Scan(/*kernel_regex=*/""));
+  for (TraceInput* reader : readers) {
+    OCC_ASSIGN_OR_RETURN(TraceScan scan, reader->Scan(/*kernel_regex=*/"", /*jobs=*/0));
     total_ns = SaturatingAdd(total_ns, scan.total_ns);
     out.first_starts_.push_back(scan.first_start);
     files.push_back(reader->info());

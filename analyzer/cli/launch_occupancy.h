@@ -16,7 +16,7 @@
 #include "analyzer/model/occupancy.h"
 #include "schema/report.pb.h"
 #include "base/status.h"
-#include "analyzer/read/trace_reader.h"
+#include "analyzer/read/analysis_input.h"
 #include "analyzer/read/trace_rows.h"
 
 namespace occ {
@@ -25,7 +25,7 @@ class LaunchOccupancy {
  public:
   // Scans every reader (all kernels, as the report does: --kernel never changes a figure) and
   // judges every group. `what_if` (--gpu): judged on that GPU instead of the traced one.
-  static StatusOr<LaunchOccupancy> Build(const std::vector<TraceReader*>& readers,
+  static StatusOr<LaunchOccupancy> Build(const std::vector<TraceInput*>& readers,
                                          std::optional<DeviceProps> what_if = std::nullopt);
 
   // The report's group for a configuration of a file's launch listing (`devices`: that

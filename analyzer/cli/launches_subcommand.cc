@@ -16,8 +16,7 @@
 #include "analyzer/model/message_text.h"
 #include "analyzer/cli/occ_report.h"
 #include "sqlite/sqlite_db.h"
-#include "analyzer/read/trace_reader.h"
-#include "analyzer/read/trace_summary.h"
+#include "analyzer/read/registry/input_formats.h"
 
 namespace occ {
 namespace {
@@ -230,16 +229,16 @@ class LaunchesSubcommand : public Subcommand {
   Status Run(const RunContext& ctx) override {
     if (limit_ < 0) return InvalidArgument("--limit must be >= 0 (0 = all)");
     if (!kernel_regex_.empty()) OCC_RETURN_IF_ERROR(sql::ValidateRegex(kernel_regex_));
-    std::vector<std::unique_ptr<TraceReader>> readers;
-    std::vector<TraceReader*> reader_list;
+    std::vector<std::unique_ptr<AnalysisInput>> readers;
+    std::vector<TraceInput*> reader_list;
     for (size_t i = 0; i < files_.size(); ++i) {
+      OCC_ASSIGN_OR_RETURN(auto reader, OpenInput(files_[i], static_cast<int>(i)));
       // A summary keeps launches summed per configuration: no row per launch to list.
-      if (LooksLikeSummary(files_[i])) {
+      if (reader->AsTrace() == nullptr) {
         return BadInput(files_[i] + ": a trace summary has no per-launch rows; run "
                         "`occ-report launches` on the trace it summarizes");
       }
-      OCC_ASSIGN_OR_RETURN(auto reader, TraceReader::Open(files_[i], static_cast<int>(i)));
-      reader_list.push_back(reader.get());
+      reader_list.push_back(reader->AsTrace());
       readers.push_back(std::move(reader));
     }
     // The report's groups and verdicts: every launch's theoretical occupancy is its
@@ -252,7 +251,7 @@ class LaunchesSubcommand : public Subcommand {
     Tally tally;
     int64_t remaining = limit_;
     for (size_t f = 0; f < readers.size(); ++f) {
-      TraceReader& reader = *readers[f];
+      TraceInput& reader = *reader_list[f];
       std::vector<ConfigStats> configs;
       Status status = reader.ForEachLaunch(
           kernel_regex_, remaining, &configs, [&](const LaunchRow& row) -> Status {
@@ -289,7 +288,7 @@ class LaunchesSubcommand : public Subcommand {
 
  private:
   // The CSV header row, the JSON document up to its launches array, or the text table's header.
-  void WriteHeader(const std::vector<TraceReader*>& readers, const std::vector<int64_t>& origins,
+  void WriteHeader(const std::vector<TraceInput*>& readers, const std::vector<int64_t>& origins,
                    std::ostream& out) const {
     const bool multi = files_.size() > 1;
     if (format_ == "csv") {

@@ -12,9 +12,8 @@
 #include <sstream>
 
 #include "analyzer/analyze/analysis.h"
-#include "analyzer/read/input_paths.h"
+#include "analyzer/read/registry/input_paths.h"
 #include "analyzer/cli/timeline_export.h"
-#include "analyzer/read/trace_summary.h"
 #include "analyzer/cli/occ_report.h"
 #include "reports/printer.h"
 
@@ -225,12 +224,6 @@ class ReportSubcommand : public Subcommand {
   // --format trace: not a view of the report but every launch, streamed (timeline_export.h).
   Status RunTimelineExport(const RunContext& ctx) {
     OCC_ASSIGN_OR_RETURN(std::vector<std::string> inputs, ExpandInputPaths(options_.inputs));
-    for (const auto& input : inputs) {
-      if (LooksLikeSummary(input)) {
-        return BadInput(input + ": a trace summary has no per-launch rows; export the trace it "
-                        "summarizes");
-      }
-    }
     OCC_ASSIGN_OR_RETURN(TimelineExportStats stats,
                          ExportTimeline(inputs, output_, options_.kernel_regex, force_));
     if (stats.skipped_untimed > 0) {

@@ -1,5 +1,5 @@
-// `occ-report summarize TRACE [-o OUT]`: the trace's summary (trace_summary.h), written next to
-// it so that a report over many ranks reads the summaries instead of the traces.
+// `occ-report summarize TRACE [-o OUT]`: the trace's summary (read/summary/trace_summary.h),
+// written next to it so that a report over many ranks reads the summaries instead of the traces.
 #include <sys/stat.h>
 
 #include <CLI/CLI.hpp>
@@ -7,7 +7,8 @@
 #include <fstream>
 
 #include "analyzer/cli/occ_report.h"
-#include "analyzer/read/trace_summary.h"
+#include "analyzer/read/registry/input_formats.h"
+#include "analyzer/read/summary/trace_summary.h"
 
 namespace occ {
 namespace {

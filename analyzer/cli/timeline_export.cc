@@ -21,7 +21,7 @@
 #include "analyzer/cli/launch_occupancy.h"
 #include "analyzer/model/limiter_words.h"
 #include "sqlite/sqlite_db.h"
-#include "analyzer/read/trace_reader.h"
+#include "analyzer/read/registry/input_formats.h"
 
 namespace occ {
 namespace {
@@ -330,7 +330,7 @@ class TimelineWriter {
       : sink_(sink), devices_(devices), base_(base) {}
 
   // From the document's start to the open traceEvents array, with the devices' process names.
-  void WriteHeader(const TraceReader& reader) {
+  void WriteHeader(const TraceInput& reader) {
     const occtrace::InputFile& info = reader.info();
     sink_->Write("{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": ");
     sink_->Write(DevicePropertiesJson(devices_));
@@ -471,7 +471,7 @@ class TimelineWriter {
 // stays per configuration; an occtrace listing's by their index.
 class ConfigTexts {
  public:
-  ConfigTexts(const TraceReader& reader, const LaunchOccupancy& model, bool one_config_per_row)
+  ConfigTexts(const TraceInput& reader, const LaunchOccupancy& model, bool one_config_per_row)
       : reader_(reader), model_(model), one_config_per_row_(one_config_per_row) {}
 
   const ConfigText& For(const std::vector<ConfigStats>& configs, size_t index) {
@@ -498,7 +498,7 @@ class ConfigTexts {
   }
 
  private:
-  const TraceReader& reader_;
+  const TraceInput& reader_;
   const LaunchOccupancy& model_;
   const bool one_config_per_row_;
   std::vector<std::unique_ptr<ConfigText>> by_index_;          // occtrace
@@ -507,10 +507,10 @@ class ConfigTexts {
 
 // The achieved-occupancy counter track: each PM sample's device-wide warps over its active
 // SM cycles (docs/achieved.md), at the sample's start.
-Status WriteAchievedCounter(TraceReader& reader, TimelineWriter* timeline, TimelineExportStats* stats) {
+Status WriteAchievedCounter(TraceInput& reader, TimelineWriter* timeline, TimelineExportStats* stats) {
   int64_t last_device = -1;
   double max_warps = 0;
-  return reader.ForEachPmSample([&](const TraceReader::PmSampleRow& s) -> Status {
+  return reader.ForEachPmSample([&](const TraceInput::PmSampleRow& s) -> Status {
     if (s.device_id != last_device) {
       last_device = s.device_id;
       const TraceDevice* d = FindDevice(reader.devices(), s.device_id);
@@ -530,14 +530,14 @@ Status WriteAchievedCounter(TraceReader& reader, TimelineWriter* timeline, Timel
 }
 
 // One input's timeline into `path`.
-Status ExportOne(TraceReader& reader, const std::string& path, const std::string& kernel_regex,
+Status ExportOne(TraceInput& reader, const std::string& path, const std::string& kernel_regex,
                  const LaunchOccupancy& model, TimelineExportStats* stats) {
   OCC_ASSIGN_OR_RETURN(int64_t base, reader.FirstLaunchStart());
   OCC_ASSIGN_OR_RETURN(std::unique_ptr<Sink> sink, Sink::Open(path));
   TimelineWriter timeline(sink.get(), reader.devices(), base);
   timeline.WriteHeader(reader);
   std::vector<ConfigStats> configs;
-  const bool one_config_per_row = !reader.is_occtrace();
+  const bool one_config_per_row = reader.one_config_per_launch();
   ConfigTexts texts(reader, model, one_config_per_row);
   Status status = reader.ForEachLaunch(
       kernel_regex, 0, &configs, [&](const LaunchRow& row) -> Status {
@@ -609,18 +609,23 @@ StatusOr<TimelineExportStats> ExportTimeline(const std::vector<std::string>& inp
     }
   }
   TimelineExportStats stats;
-  std::vector<std::unique_ptr<TraceReader>> readers;
-  std::vector<TraceReader*> reader_list;
+  std::vector<std::unique_ptr<AnalysisInput>> readers;
+  std::vector<TraceInput*> reader_list;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    OCC_ASSIGN_OR_RETURN(std::unique_ptr<TraceReader> reader,
-                         TraceReader::Open(inputs[i], static_cast<int>(i)));
-    reader_list.push_back(reader.get());
+    OCC_ASSIGN_OR_RETURN(std::unique_ptr<AnalysisInput> reader,
+                         OpenInput(inputs[i], static_cast<int>(i)));
+    // A summary keeps launches summed per configuration: no row per launch to draw.
+    if (reader->AsTrace() == nullptr) {
+      return BadInput(inputs[i] + ": a trace summary has no per-launch rows; export the trace it "
+                      "summarizes");
+    }
+    reader_list.push_back(reader->AsTrace());
     readers.push_back(std::move(reader));
   }
   // Every kernel event carries the report's figures for its configuration (launch_occupancy.h).
   OCC_ASSIGN_OR_RETURN(LaunchOccupancy model, LaunchOccupancy::Build(reader_list));
   for (size_t i = 0; i < readers.size(); ++i) {
-    OCC_RETURN_IF_ERROR(ExportOne(*readers[i], paths[i], kernel_regex, model, &stats));
+    OCC_RETURN_IF_ERROR(ExportOne(*reader_list[i], paths[i], kernel_regex, model, &stats));
   }
   return stats;
 }

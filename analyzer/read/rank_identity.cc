@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <set>
 
+#include "schema/meta_keys.h"
+
 namespace occ {
 namespace {
 
@@ -32,8 +34,10 @@ std::string Join(const std::vector<std::string>& parts, const std::string& separ
 }  // namespace
 
 void SetRankFromMeta(const std::map<std::string, std::string>& meta, occtrace::InputFile* file) {
-  auto count = [&](const char* key) {
-    auto it = meta.find(key);
+  // Only keys schema/meta_keys.h declares compile: a key nobody writes is never read.
+  auto find = [&](meta::CheckedMetaKey<> key) { return meta.find(std::string(key.name)); };
+  auto count = [&](meta::CheckedMetaKey<> key) {
+    auto it = find(key);
     return it == meta.end() ? -1 : ParseCount(it->second).value_or(-1);
   };
   file->set_rank(count("rank"));
@@ -42,7 +46,7 @@ void SetRankFromMeta(const std::map<std::string, std::string>& meta, occtrace::I
   file->set_local_world_size(count("local_world_size"));
   file->clear_rank_source();
   if (file->rank() >= 0) {
-    auto source = meta.find("rank_source");
+    auto source = find("rank_source");
     file->set_rank_source(source != meta.end() && !source->second.empty() ? source->second
                                                                           : "OCC_META");
   }

@@ -2,16 +2,16 @@
 // TARGET_INFO_CUDA_DEVICE (Nsight Systems' layout, which occtrace writes too), plus OCC_DEVICE
 // in occtrace traces. Takes the open database; gives one TraceDevice per CUDA ordinal, with the
 // fields the file lacks taken from the architecture table and named in defaulted_fields, or
-// marked unknown with the reason.
+// marked unknown with the reason (the occtrace reader then keeps the devices its kernels ran
+// on: occtrace/occtrace_reader.cc).
 #include <algorithm>
 #include <climits>
 #include <optional>
-#include <set>
 
 #include "analyzer/model/arch_table.h"
 #include "analyzer/model/message_text.h"
+#include "analyzer/read/database_reader.h"
 #include "analyzer/read/read_helpers.h"
-#include "analyzer/read/trace_reader.h"
 
 namespace occ {
 namespace {
@@ -24,7 +24,7 @@ int Field(const std::optional<int64_t>& v) {
 
 }  // namespace
 
-Status TraceReader::ReadDevices() {
+Status DatabaseReader::ReadDevices() {
   OCC_ASSIGN_OR_RETURN(bool has_gpu, db_->HasTable("TARGET_INFO_GPU"));
   OCC_ASSIGN_OR_RETURN(bool has_cuda, db_->HasTable("TARGET_INFO_CUDA_DEVICE"));
   OCC_ASSIGN_OR_RETURN(bool has_occ_device, db_->HasTable("OCC_DEVICE"));
@@ -148,28 +148,6 @@ Status TraceReader::ReadDevices() {
                                                     : occtrace::SOURCE_ARCH_TABLE;
     devices_.push_back(std::move(device));
   }
-  return KeepDevicesThatRanKernels();
-}
-
-// A rank of a multi-GPU job records every GPU it can see, with full facts only for the one it
-// ran on: the report describes the GPUs its kernels ran on (with 8 ranks of 8 GPUs, 8 entries
-// instead of 64, and no "taken from the architecture table" notes for GPUs nobody used there).
-// A trace whose configurations name no recorded device keeps them all.
-Status TraceReader::KeepDevicesThatRanKernels() {
-  if (!occtrace_ || devices_.size() < 2) return OkStatus();
-  OCC_ASSIGN_OR_RETURN(bool has_configs, db_->HasTable("OCC_KERNEL_CONFIG"));
-  if (!has_configs) return OkStatus();
-  OCC_ASSIGN_OR_RETURN(sql::Stmt stmt, db_->Prepare("SELECT DISTINCT deviceId FROM OCC_KERNEL_CONFIG"));
-  std::set<int64_t> used;
-  while (true) {
-    OCC_ASSIGN_OR_RETURN(bool row, stmt.Step());
-    if (!row) break;
-    used.insert(stmt.Int64(0));
-  }
-  const bool any_recorded = std::any_of(devices_.begin(), devices_.end(),
-                                        [&](const TraceDevice& d) { return used.count(d.device_id) > 0; });
-  if (!any_recorded) return OkStatus();
-  std::erase_if(devices_, [&](const TraceDevice& d) { return used.count(d.device_id) == 0; });
   return OkStatus();
 }
 

@@ -1,15 +1,15 @@
 // The `.sql` text format: a dump of an occtrace trace or an Nsight Systems export (`sqlite3
 // FILE .dump`), loaded into an in-memory database that the reader of the dumped format then
-// reads like the file itself. Takes a path; gives the database.
+// reads like the file itself (input_format.h). Takes a path; gives the database.
 #include <fstream>
 #include <sstream>
 #include <utility>
 
-#include "analyzer/read/trace_reader.h"
+#include "analyzer/read/input_format.h"
 
 namespace occ {
 
-StatusOr<sql::Db> TraceReader::LoadSqlDump(const std::string& path) {
+StatusOr<sql::Db> LoadSqlDump(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream buffer;
   buffer << in.rdbuf();

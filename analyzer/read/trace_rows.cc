@@ -6,6 +6,14 @@
 
 namespace occ {
 
+std::string KinetoKey(int64_t device, const std::string& name, const int64_t* grid,
+                      const int64_t* block, int64_t registers, int64_t smem) {
+  std::string key = std::to_string(device) + '|' + name;
+  for (int i = 0; i < 3; ++i) key += '|' + std::to_string(grid[i]);
+  for (int i = 0; i < 3; ++i) key += '|' + std::to_string(block[i]);
+  return key + '|' + std::to_string(registers) + '|' + std::to_string(smem);
+}
+
 void MergeInto(ConfigStats* into, const ConfigStats& from) {
   const int64_t into_timed = into->launches - into->untimed_launches;
   const int64_t from_timed = from.launches - from.untimed_launches;

@@ -119,7 +119,7 @@ struct ConfigStats {
   int64_t first_start_ns = 0;
   int64_t last_end_ns = 0;
   // Launches that started after every other configuration of this kernel name on this device
-  // had stopped; -1 = not counted (read_occtrace.cc, AddTailLaunches).
+  // had stopped; -1 = not counted (occtrace/read_occtrace.cc, AddTailLaunches).
   int64_t tail_launches = -1;
 
   // Achieved occupancy (OCC_ACHIEVED rows joined by correlationId/contextId).
@@ -133,7 +133,7 @@ struct ConfigStats {
   // PM samples attributed to this configuration (pm_attribution.h), when the trace has them.
   PmSums pm;
 
-  // Light traces (read_light_calls.cc): `launches` counts every launch, total_ns is the
+  // Light traces (occtrace/read_light_calls.cc): `launches` counts every launch, total_ns is the
   // estimate launches x mean timed duration, from `estimate_samples` timed launches, with
   // `estimate_variance` (ns^2) its sampling variance; variances add when configurations merge.
   bool time_estimated = false;
@@ -162,6 +162,13 @@ inline void AddLaunch(ConfigStats* c, int64_t ns) {
 // (achieved occupancy, throughput, variances) are added, which can differ from one running sum
 // in the last bits (the trace readers replay achieved samples in order instead).
 void MergeInto(ConfigStats* into, const ConfigStats& from);
+
+// A configuration's identity as text, from the fields a Kineto kernel event records: device,
+// name, grid, block, registers per thread and shared memory. The torch.profiler reader files
+// Kineto's own occupancy estimates under it; the timeline export keys per-launch configurations
+// with it.
+std::string KinetoKey(int64_t device, const std::string& name, const int64_t* grid,
+                      const int64_t* block, int64_t registers, int64_t smem);
 
 // As recorded: absurd rows (judge.cc rejects them) can make these zero or negative.
 inline int64_t GridBlocks(const ConfigStats& c) { return c.grid[0] * c.grid[1] * c.grid[2]; }

@@ -52,7 +52,8 @@ int BaselineScan(const std::string& path, bool head) {
   return 0;
 }
 
-// The columns occ-report's nsys scan reads (read_nsys_export.cc), read once each per row.
+// The columns occ-report's nsys scan reads (analyzer/read/nsys/read_nsys_export.cc), read once
+// each per row.
 int NsysBaselineScan(const std::string& path) {
   auto db = occ::sql::Db::OpenReadOnly(path);
   if (!db.ok()) return 1;

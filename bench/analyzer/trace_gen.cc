@@ -18,7 +18,7 @@ Status GenerateTrace(const std::string& path, const TraceGenOptions& o) {
   OCC_ASSIGN_OR_RETURN(sql::Transaction tx, sql::Transaction::Begin(db));
   OCC_RETURN_IF_ERROR(db.Exec(
       "INSERT INTO OCC_META VALUES ('schema_version', '1'), ('pid', '1'), ('host', 'bench'), "
-      "('command', 'synthetic'), ('occtrace_version', 'bench'), ('achieved_mode', 'sample');"));
+      "('command_line', 'synthetic'), ('occtrace_version', 'bench'), ('achieved_mode', 'sample');"));
   if (o.rank >= 0) {
     const std::string local_world = std::to_string(std::min(8, std::max(1, o.world_size)));
     OCC_RETURN_IF_ERROR(db.Exec(

@@ -1,10 +1,12 @@
-// The share of wall time that achieved-occupancy measurement may take (OCCTRACE_SAMPLE_BUDGET),
-// one rule for both ways of measuring:
-//  - kernel replay (`sample`, achieved_policy.h) charges the time launches spent being profiled;
-//  - PM sampling (`pm`, pm_collector.h) charges the time sampling was on. Each sample costs
-//    CPU on occtrace's threads (CUPTI decodes it for 12-16 us), so at 20 us a collector that
-//    never rests keeps most of a core busy: 136-158 ms of CPU per ResNet-50 step in turns, and
-//    4-7 ms within this bound (H100, 2026-11-28, bench/results/2026-11-28-pm-budget).
+// The share of elapsed time that achieved-occupancy measurement may take (OCCTRACE_SAMPLE_BUDGET),
+// one rule for both ways of measuring, each with its own clock for "elapsed":
+//  - kernel replay (`sample`, achieved_policy.h) charges the time launches spent being profiled,
+//    against wall time;
+//  - PM sampling (`pm`, pm_sampling_policy.h) charges the time sampling was on, against GPU-busy
+//    time (the union of kernel times), so that a start spent compiling or loading data, with
+//    the GPU idle, earns no sampling and spends none. Each sample costs CPU on occtrace's
+//    threads (CUPTI decodes it for 19-24 us, H200 2026-11-29), so at 20 us a collector that never
+//    rests keeps a core busy.
 //
 // Measurement may go on while   spent <= free + fraction x elapsed.
 // `free` lets a short program be measured whole before the share applies. Once measurement has
@@ -25,7 +27,7 @@ class WallTimeBudget {
       : fraction_(fraction), resume_ns_(resume_ns), free_ns_(free_ns) {}
 
   // Whether measuring may go on (or start again) having spent `spent_ns` of the `elapsed_ns`
-  // since wall time began counting. Counts a pause each time the answer turns to no.
+  // since its clock began counting. Counts a pause each time the answer turns to no.
   bool Allows(int64_t spent_ns, int64_t elapsed_ns) {
     const double reserve = paused_ ? static_cast<double>(resume_ns_) : 0.0;
     const double allowed = static_cast<double>(free_ns_) + fraction_ * static_cast<double>(elapsed_ns);

@@ -83,11 +83,12 @@ TraceSession::TraceSession(const SessionOptions& options, SessionHooks hooks)
 }
 
 std::unique_ptr<TraceSession> TraceSession::Start(const SessionOptions& options, SessionHooks hooks) {
-  RegisterForkHandler();
+  RegisterForkHandler(&TraceSession::OnForkChild);
 
   std::unique_ptr<TraceSession> session(new TraceSession(options, std::move(hooks)));
   if (!session->writer_->Open(options.path)) return nullptr;
   session->writer_->SetTritonCacheRoots(options.triton_cache_roots);
+  if (options.pm_samples) session->writer_->StartPmJoin(options.pm_join);
   const PatternContext process = CurrentProcessContext();
   TraceWriter& w = *session->writer_;
   w.SetMeta("occtrace_version", OCC_VERSION);
@@ -135,6 +136,10 @@ std::unique_ptr<TraceSession> TraceSession::Start(const SessionOptions& options,
   session->writer_thread_id_ = session->writer_thread_->get_id();
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   return session;
+}
+
+void TraceSession::InstallSignalHandlers() {
+  if (options_.handle_signals) InstallTerminationHandlers(owner_pid_, wake_fd_);
 }
 
 TraceSession::~TraceSession() {
@@ -269,11 +274,7 @@ std::vector<std::pair<std::string, std::string>> TraceSession::ClosingMeta(
   rows.emplace_back("config_count", std::to_string(stats.configs));
   rows.emplace_back("achieved_count", std::to_string(stats.achieved));
   if (options_.pm_samples) {
-    rows.emplace_back("pm_samples", std::to_string(stats.pm_samples));
-    rows.emplace_back("pm_samples_idle", std::to_string(stats.pm_samples_idle));
-    rows.emplace_back("pm_evaluate_errors", std::to_string(stats.pm_evaluate_errors));
-    rows.emplace_back("pm_samples_lost_write_error", std::to_string(stats.pm_samples_lost));
-    rows.emplace_back("pm_writer_ms", std::to_string(stats.pm_writer_ns / 1'000'000));
+    for (auto& row : writer_->PmMeta()) rows.push_back(std::move(row));
   }
   rows.emplace_back("dropped_records", std::to_string(dropped_records_.load() + stats.records_lost));
   rows.emplace_back("records_lost_write_error", std::to_string(stats.records_lost));
@@ -327,6 +328,12 @@ void TraceSession::PrintSummary(const WriterStats& stats, bool ok, bool meta_wri
 }
 
 void TraceSession::CloseWriter(const std::string& status) {
+  if (options_.pm_samples) {
+    // After the final forced flush every kernel record is in (not so in light tracing, whose
+    // records come only in windows): the last images are judged with all of them.
+    if (!options_.light) writer_->PmRecordsThrough(UINT64_MAX);
+    JudgePmImages(true);
+  }
   std::vector<std::pair<std::string, std::string>> hook_rows;
   if (hooks_.final_meta) hook_rows = hooks_.final_meta();
   bool ok = false;

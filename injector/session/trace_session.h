@@ -105,9 +105,11 @@ struct SessionOptions {
   int max_record_age_ms = 500;
   // Where Triton's compile metadata is looked for (triton_cache.h); empty = none.
   std::vector<std::string> triton_cache_roots;
-  // OCCTRACE_ACHIEVED=pm: PM-sample images come (SubmitPmImage), and the writer's counts of
-  // their samples go into OCC_META at every commit (pm_samples, pm_samples_idle).
+  // OCCTRACE_ACHIEVED=pm: PM-sample images come (SubmitPmImage), wait in the writer for the
+  // kernel records of their time (pm_sample_join.h: `pm_join` sets it up), and the writer's
+  // counts of their samples go into OCC_META at every commit (pm_samples, pm_samples_idle...).
   bool pm_samples = false;
+  PmJoinSettings pm_join;
   // OCCTRACE_DEBUG_FLUSH: one stderr line per writer tick (flush kinds, durations, buffers).
   bool debug_flush = false;
   // OCCTRACE_MODE=light: launches from launch callbacks (launch_calls.h), kernel records only
@@ -136,9 +138,16 @@ struct SessionHooks {
   // Light tracing with CUPTI detached between windows: on the writer thread, each launch's
   // driver context and stream ids turned into CUPTI's before it is written (id_translation.h).
   std::function<void(LaunchCall* call)> translate_launch_ids;
-  // PM sampling: on the writer thread, once, after it evaluated its first PM image (by then
+  // PM sampling: on the writer thread, once, after it evaluated its first PM samples (by then
   // CUPTI has created its evaluation state; pm_collector.h says why that matters at exit).
   std::function<void()> first_pm_image_written;
+  // PM sampling: CUPTI's timestamp now (cuptiGetTimestamp), the clock of kernel records and PM
+  // samples. Taken just before the writer's flushes, to tell the writer how far kernel records
+  // are complete (pm_sample_join.h, "caught up"). Writer thread, no lock held.
+  std::function<uint64_t()> cupti_timestamp;
+  // PM sampling: on the writer thread, with no lock of the session held, each time what the
+  // kernel timeline says about GPU work changed (the collector's PmCollector::NoteWork).
+  std::function<void(const PmWorkReport&)> pm_work;
 };
 
 class TraceSession {
@@ -187,8 +196,9 @@ class TraceSession {
     kDetach,          // writer thread, forced: a timing window ended and CUPTI is to detach
   };
   // The only way occtrace calls the flush hook (see "Threads and locks" above). Never call it
-  // from a buffer callback or with mutex_ held.
-  void FlushActivity(FlushKind kind);
+  // from a buffer callback or with mutex_ held. False when a periodic flush was skipped (another
+  // flush was in progress).
+  bool FlushActivity(FlushKind kind);
 
   // Installs the SIGINT/SIGTERM/SIGHUP handlers for this TraceSession (one per process).
   void InstallSignalHandlers();
@@ -205,9 +215,9 @@ class TraceSession {
   WriterStats final_stats() const;
   uint64_t dropped_records() const { return dropped_records_.load(); }
 
-  // pthread_atfork child hook: if the parent had a live session, marks this process as a
-  // forked child in which every session call is a no-op.
-  static void OnForkChild();
+  // Called by the pthread_atfork child hook (trace_session_signals.h) when the parent had a
+  // live session: marks this process as a forked child in which every session call is a no-op.
+  static void OnForkChild() { forked_child_.store(true); }
   // Inline: checked first by every CUPTI callback and buffer callback.
   static bool InForkedChild() { return forked_child_.load(); }
 
@@ -240,6 +250,9 @@ class TraceSession {
   }
   void WriterLoop();
   void ProcessItems(std::deque<Item>* items);
+  // PM sampling, after each batch of items: the writer judges the images that are due, and the
+  // collector hears what changed (hooks_.pm_work). `all`: at the end, every image.
+  void JudgePmImages(bool all);
   // Light tracing, writer thread: opens or closes a timing window as the schedule says;
   // returns when it next needs a wake-up (steady-clock ns).
   int64_t UpdateKernelWindows();

@@ -92,12 +92,12 @@ void TraceSession::CompleteBuffer(uint8_t* buffer, size_t valid_size, size_t cup
   if (!OnWriterThread()) Wake();
 }
 
-void TraceSession::FlushActivity(FlushKind kind) {
-  if (InForkedChild() || getpid() != owner_pid_ || !hooks_.flush_activity) return;
+bool TraceSession::FlushActivity(FlushKind kind) {
+  if (InForkedChild() || getpid() != owner_pid_ || !hooks_.flush_activity) return false;
   const bool forced = kind != FlushKind::kPeriodic;
   std::unique_lock lock(flush_mutex_, std::defer_lock);
   if (kind == FlushKind::kPeriodic || kind == FlushKind::kStale) {
-    if (!lock.try_lock()) return;
+    if (!lock.try_lock()) return false;
   } else if (!lock.try_lock_for(std::chrono::milliseconds(options_.flush_lock_wait_ms))) {
     // The flush in progress did not end: flush anyway rather than risk a deadlock (see the
     // header). Not expected; counted and said once.
@@ -107,6 +107,7 @@ void TraceSession::FlushActivity(FlushKind kind) {
     }
   }
   hooks_.flush_activity(forced);
+  return true;
 }
 
 void TraceSession::FlushOnWriter() {
@@ -118,8 +119,14 @@ void TraceSession::FlushOnWriter() {
     }
     ProcessItems(&items);
   };
+  // PM sampling: how far kernel records are complete (pm_sample_join.h, "caught up"): up to
+  // just before a flush after which CUPTI held no buffer (each buffer it held had a record not
+  // yet complete), or a forced flush. Not in light tracing, whose kernel records come only in
+  // timing windows.
+  const bool track_records = options_.pm_samples && !options_.light && hooks_.cupti_timestamp;
   const int64_t began = MonotonicNs();
-  FlushActivity(FlushKind::kPeriodic);
+  const uint64_t plain_at = track_records ? hooks_.cupti_timestamp() : 0;
+  const bool flushed = FlushActivity(FlushKind::kPeriodic);
   drain();
   const int64_t plain_done = MonotonicNs();
   int64_t oldest_age_ns = 0;
@@ -129,14 +136,18 @@ void TraceSession::FlushOnWriter() {
     oldest_age_ns = held_buffers_.OldestAgeNs(plain_done);
     held = held_buffers_.count();
   }
+  if (flushed && held == 0 && plain_at != 0) writer_->PmRecordsThrough(plain_at);
   const bool stale = options_.max_record_age_ms > 0 &&
                      oldest_age_ns >= int64_t{options_.max_record_age_ms} * 1'000'000;
   if (stale) {
-    FlushActivity(FlushKind::kStale);
+    const uint64_t forced_at = track_records ? hooks_.cupti_timestamp() : 0;
+    const bool forced_flushed = FlushActivity(FlushKind::kStale);
     drain();
+    if (forced_flushed && forced_at != 0) writer_->PmRecordsThrough(forced_at);
     ++stale_forced_flushes_;
     writer_->SetMeta("stale_forced_flushes", std::to_string(stale_forced_flushes_));
   }
+  if (track_records) JudgePmImages(false);  // what the records just caught up with
   if (options_.debug_flush) {
     const int64_t done = MonotonicNs();
     LogLine("flush t=%.3f plain=%.2fms held=%zu oldest=%.0fms forced=%s%s launches=%" PRIu64,

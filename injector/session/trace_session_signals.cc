@@ -10,8 +10,6 @@
 #include <iterator>
 #include <mutex>
 
-#include "injector/session/trace_session.h"
-
 namespace occ::inj {
 namespace {
 
@@ -24,6 +22,7 @@ std::atomic<int> g_commit_request{0};   // a chained signal: commit now
 std::atomic<int> g_signal_wake_fd{-1};
 std::atomic<pid_t> g_signal_owner_pid{0};
 std::atomic<int> g_live_sessions{0};
+std::atomic<void (*)()> g_mark_forked_child{nullptr};  // set once, before the hook is installed
 
 int SignalIndex(int signal_number) {
   for (int i = 0; i < kNumHandledSignals; ++i) {
@@ -93,25 +92,25 @@ void OnSignal(int signal_number, siginfo_t* info, void* context) {
   errno = saved_errno;
 }
 
-void ForkChildHook() { TraceSession::OnForkChild(); }
+void ForkChildHook() {
+  if (g_live_sessions.load() > 0) g_mark_forked_child.load()();
+}
 
 }  // namespace
 
-void RegisterForkHandler() {
+void RegisterForkHandler(void (*mark_forked_child)()) {
   static std::once_flag atfork_once;
-  std::call_once(atfork_once, [] { pthread_atfork(nullptr, nullptr, ForkChildHook); });
+  std::call_once(atfork_once, [mark_forked_child] {
+    g_mark_forked_child.store(mark_forked_child);
+    pthread_atfork(nullptr, nullptr, ForkChildHook);
+  });
 }
 
 void CountLiveSession(int delta) { g_live_sessions.fetch_add(delta); }
 
-void TraceSession::OnForkChild() {
-  if (g_live_sessions.load() > 0) forked_child_.store(true);
-}
-
-void TraceSession::InstallSignalHandlers() {
-  if (!options_.handle_signals) return;
-  g_signal_owner_pid.store(owner_pid_);
-  g_signal_wake_fd.store(wake_fd_);
+void InstallTerminationHandlers(pid_t owner_pid, int wake_fd) {
+  g_signal_owner_pid.store(owner_pid);
+  g_signal_wake_fd.store(wake_fd);
   for (int i = 0; i < kNumHandledSignals; ++i) {
     struct sigaction current {};
     if (sigaction(kHandledSignals[i], nullptr, &current) != 0) continue;

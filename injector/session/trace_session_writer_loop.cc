@@ -89,11 +89,7 @@ void TraceSession::ProcessItems(std::deque<Item>* items) {
     } else if (auto* meta = std::get_if<MetaItem>(&item)) {
       writer_->SetMeta(meta->name, meta->value);
     } else if (auto* image = std::get_if<PmImage>(&item)) {
-      writer_->AddPmImage(*image);
-      if (!pm_image_written_) {
-        pm_image_written_ = true;
-        if (hooks_.first_pm_image_written) hooks_.first_pm_image_written();
-      }
+      writer_->AddPmImage(std::move(*image), SteadyNs());
     } else if (auto* module = std::get_if<ModuleItem>(&item)) {
       writer_->AddModule(module->module_id, module->image, module->library, ResolveLoader(module->loader),
                          module->loader.count > 0 ? module->loader.capture_ns : -1);
@@ -102,7 +98,18 @@ void TraceSession::ProcessItems(std::deque<Item>* items) {
     }
   }
   items->clear();
+  if (options_.pm_samples) JudgePmImages(false);
   if (writer_->failed()) active_.store(false);
+}
+
+void TraceSession::JudgePmImages(bool all) {
+  writer_->JudgePmImages(all, SteadyNs());
+  if (!pm_image_written_ && writer_->stats().pm_samples_evaluated > 0) {
+    pm_image_written_ = true;
+    if (hooks_.first_pm_image_written) hooks_.first_pm_image_written();
+  }
+  PmWorkReport report;
+  if (writer_->PmReport(&report) && hooks_.pm_work) hooks_.pm_work(report);
 }
 
 int64_t TraceSession::UpdateKernelWindows() {

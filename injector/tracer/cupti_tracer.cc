@@ -143,7 +143,7 @@ void ReportStateNotification(Tracer* tracer, CUpti_CallbackId cbid, const CUpti_
             result_text != nullptr ? result_text : std::to_string(result).c_str(), index == kLoggedNotifications ? "; further ones are only counted" : "");
     tracer->session->SetMeta(std::string("cupti_") + kind + "_" + std::to_string(index), message);
   }
-  tracer->session->SetMeta(std::string("cupti_") + kind + "_count", std::to_string(index));
+  tracer->session->SetMeta(is_error ? "cupti_error_count" : "cupti_warning_count", std::to_string(index));
 }
 
 void CUPTIAPI OnCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
@@ -372,6 +372,13 @@ SessionHooks MakeSessionHooks(Tracer* tracer, Mode mode) {
   hooks.set_kernel_records = [tracer](bool on) { return SetKernelRecords(tracer, on); };
   hooks.final_meta = [tracer] { return FinalMeta(tracer); };
   hooks.first_pm_image_written = RegisterExitHandlerAgain;  // PM sampling only
+  hooks.cupti_timestamp = [tracer]() -> uint64_t {
+    uint64_t now = 0;
+    return tracer->tracing.load() && cuptiGetTimestamp(&now) == CUPTI_SUCCESS ? now : 0;
+  };
+  hooks.pm_work = [tracer](const PmWorkReport& report) {
+    if (PmCollector* collector = tracer->pm.load()) collector->NoteWork(report);
+  };
   // Detached, launches carry the driver's ids until the writer translates them.
   if (mode == Mode::kLightDetached) {
     hooks.translate_launch_ids = [tracer](LaunchCall* call) { tracer->ids.Translate(&call->context_id, &call->stream_id); };
@@ -420,12 +427,14 @@ void CreateController(Tracer* tracer, Mode mode) {
 void CreateAchieved(Tracer* tracer, const Settings& settings) {
   try {
     if (settings.achieved.mode == AchievedMode::kPm) {
-      tracer->achieved = CreatePmCollector(
+      std::unique_ptr<PmCollector> collector = CreatePmCollector(
           settings.pm,
           [tracer](PmImage&& image) {
             if (tracer->session) tracer->session->SubmitPmImage(std::move(image));
           },
           RegisterExitHandlerAgain);
+      tracer->pm.store(collector.get());
+      tracer->achieved = std::move(collector);
     } else {
       tracer->achieved = CreateAchievedProfiler(
           settings.achieved,
@@ -436,6 +445,7 @@ void CreateAchieved(Tracer* tracer, const Settings& settings) {
     }
   } catch (const std::exception& e) {
     LogLine("achieved-occupancy profiler unavailable: %s", e.what());
+    tracer->pm.store(nullptr);
     tracer->achieved.reset();
   }
 }

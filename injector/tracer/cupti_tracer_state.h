@@ -22,12 +22,19 @@
 #include "injector/light/light_tracer.h"
 #include "injector/session/trace_session.h"
 
+namespace occ::inj {
+class PmCollector;  // pm_collector.h
+}  // namespace occ::inj
+
 namespace occ::inj::tracer_internal {
 
 struct Tracer {
   CUpti_SubscriberHandle subscriber = nullptr;
   std::unique_ptr<TraceSession> session;
   std::unique_ptr<AchievedProfiler> achieved;
+  // `achieved` when it samples PM counters: hears the writer's reports (on the writer thread,
+  // which starts before it is made).
+  std::atomic<PmCollector*> pm{nullptr};
   std::unique_ptr<LightTracer> light;  // OCCTRACE_MODE=light
   // Mode::kLightDetached (with its light tracer): CUPTI may detach between windows, and the
   // launch hook records launches meanwhile (launch_hook.h; null when it found no entry points).

@@ -470,20 +470,19 @@ std::vector<std::pair<std::string, std::string>> LaunchHook::Meta() const {
   }
   char callbacks_on_ms[32];
   std::snprintf(callbacks_on_ms, sizeof(callbacks_on_ms), "%.1f", controller_->callbacks_on_ms());
-  const std::string p = "light_hook_";
   return {
-      {p + "entry_points", std::to_string(entry_points_)},
-      {p + "pointers_rewritten", std::to_string(rewritten_total_)},
-      {p + "rescans", std::to_string(rescans_)},
-      {p + "scan_ms_total", std::to_string(static_cast<double>(scan_ns_total_) / 1e6)},
-      {p + "scan_ms_max", std::to_string(static_cast<double>(scan_ns_max_) / 1e6)},
-      {p + "objects", objects},
-      {p + "launches", std::to_string(light_->hooked_launches())},
-      {p + "launches_outside", std::to_string(light_->launches_outside_hook())},
-      {p + "fallback", policy_.fell_back() ? "1" : "0"},
-      {p + "callback_switches", std::to_string(controller_->figures().callback_switches)},
-      {p + "callbacks_on_ms", callbacks_on_ms},
-      {p + "rescans_at_s", rescans_at.empty() ? "none" : rescans_at},
+      {"light_hook_entry_points", std::to_string(entry_points_)},
+      {"light_hook_pointers_rewritten", std::to_string(rewritten_total_)},
+      {"light_hook_rescans", std::to_string(rescans_)},
+      {"light_hook_scan_ms_total", std::to_string(static_cast<double>(scan_ns_total_) / 1e6)},
+      {"light_hook_scan_ms_max", std::to_string(static_cast<double>(scan_ns_max_) / 1e6)},
+      {"light_hook_objects", objects},
+      {"light_hook_launches", std::to_string(light_->hooked_launches())},
+      {"light_hook_launches_outside", std::to_string(light_->launches_outside_hook())},
+      {"light_hook_fallback", policy_.fell_back() ? "1" : "0"},
+      {"light_hook_callback_switches", std::to_string(controller_->figures().callback_switches)},
+      {"light_hook_callbacks_on_ms", callbacks_on_ms},
+      {"light_hook_rescans_at_s", rescans_at.empty() ? "none" : rescans_at},
   };
 }
 

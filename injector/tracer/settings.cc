@@ -178,12 +178,12 @@ void ParseProfiler(const EnvLookup& env, AchievedConfig* config, std::vector<std
   }
 }
 
-// OCCTRACE_PM_INTERVAL_US (default 20 us: at 50 us, ResNet-50 training had an achieved figure
-// for 42-48 % of its GPU time, at 20 us for 88-91 %; docs/achieved.md); the others measure the
-// collector only.
+// OCCTRACE_PM_INTERVAL_US (default kDefaultPmIntervalNs, pm_device.h says why); the others
+// measure the collector only.
 PmCollectorSettings ParsePm(const EnvLookup& env, std::vector<std::string>* warnings) {
   PmCollectorSettings settings;
-  const long interval_us = IntegerSetting(env, "OCCTRACE_PM_INTERVAL_US", 20, 1, 1'000'000, warnings);
+  const long interval_us = IntegerSetting(env, "OCCTRACE_PM_INTERVAL_US", static_cast<long>(kDefaultPmIntervalNs / 1000),
+                                          1, 1'000'000, warnings);
   settings.device.interval_ns = static_cast<uint64_t>(interval_us) * 1000;
   // Room for two decode periods of samples per image (about 14 KB each on an H100): a decode
   // that falls late still fits one image, and an image full of samples (COUNTER_DATA_FULL) is
@@ -198,6 +198,22 @@ PmCollectorSettings ParsePm(const EnvLookup& env, std::vector<std::string>* warn
       env, "OCCTRACE_PM_BUFFER_MB", static_cast<long>(settings.device.hardware_buffer_bytes >> 20), 1, 4096, warnings)) << 20;
   settings.device.occupancy_only = SwitchSetting(env, "OCCTRACE_PM_NO_DRAM", false, warnings);
   return settings;
+}
+
+// PM sampling follows kernel records (pm_sampling_policy.h, pm_sample_join.h), which reach the
+// writer up to the record age + one flush period late (trace_session.h); the new-code window
+// and the running window must outlast that, or sampling would stop between two batches of
+// records. Without a record age (0: never forced) records come when a buffer completes, and 2 s
+// stands in. The writer holds at most half the collector's images waiting for records, so that
+// the decode thread always finds one.
+void FollowRecordLag(Settings* settings) {
+  const SessionOptions& session = settings->session;
+  const int64_t age_ms = session.max_record_age_ms > 0 ? session.max_record_age_ms : 2000;
+  const int64_t lag_ns = (age_ms + session.flush_period_ms + 250) * 1'000'000;
+  settings->pm.policy.new_code_ns = lag_ns;
+  settings->session.pm_join.running_window_ns = lag_ns;
+  settings->session.pm_join.interval_ns = settings->pm.device.interval_ns;
+  settings->session.pm_join.max_held_images = std::max<size_t>(1, settings->pm.max_images / 2);
 }
 
 }  // namespace
@@ -253,8 +269,9 @@ Settings ParseSettings(const std::map<std::string, std::string>& variables, std:
     settings.achieved.mode = AchievedMode::kOff;
   }
   settings.pm = ParsePm(env, warnings);
-  // One share of wall time for measurement, however it is measured (time_budget.h).
-  settings.pm.budget_fraction = settings.achieved.budget_fraction;
+  // One share for measurement, however it is measured (time_budget.h).
+  settings.pm.policy.budget_fraction = settings.achieved.budget_fraction;
+  FollowRecordLag(&settings);
   settings.triton_metadata = SwitchSetting(env, "OCCTRACE_TRITON_METADATA", true, warnings);
   settings.watch_subscribers = SwitchSetting(env, "OCCTRACE_WATCH_SUBSCRIBERS", true, warnings);
   settings.session.pm_samples = settings.achieved.mode == AchievedMode::kPm;

@@ -18,7 +18,7 @@
 
 #include "injector/achieved/achieved_policy.h"
 #include "injector/session/output_path.h"
-#include "injector/achieved/pm/pm_collector.h"
+#include "injector/achieved/pm/pm_settings.h"
 #include "injector/session/trace_session.h"
 
 namespace occ::inj {

@@ -8,14 +8,24 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <string_view>
 
 #include "injector/common/errors.h"
 #include "injector/writer/kernel_names.h"
 #include "kInjectorTraceSchemaSql.h"
+#include "schema/meta_keys.h"
 
 namespace occ::inj {
 namespace {
+
+// UndeclaredMetaKeysWritten's list. Taken only for an undeclared key, which a correct build
+// never writes.
+std::mutex g_undeclared_mutex;
+std::vector<std::string>& UndeclaredMetaKeys() {
+  static auto* keys = new std::vector<std::string>;  // never destroyed: writers may run at exit
+  return *keys;
+}
 
 constexpr char kUpsertMetaSql[] =
     "INSERT INTO OCC_META(name,value) VALUES(?,?) "
@@ -288,6 +298,7 @@ void TraceWriter::AddKernel(const ActivityKernel& kernel) {
   }
   const int64_t config_id = InternConfig(key);
   if (failed_) return;  // counted as lost by Fail()
+  if (pm_join_) pm_join_->AddKernel(kernel.deviceId, kernel.start, kernel.end, config_id);
   // start = end = 0: the range profiler replayed this launch and CUPTI has no timestamps.
   // start set but no end (end 0 or before start): a forced flush handed the record back while
   // the kernel still ran, and CUPTI never sends it again. Both keep the launch with duration 0;
@@ -464,56 +475,114 @@ void TraceWriter::AddAchieved(const AchievedSample& sample) {
   if (!OCC_SQL_OK(s.Run())) Fail();
 }
 
-void TraceWriter::AddPmImage(const PmImage& image) {
+void TraceWriter::StartPmJoin(const PmJoinSettings& settings) { pm_join_.emplace(settings); }
+
+void TraceWriter::AddPmImage(PmImage&& image, int64_t now_ns) {
   if (failed_) {
     stats_.pm_samples_lost += image.spans.size();
     return;
   }
-  if (!image.evaluator) return;
+  if (!pm_join_) pm_join_.emplace();
+  pm_join_->AddImage(std::move(image), now_ns);
+}
+
+void TraceWriter::PmRecordsThrough(uint64_t cupti_ns) {
+  if (pm_join_) pm_join_->RecordsThrough(cupti_ns);
+}
+
+bool TraceWriter::PmReport(PmWorkReport* report) { return pm_join_ && pm_join_->Report(report); }
+
+void TraceWriter::JudgePmImages(bool all, int64_t now_ns) {
+  if (!pm_join_) return;
   const auto began = std::chrono::steady_clock::now();
-  struct Timer {  // the writer thread's time on PM samples: evaluation and inserts
-    std::chrono::steady_clock::time_point began;
-    uint64_t* total;
-    ~Timer() {
-      *total += static_cast<uint64_t>(
-          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - began).count());
+  PmSampleJoin::Judged judged;
+  while (pm_join_->NextJudged(all, now_ns, &judged)) {
+    if (failed_) {
+      stats_.pm_samples_lost += judged.evaluate.size();  // the join counted the others
+    } else {
+      StorePmSamples(judged);
     }
-  } timer{began, &stats_.pm_writer_ns};
+    judged = PmSampleJoin::Judged{};  // the image's pool slot goes back now
+  }
+  pm_join_->Trim();
+  stats_.pm_writer_ns += static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - began).count());
+}
+
+void TraceWriter::StorePmSamples(const PmSampleJoin::Judged& judged) {
+  const PmImage& image = judged.image;
+  const size_t count = judged.evaluate.size();
+  if (count == 0) return;
+  std::vector<PmValues> values;
+  std::vector<uint8_t> failed;
+  std::string error;
+  if (image.evaluator) {
+    image.evaluator->Evaluate(image.counter_data, judged.evaluate, &values, &failed, &error);
+  } else {
+    values.assign(count, PmValues{});
+    failed.assign(count, 1);
+    error = "the image came without an evaluator";
+  }
+  stats_.pm_samples_evaluated += count;
+  std::vector<uint8_t> stored(count, 0);
   sql::Stmt& s = insert_pm_sample_;
-  for (size_t i = 0; i < image.spans.size(); ++i) {
-    PmValues values;
-    std::string error;
-    if (!image.evaluator->Evaluate(image.counter_data, i, &values, &error)) {
+  for (size_t k = 0; k < count; ++k) {
+    if (failed[k] != 0) {
       if (stats_.pm_evaluate_errors++ == 0) LogLine("PM sample not evaluated: %s (further ones are only counted)", error.c_str());
       continue;
     }
     // No SM was active during the sample: nothing ran, nothing to attribute.
-    if (!(values.sm_cycles_active > 0)) {
+    if (!(values[k].sm_cycles_active > 0)) {
       ++stats_.pm_samples_idle;
       continue;
     }
+    const PmImage::Span& span = image.spans[judged.evaluate[k]];
     Bind(s, 1, image.device_id);
-    Bind(s, 2, static_cast<int64_t>(image.spans[i].start_ns));
-    Bind(s, 3, static_cast<int64_t>(image.spans[i].end_ns));
-    BindDouble(s, 4, values.sm_cycles_active);
-    BindDouble(s, 5, values.warps_active);
-    if (values.dram_throughput_pct < 0) BindNull(s, 6); else BindDouble(s, 6, values.dram_throughput_pct);
+    Bind(s, 2, static_cast<int64_t>(span.start_ns));
+    Bind(s, 3, static_cast<int64_t>(span.end_ns));
+    BindDouble(s, 4, values[k].sm_cycles_active);
+    BindDouble(s, 5, values[k].warps_active);
+    if (values[k].dram_throughput_pct < 0) BindNull(s, 6); else BindDouble(s, 6, values[k].dram_throughput_pct);
     ++stats_.pm_samples;
     ++uncommitted_pm_samples_;
     if (!OCC_SQL_OK(s.Run())) {
       Fail();
-      stats_.pm_samples_lost += image.spans.size() - i - 1;
+      stats_.pm_samples_lost += count - k - 1;
       return;
     }
+    stored[k] = 1;
   }
+  pm_join_->Credit(judged, stored);
+}
+
+std::vector<std::pair<std::string, std::string>> TraceWriter::PmMeta() const {
+  const PmJoinCounts join = pm_join_ ? pm_join_->counts() : PmJoinCounts{};
+  std::vector<std::pair<std::string, std::string>> rows = {
+      {"pm_samples", std::to_string(stats_.pm_samples)},
+      {"pm_samples_idle", std::to_string(stats_.pm_samples_idle + join.idle)},
+      {"pm_samples_idle_unevaluated", std::to_string(join.idle)},
+      {"pm_samples_evaluated", std::to_string(stats_.pm_samples_evaluated)},
+      {"pm_samples_ahead_of_records", std::to_string(join.ahead_of_records)},
+      {"pm_evaluate_errors", std::to_string(stats_.pm_evaluate_errors)},
+      {"pm_samples_rejected_long", std::to_string(join.rejected_long)},
+      {"pm_samples_lost_idle", std::to_string(join.lost_idle)},
+      {"pm_samples_lost_busy", std::to_string(join.lost_busy)},
+      {"pm_samples_lost_write_error", std::to_string(stats_.pm_samples_lost)},
+      {"pm_samples_waiting", std::to_string(pm_join_ ? pm_join_->waiting_samples() : 0)},
+      {"pm_late_kernel_records", std::to_string(join.late_kernel_records)},
+      {"pm_images_judged", std::to_string(join.images_judged)},
+      {"pm_images_judged_caught_up", std::to_string(join.images_judged_caught_up)},
+      {"pm_images_held_max", std::to_string(join.most_images_held)},
+      {"pm_writer_ms", std::to_string(stats_.pm_writer_ns / 1'000'000)},
+  };
+  if (pm_join_) {
+    for (auto& row : pm_join_->CoverageMeta()) rows.push_back(std::move(row));
+  }
+  return rows;
 }
 
 void TraceWriter::WritePmMeta() {
-  SetMeta("pm_samples", std::to_string(stats_.pm_samples));
-  SetMeta("pm_samples_idle", std::to_string(stats_.pm_samples_idle));
-  SetMeta("pm_evaluate_errors", std::to_string(stats_.pm_evaluate_errors));
-  SetMeta("pm_samples_lost_write_error", std::to_string(stats_.pm_samples_lost));
-  SetMeta("pm_writer_ms", std::to_string(stats_.pm_writer_ns / 1'000'000));
+  for (const auto& [name, value] : PmMeta()) SetMeta(name, value);
 }
 
 void TraceWriter::SetTritonCacheRoots(std::vector<std::string> roots) {
@@ -666,7 +735,20 @@ void TraceWriter::AddTritonSource(int64_t name_id, const std::string& name, cons
   ++stats_.triton_sources;
 }
 
+void CheckMetaKey(std::string_view name) {
+  if (meta::IsDeclared(name, meta::kInjector)) return;
+  std::lock_guard lock(g_undeclared_mutex);
+  std::vector<std::string>& keys = UndeclaredMetaKeys();
+  if (std::find(keys.begin(), keys.end(), name) == keys.end()) keys.emplace_back(name);
+}
+
+std::vector<std::string> UndeclaredMetaKeysWritten() {
+  std::lock_guard lock(g_undeclared_mutex);
+  return UndeclaredMetaKeys();
+}
+
 void TraceWriter::SetMeta(std::string_view name, std::string_view value) {
+  CheckMetaKey(name);
   if (failed_) return;
   BindText(upsert_meta_, 1, name);
   BindText(upsert_meta_, 2, value);
@@ -732,6 +814,7 @@ bool TraceWriter::Close() {
 }
 
 bool TraceWriter::WriteMetaAfterFailure(const std::vector<std::pair<std::string, std::string>>& rows) {
+  for (const auto& row : rows) CheckMetaKey(row.first);
   Close();
   if (path_.empty()) return false;
   // Not through errors.h: failing here is the expected outcome when the cause persists (it

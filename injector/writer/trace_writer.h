@@ -25,6 +25,7 @@
 #include "injector/writer/cubin_parser.h"
 #include "injector/light/launch_calls.h"
 #include "injector/achieved/pm_samples.h"
+#include "injector/writer/pm_sample_join.h"
 #include "injector/writer/triton_cache.h"
 #include "sqlite/sqlite_db.h"
 
@@ -81,14 +82,16 @@ struct WriterStats {
   uint64_t timed_unmatched = 0;
   uint64_t timed_dropped_at_switch = 0;  // running when records were switched off (KernelRecordsStoppedAt)
   uint64_t unknown_graph_launches = 0;
-  // PM sampling (AddPmImage): OCC_PM_SAMPLE rows (after a write error: the committed ones),
-  // samples dropped because no SM was active, samples whose evaluation failed, samples lost to
-  // a write error.
+  // PM sampling (AddPmImage, JudgePmImages): OCC_PM_SAMPLE rows (after a write error: the
+  // committed ones), samples evaluated, evaluated samples in which no SM was active (not
+  // stored; the join counts the idle ones it did not evaluate: PmJoinCounts), samples whose
+  // evaluation failed, samples lost to a write error.
   uint64_t pm_samples = 0;
+  uint64_t pm_samples_evaluated = 0;
   uint64_t pm_samples_idle = 0;
   uint64_t pm_evaluate_errors = 0;
   uint64_t pm_samples_lost = 0;
-  uint64_t pm_writer_ns = 0;  // writer-thread time in AddPmImage (evaluation + inserts)
+  uint64_t pm_writer_ns = 0;  // writer-thread time judging, evaluating and storing PM samples
 };
 
 class TraceWriter {
@@ -110,11 +113,21 @@ class TraceWriter {
   void AddContext(const ActivityContext& context);
   void AddDeviceExtras(const DeviceExtras& extras);
   void AddAchieved(const AchievedSample& sample);
-  // PM sampling: evaluates every sample of the image (PmEvaluator) and stores one OCC_PM_SAMPLE
-  // row per sample in which an SM was active; idle ones are only counted.
-  void AddPmImage(const PmImage& image);
-  // OCC_META pm_samples, pm_samples_idle, pm_evaluate_errors, pm_samples_lost_write_error,
-  // pm_writer_ms.
+  // PM sampling (pm_sample_join.h). StartPmJoin: kernel records feed the join from now on
+  // (before the first image: the sampling policy needs them to know what wants samples).
+  // AddPmImage: the image waits in the join for the kernel records of its time;
+  // JudgePmImages(all, now_ns) evaluates the due ones (one CUPTI lock hold per image) and
+  // stores one OCC_PM_SAMPLE row per evaluated sample in which an SM was active, then drops the
+  // image (its pool slot goes back); `all` at the end. PmRecordsThrough: kernel records are
+  // complete up to this CUPTI time. PmReport: what the sampling policy follows; false when
+  // unchanged.
+  void StartPmJoin(const PmJoinSettings& settings);
+  void AddPmImage(PmImage&& image, int64_t now_ns = 0);
+  void JudgePmImages(bool all, int64_t now_ns);
+  void PmRecordsThrough(uint64_t cupti_ns);
+  bool PmReport(PmWorkReport* report);
+  // The writer's PM rows of OCC_META (docs/schema.md lists them); WritePmMeta sets them.
+  std::vector<std::pair<std::string, std::string>> PmMeta() const;
   void WritePmMeta();
   // A module's image (CUPTI_CBID_RESOURCE_MODULE_LOADED): one OCC_FUNCTION row per function.
   // Non-cubin or malformed images are skipped with a warning (the first few) and counted.
@@ -149,6 +162,9 @@ class TraceWriter {
     if (records_windows_.back().off_ns == UINT64_MAX) return;  // already on
     records_windows_.push_back({cupti_ns != 0 ? cupti_ns : records_windows_.back().off_ns, UINT64_MAX});
   }
+  // One OCC_META row. `name` must be declared in schema/meta_keys.h; an undeclared one is still
+  // written (a missing declaration must not lose data) but recorded for the tests
+  // (UndeclaredMetaKeysWritten).
   void SetMeta(std::string_view name, std::string_view value);
 
   // Makes everything added so far durable and visible to readers (WAL commit).
@@ -254,6 +270,8 @@ class TraceWriter {
   void AddTritonMetadata(int64_t name_id, const std::string& name, std::string_view image);
   void AddTritonSource(int64_t name_id, const std::string& name, const std::string& json_path);
   void WriteDevice(uint32_t device_id);
+  // One judged image: evaluation, rows, credits.
+  void StorePmSamples(const PmSampleJoin::Judged& judged);
 
   sql::Db db_;
   std::string path_;
@@ -295,6 +313,7 @@ class TraceWriter {
     uint64_t off_ns = UINT64_MAX;
   };
   std::vector<RecordsWindow> records_windows_{RecordsWindow{}};  // on from the start
+  std::optional<PmSampleJoin> pm_join_;  // PM sampling: made by StartPmJoin or the first image
   bool InsideOneRecordsWindow(uint64_t start, uint64_t end) const;
   std::optional<TritonCacheIndex> triton_cache_;
   // Inductor's cache: the parent of a Triton root named "triton" (Inductor keeps Triton's cache
@@ -314,6 +333,15 @@ class TraceWriter {
   size_t triton_miss_image_bytes_ = 0;
   void RetryTritonMisses();
 };
+
+// OCC_META keys written in this process (through SetMeta, WriteMetaAfterFailure or
+// CheckMetaKey) that schema/meta_keys.h does not declare for the injector, each once, in the
+// order first seen. Any thread. Empty in a correct build: the injector's test executables fail
+// when it is not (tests/injector/meta_keys_checked.cc).
+std::vector<std::string> UndeclaredMetaKeysWritten();
+// The check SetMeta makes, for rows that reach no writer in a test (an achieved profiler's
+// SessionMeta): records `name` when schema/meta_keys.h does not declare it for the injector.
+void CheckMetaKey(std::string_view name);
 
 // OCC_META.schema_version of schema/trace_schema.sql (its header comment says the same).
 inline constexpr std::string_view kTraceSchemaVersion = "1";

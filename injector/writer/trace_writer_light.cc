@@ -184,6 +184,7 @@ bool TraceWriter::AddTimedLaunch(const ActivityKernel& kernel) {
   }
   const int64_t config_id = light->id;
   ++light->timed;
+  if (pm_join_) pm_join_->AddKernel(kernel.deviceId, kernel.start, kernel.end, config_id);
   if (exact && !light->record_facts_filled) {
     light->record_facts_filled = true;
     const KernelConfigKey record = MakeKernelConfigKey(kernel);

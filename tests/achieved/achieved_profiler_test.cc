@@ -23,6 +23,7 @@
 
 #include "injector/achieved/achieved.h"
 #include "injector/achieved/achieved_launch.h"
+#include "injector/writer/trace_writer.h"
 #include "tests/achieved/fake_device.h"
 
 namespace occ::inj {
@@ -110,7 +111,10 @@ struct Rig {
 
   std::map<std::string, std::string> Meta() const {
     std::map<std::string, std::string> meta;
-    for (auto& [name, value] : profiler->SessionMeta()) meta[name] = value;
+    for (auto& [name, value] : profiler->SessionMeta()) {
+      CheckMetaKey(name);  // declared in schema/meta_keys.h (tests/injector/meta_keys_checked.cc)
+      meta[name] = value;
+    }
     return meta;
   }
   std::vector<AchievedSample> Samples() {

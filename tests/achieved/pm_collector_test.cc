@@ -4,6 +4,7 @@
 // fixed count per decode, can report an overflow, refuse permission or fail a call, and records
 // the order of what the collector asked of it.
 #include "injector/achieved/pm/pm_collector.h"
+#include "injector/writer/trace_writer.h"
 
 #include <gtest/gtest.h>
 
@@ -33,6 +34,11 @@ struct FakePmState {
   int decodes = 0;
   int opens = 0;
   uint64_t next_time = 1000;
+  // Set: samples follow this stand-in GPU clock instead (one per interval while started, as the
+  // GPU-time trigger takes them), and an overflow loses all but the first of its decode's samples.
+  std::function<int64_t()> clock;
+  int64_t interval_ns = 0;
+  uint64_t samples_lost_to_overflow = 0;
 
   void Log(const std::string& call) {
     std::lock_guard lock(mutex);
@@ -50,7 +56,11 @@ struct FakePmState {
 
 class FakeEvaluator final : public PmEvaluator {
  public:
-  bool Evaluate(const std::vector<uint8_t>&, size_t, PmValues*, std::string*) override { return true; }
+  void Evaluate(const std::vector<uint8_t>&, const std::vector<uint32_t>& samples, std::vector<PmValues>* values,
+                std::vector<uint8_t>* failed, std::string*) override {
+    values->assign(samples.size(), PmValues{});
+    failed->assign(samples.size(), 0);
+  }
 };
 
 class FakeSampler final : public PmDeviceSampler {
@@ -63,10 +73,19 @@ class FakeSampler final : public PmDeviceSampler {
       *error = ProfilerError{"cuptiPmSamplingStart", CUPTI_ERROR_UNKNOWN, ""};
       return false;
     }
+    if (state_->clock) {
+      started_ = true;
+      next_sample_ = state_->clock();
+    }
     return true;
   }
   bool Stop(ProfilerError*) override {
     state_->Log("stop " + std::to_string(device_));
+    std::lock_guard lock(state_->mutex);
+    if (state_->clock && started_) {
+      started_ = false;
+      stopped_at_ = state_->clock();
+    }
     return true;
   }
   bool NewImage(std::vector<uint8_t>* image, ProfilerError*) override {
@@ -80,12 +99,29 @@ class FakeSampler final : public PmDeviceSampler {
     *result = PmDecodeResult{};
     std::lock_guard lock(state_->mutex);
     (*image)[0] = 1;  // "decoded into"
-    for (size_t i = 0; i < state_->samples_per_decode; ++i) {
-      spans->push_back({state_->next_time, state_->next_time + 50});
-      state_->next_time += 50;
+    const int decode = state_->decodes++;
+    result->overflow = decode == state_->overflow_at_decode;
+    if (state_->clock) {
+      const int64_t until = started_ ? state_->clock() : stopped_at_;
+      for (; next_sample_ + state_->interval_ns <= until; next_sample_ += state_->interval_ns) {
+        spans->push_back({static_cast<uint64_t>(next_sample_), static_cast<uint64_t>(next_sample_ + state_->interval_ns)});
+      }
+      // The first decode from overflow_at_decode on with many samples (the hardware buffer
+      // filled up): all but the first are lost.
+      result->overflow = state_->overflow_at_decode >= 0 && decode >= state_->overflow_at_decode &&
+                         state_->samples_lost_to_overflow == 0 && spans->size() >= 8;
+      if (result->overflow) {
+        const size_t kept = 1;
+        state_->samples_lost_to_overflow += spans->size() - kept;
+        spans->resize(kept);
+      }
+    } else {
+      for (size_t i = 0; i < state_->samples_per_decode; ++i) {
+        spans->push_back({state_->next_time, state_->next_time + 50});
+        state_->next_time += 50;
+      }
     }
     result->completed_samples = spans->size();
-    result->overflow = state_->decodes++ == state_->overflow_at_decode;
     return true;
   }
   void Disable() override {
@@ -101,6 +137,9 @@ class FakeSampler final : public PmDeviceSampler {
   uint32_t device_;
   bool disabled_ = false;
   int starts_ = 0;
+  bool started_ = false;
+  int64_t next_sample_ = 0;
+  int64_t stopped_at_ = 0;
   std::shared_ptr<PmEvaluator> evaluator_ = std::make_shared<FakeEvaluator>();
   std::vector<const char*> metrics_ = {kPmCyclesActiveMetric, kPmWarpsActiveMetric};
   std::string chip_ = "GH100";
@@ -140,13 +179,19 @@ struct Received {
   std::condition_variable changed;
   std::vector<PmImage> images;
   bool hold = true;  // keep the images (as a writer that has not got to them yet)
-  size_t samples = 0;
+  size_t samples = 0;          // in images with counter data
+  size_t dropped_samples = 0;  // spans only: no image was free for them
 
   PmCollector::Sink sink() {
     return [this](PmImage&& image) {
       std::lock_guard lock(mutex);
-      samples += image.spans.size();
-      if (hold) images.push_back(std::move(image));
+      if (image.dropped) {
+        EXPECT_TRUE(image.counter_data.empty());
+        dropped_samples += image.spans.size();
+      } else {
+        samples += image.spans.size();
+        if (hold) images.push_back(std::move(image));
+      }
       changed.notify_all();
     };
   }
@@ -163,48 +208,89 @@ PmCollectorSettings FastSettings() {
   return settings;
 }
 
+// Every row's key goes through the writer's check (declared in schema/meta_keys.h;
+// tests/injector/meta_keys_checked.cc fails the run otherwise).
 std::string MetaValue(const std::vector<std::pair<std::string, std::string>>& meta, const std::string& name) {
+  std::string found = "<absent>";
   for (const auto& [key, value] : meta) {
-    if (key == name) return value;
+    CheckMetaKey(key);
+    if (key == name) found = value;
   }
-  return "<absent>";
+  return found;
 }
 
-// A budget that a fast decode loop spends at once: 20 % of wall time, nothing free, 5 ms windows.
+// A budget that a fast decode loop spends at once: 20 % of GPU-busy time, nothing free, 5 ms
+// windows.
 PmCollectorSettings BudgetedSettings() {
   PmCollectorSettings settings = FastSettings();
-  settings.budget_fraction = 0.2;
-  settings.free_ns = 0;
-  settings.window_ns = 5'000'000;
+  settings.policy.budget_fraction = 0.2;
+  settings.policy.free_ns = 0;
+  settings.policy.window_ns = 5'000'000;
   return settings;
 }
 
 // A collector over a fresh stand-in, its sink passing the images straight back (a writer that
 // keeps up).
 struct Rig {
-  explicit Rig(const PmCollectorSettings& settings, std::function<void(FakePmState&)> prepare = {})
+  explicit Rig(const PmCollectorSettings& settings, std::function<void(FakePmState&)> prepare = {},
+               PmCollector::Clock clock = {})
       : state(std::make_shared<FakePmState>()) {
     if (prepare) prepare(*state);
     received.hold = false;
-    collector = std::make_unique<PmCollector>(received.sink(), std::make_unique<FakeBackend>(state), settings);
+    collector = std::make_unique<PmCollector>(received.sink(), std::make_unique<FakeBackend>(state), settings,
+                                              PmCollector::OnSampling{}, std::move(clock));
   }
   std::shared_ptr<FakePmState> state;
   Received received;
   std::unique_ptr<PmCollector> collector;
 };
 
-// Waits (up to 10 s) until the collector has paused and resumed `rounds` times.
-bool WaitForRounds(const PmCollector& collector, uint64_t rounds) {
+PmWorkReport Wanting(uint32_t wanting, int64_t busy_ns, uint32_t device = 0) {
+  PmWorkReport report;
+  report.devices.push_back({device, wanting, 0, 0, busy_ns});
+  return report;
+}
+
+// The writer's side of a GPU that works all the time on configurations that keep wanting
+// samples: reports every millisecond, GPU-busy time `busy_per_ns` x the time since it began.
+struct BusyWriter {
+  BusyWriter(PmCollector* collector, double busy_per_ns) {
+    thread = std::thread([this, collector, busy_per_ns] {
+      const auto began = std::chrono::steady_clock::now();
+      while (!stop.load()) {
+        const auto elapsed = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - began);
+        collector->NoteWork(Wanting(1, static_cast<int64_t>(busy_per_ns * static_cast<double>(elapsed.count()))));
+        std::this_thread::sleep_for(1ms);
+      }
+    });
+  }
+  ~BusyWriter() { Stop(); }
+  void Stop() {
+    stop.store(true);
+    if (thread.joinable()) thread.join();
+  }
+  std::atomic<bool> stop{false};
+  std::thread thread;
+};
+
+// Waits (up to 10 s) until `done` holds.
+bool WaitFor(const std::function<bool()>& done) {
   for (int i = 0; i < 10'000; ++i) {
-    if (collector.pauses() >= rounds && collector.resumes() >= rounds) return true;
+    if (done()) return true;
     std::this_thread::sleep_for(1ms);
   }
   return false;
 }
 
-// Samples flow from the first context on; once the process ends nothing more is called in
-// CUPTI: no decode, no Stop, no Disable (pm_collector.cc says what each did at exit on an H100).
-TEST(PmCollectorTest, SamplesFlowFromTheFirstContextAndShutdownCallsNothingInCupti) {
+// Waits (up to 10 s) until the collector has paused and resumed `rounds` times.
+bool WaitForRounds(const PmCollector& collector, uint64_t rounds) {
+  return WaitFor([&] { return collector.pauses() >= rounds && collector.resumes() >= rounds; });
+}
+
+// Set up at the first context and left armed (stopped and drained); a module load (new code
+// running) starts it and samples flow; once the process ends nothing more is called in CUPTI: no
+// decode, no Stop, no Disable (pm_collector.cc says what each did at exit on an H100).
+TEST(PmCollectorTest, ArmedAtTheFirstContextSamplesOnceNewCodeRunsAndShutdownCallsNothingInCupti) {
   auto state = std::make_shared<FakePmState>();
   Received received;
   received.hold = false;
@@ -212,24 +298,30 @@ TEST(PmCollectorTest, SamplesFlowFromTheFirstContextAndShutdownCallsNothingInCup
   EXPECT_EQ(state->Count("open 0"), 0) << "nothing is set up before a context exists";
   collector.NoteContext(Ctx(0));
   collector.NoteContext(Ctx(0));  // a second context on the same device: still one sampler
+  EXPECT_EQ(state->Calls(), (std::vector<std::string>{"open 0", "start 0", "decode 0", "stop 0", "decode 0"}));
+  std::this_thread::sleep_for(30ms);
+  EXPECT_EQ(state->Count("decode 0"), 2) << "armed: no periodic decode";
+  collector.NoteNewCode();
   ASSERT_TRUE(received.WaitForSamples(30));
   EXPECT_EQ(state->Count("open 0"), 1);
-  EXPECT_EQ(state->Count("start 0"), 1);
+  EXPECT_EQ(state->Count("start 0"), 2) << "a restart is a Start, not a new set-up";
   const size_t calls_before = state->Calls().size();
   collector.Shutdown();
   const std::vector<std::string> calls = state->Calls();
   // A decode already under way when Shutdown came may finish; nothing starts after it.
   for (size_t i = calls_before; i < calls.size(); ++i) EXPECT_EQ(calls[i].rfind("decode", 0), 0u) << calls[i];
   EXPECT_LE(calls.size(), calls_before + 1);
-  EXPECT_EQ(state->Count("stop 0"), 0);
+  EXPECT_EQ(state->Count("stop 0"), 1) << "only the set-up's";
   EXPECT_EQ(state->Count("disable 0"), 0);
   const auto meta = collector.SessionMeta();
   EXPECT_EQ(MetaValue(meta, "pm_status"), "on");
   EXPECT_EQ(MetaValue(meta, "achieved_mode"), "pm");
-  EXPECT_EQ(MetaValue(meta, "pm_interval_ns"), "50000");
+  EXPECT_EQ(MetaValue(meta, "pm_interval_ns"), "20000");
   EXPECT_EQ(MetaValue(meta, "pm_overflows"), "0");
   EXPECT_EQ(MetaValue(meta, "pm_metrics"), "sm__cycles_active.sum,sm__warps_active.sum");
   EXPECT_EQ(MetaValue(meta, "pm_samples_decoded"), std::to_string(received.samples));
+  EXPECT_EQ(MetaValue(meta, "pm_new_code_signals"), "1");
+  EXPECT_EQ(MetaValue(meta, "pm_starts"), "1");
   // After shutdown nothing new is set up.
   collector.NoteContext(Ctx(1));
   EXPECT_EQ(state->Count("open 1"), 0);
@@ -242,21 +334,23 @@ TEST(PmCollectorTest, EachDeviceGetsItsOwnSampler) {
   PmCollector collector(received.sink(), std::make_unique<FakeBackend>(state), FastSettings());
   collector.NoteContext(Ctx(0));
   collector.NoteContext(Ctx(1));
+  collector.NoteNewCode();
   ASSERT_TRUE(received.WaitForSamples(30));
+  ASSERT_TRUE(WaitFor([&] { return state->Count("start 1") == 2; }));
   collector.Shutdown();
   EXPECT_EQ(state->Count("open 0"), 1);
   EXPECT_EQ(state->Count("open 1"), 1);
-  EXPECT_EQ(state->Count("start 1"), 1);
   EXPECT_EQ(MetaValue(collector.SessionMeta(), "pm_devices_sampled"), "2");
 }
 
 TEST(PmCollectorTest, AnOverflowIsCountedAndSamplingStartsAfresh) {
   auto state = std::make_shared<FakePmState>();
-  state->overflow_at_decode = 2;
+  state->overflow_at_decode = 3;  // the second periodic decode (the set-up made two)
   Received received;
   received.hold = false;
   PmCollector collector(received.sink(), std::make_unique<FakeBackend>(state), FastSettings());
   collector.NoteContext(Ctx(0));
+  collector.NoteNewCode();
   ASSERT_TRUE(received.WaitForSamples(60));
   collector.Shutdown();
   EXPECT_EQ(collector.overflows(), 1u);
@@ -276,6 +370,7 @@ TEST(PmCollectorTest, WithoutCounterPermissionItSaysSoOnceAndTheTraceGoesOn) {
   ::testing::internal::CaptureStderr();
   collector.NoteContext(Ctx(0));
   collector.NoteContext(Ctx(1));
+  collector.NoteNewCode();
   for (int i = 0; i < 1000 && state->Count("open 1") == 0; ++i) std::this_thread::sleep_for(1ms);
   std::this_thread::sleep_for(5ms);
   const std::string err = ::testing::internal::GetCapturedStderr();
@@ -291,20 +386,24 @@ TEST(PmCollectorTest, WithoutCounterPermissionItSaysSoOnceAndTheTraceGoesOn) {
   EXPECT_EQ(state->Count("start 0"), 0);
 }
 
+// With the writer holding every image, decodes go on into the spare: the hardware buffer is
+// drained, memory stays bounded, and the lost samples' spans still reach the writer (to be
+// counted as lost idle or lost busy).
 TEST(PmCollectorTest, AWriterThatFallsBehindCostsSamplesNotMemory) {
   auto state = std::make_shared<FakePmState>();
   Received received;  // holds every image: none goes back to the pool
   PmCollectorSettings settings = FastSettings();
   PmCollector collector(received.sink(), std::make_unique<FakeBackend>(state), settings);
   collector.NoteContext(Ctx(0));
+  collector.NoteNewCode();
   for (int i = 0; i < 5000 && state->Count("decode 0") < 20; ++i) std::this_thread::sleep_for(1ms);
   collector.Shutdown();
   std::lock_guard lock(received.mutex);
   EXPECT_EQ(received.images.size(), settings.max_images) << "at most max_images in flight";
   const auto meta = collector.SessionMeta();
   EXPECT_GT(std::stoull(MetaValue(meta, "pm_samples_lost")), 0u);
-  EXPECT_EQ(std::stoull(MetaValue(meta, "pm_samples_decoded")),
-            received.samples + std::stoull(MetaValue(meta, "pm_samples_lost")));
+  EXPECT_EQ(std::stoull(MetaValue(meta, "pm_samples_lost")), received.dropped_samples);
+  EXPECT_EQ(std::stoull(MetaValue(meta, "pm_samples_decoded")), received.samples + received.dropped_samples);
 }
 
 TEST(PmCollectorTest, ImagesGoBackToThePoolWhenTheWriterIsDoneWithThem) {
@@ -312,6 +411,7 @@ TEST(PmCollectorTest, ImagesGoBackToThePoolWhenTheWriterIsDoneWithThem) {
   Received received;
   PmCollector collector(received.sink(), std::make_unique<FakeBackend>(state), FastSettings());
   collector.NoteContext(Ctx(0));
+  collector.NoteNewCode();
   ASSERT_TRUE(received.WaitForSamples(12));
   {
     std::lock_guard lock(received.mutex);
@@ -326,7 +426,8 @@ TEST(PmCollectorTest, ImagesGoBackToThePoolWhenTheWriterIsDoneWithThem) {
 
 // Set-up happens on the thread creating the context, before NoteContext returns, with a first
 // decode: by then CUPTI's teardown-at-exit state exists, and on_sampling re-registers the exit
-// handler (pm_collector.h). A second context on the device sets nothing up again.
+// handler (pm_collector.h). Nothing wants samples yet, so it is stopped and drained again
+// (armed). A second context on the device sets nothing up again.
 TEST(PmCollectorTest, SetUpIsDoneWhenTheContextCallbackReturnsThenOnSamplingIsCalled) {
   auto state = std::make_shared<FakePmState>();
   Received received;
@@ -341,8 +442,8 @@ TEST(PmCollectorTest, SetUpIsDoneWhenTheContextCallbackReturnsThenOnSamplingIsCa
   });
   collector.NoteContext(Ctx(0));
   EXPECT_EQ(on_sampling, 1);
-  EXPECT_EQ(calls_at_on_sampling, (std::vector<std::string>{"open 0", "start 0", "decode 0"}));
-  EXPECT_EQ(received.samples, 3u) << "the first decode's samples reach the sink";
+  EXPECT_EQ(calls_at_on_sampling, (std::vector<std::string>{"open 0", "start 0", "decode 0", "stop 0", "decode 0"}));
+  EXPECT_EQ(received.samples, 6u) << "both decodes' samples reach the sink";
   collector.NoteContext(Ctx(0));
   EXPECT_EQ(on_sampling, 1);
   EXPECT_EQ(state->Count("open 0"), 1);
@@ -364,21 +465,31 @@ TEST(PmCollectorTest, TheLastContextsDestructionDecodesStopsAndDisablesAndANewCo
   void* second = reinterpret_cast<void*>(0x20);  // device 0 too (FakeBackend: address / 0x1000)
   collector.NoteContext(first);
   collector.NoteContext(second);
+  collector.NoteNewCode();  // wakes the decode thread, which starts the device
+  ASSERT_TRUE(WaitFor([&] { return state->Count("start 0") == 2; }));
   collector.NoteContextDestroyed(first);
-  EXPECT_EQ(state->Count("stop 0"), 0) << "another context still lives on the device";
+  EXPECT_EQ(state->Count("stop 0"), 1) << "another context still lives on the device";
   collector.NoteContextDestroyed(second);
-  EXPECT_EQ(state->Calls(),
-            (std::vector<std::string>{"open 0", "start 0", "decode 0", "decode 0", "stop 0", "disable 0"}));
-  EXPECT_EQ(received.samples, 6u);
+  EXPECT_EQ(state->Calls(), (std::vector<std::string>{"open 0", "start 0", "decode 0", "stop 0", "decode 0", "start 0",
+                                                      "decode 0", "stop 0", "disable 0"}));
+  EXPECT_EQ(received.samples, 9u);
   EXPECT_EQ(MetaValue(collector.SessionMeta(), "pm_retirements"), "1");
   collector.NoteContextDestroyed(second);  // unknown now: nothing
   collector.NoteContext(first);
   EXPECT_EQ(state->Count("open 0"), 2);
-  EXPECT_EQ(state->Count("start 0"), 2);
   EXPECT_EQ(on_sampling, 2);
   collector.Shutdown();
-  EXPECT_EQ(state->Count("stop 0"), 1) << "exit calls nothing in CUPTI";
   EXPECT_EQ(MetaValue(collector.SessionMeta(), "pm_devices_sampled"), "1");
+}
+
+// An armed device's last context: drained when it stopped, so disabled without a decode.
+TEST(PmCollectorTest, AnArmedDevicesLastContextIsDisabledWithoutADecode) {
+  Rig rig(FastSettings());
+  rig.collector->NoteContext(Ctx(0));
+  rig.collector->NoteContextDestroyed(Ctx(0));
+  EXPECT_EQ(rig.state->Calls(),
+            (std::vector<std::string>{"open 0", "start 0", "decode 0", "stop 0", "decode 0", "disable 0"}));
+  rig.collector->Shutdown();
 }
 
 // After Shutdown (the process is ending) a context's destruction calls nothing in CUPTI: cudart
@@ -389,9 +500,11 @@ TEST(PmCollectorTest, AContextDestroyedAfterShutdownCallsNothing) {
   received.hold = false;
   PmCollector collector(received.sink(), std::make_unique<FakeBackend>(state), FastSettings());
   collector.NoteContext(Ctx(0));
+  collector.NoteNewCode();
   collector.Shutdown();
   const size_t calls = state->Calls().size();
   collector.NoteContextDestroyed(Ctx(0));
+  collector.NoteNewCode();
   EXPECT_EQ(state->Calls().size(), calls);
 }
 
@@ -405,34 +518,117 @@ TEST(PmCollectorTest, ShutdownIsIdempotentAndWorksWithoutAnyContext) {
   EXPECT_EQ(MetaValue(collector.SessionMeta(), "pm_devices"), "0");
 }
 
-// The CPU bound (pm_collector.h, time_budget.h): once sampling has had its share of wall time,
-// the device is stopped after a decode and nothing is decoded until a window fits; then it is
-// started again. The meta says how long sampling was on, of how long.
-TEST(PmCollectorTest, TheBudgetStopsSamplingAfterADecodeAndAWindowStartsItAgain) {
+// The arm/start/stop logic against a stand-in clock: a compile-heavy start (a minute with no GPU
+// work) samples nothing and spends nothing; new code starts sampling; configurations that keep
+// running without enough samples keep it on; once all are covered it stops (and drains); a new
+// configuration starts it again. Sampling time is the stand-in time between starts and stops.
+TEST(PmCollectorTest, SamplingFollowsGpuWorkOnAStandInClock) {
+  std::atomic<int64_t> now{0};
+  PmCollectorSettings settings = FastSettings();
+  settings.policy.new_code_ns = 1'000'000'000;
+  Rig rig(settings, {}, [&] { return now.load(); });
+  PmCollector& collector = *rig.collector;
+  collector.NoteContext(Ctx(0));
+  now += 60'000'000'000;  // the compile
+  std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(collector.sampled_ns(), 0);
+  EXPECT_EQ(collector.starts(), 0u);
+  collector.NoteNewCode();  // at 60 s
+  ASSERT_TRUE(WaitFor([&] { return collector.starts() == 1; }));
+  now += 500'000'000;
+  collector.NoteWork(Wanting(2, 400'000'000));  // the new code's records: two configurations want samples
+  now += 1'000'000'000;                          // the new-code window is over; they still want
+  std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(collector.stops(), 1u) << "only the set-up's stop: still sampling";
+  collector.NoteWork(Wanting(0, 1'400'000'000));  // both have enough
+  ASSERT_TRUE(WaitFor([&] { return collector.stops() == 2; }));
+  const std::vector<std::string> calls = rig.state->Calls();
+  ASSERT_GE(calls.size(), 2u);
+  EXPECT_EQ(calls[calls.size() - 2], "stop 0");
+  EXPECT_EQ(calls.back(), "decode 0") << "drained right after the stop";
+  EXPECT_EQ(collector.sampled_ns(), 1'500'000'000) << "from the start at 60 s to the stop at 61.5 s";
+  now += 10'000'000'000;  // idle: nothing sampled
+  collector.NoteWork(Wanting(1, 1'500'000'000));  // a new configuration
+  ASSERT_TRUE(WaitFor([&] { return collector.starts() == 2; }));
+  now += 250'000'000;
+  collector.Shutdown();
+  EXPECT_EQ(collector.sampled_ns(), 1'750'000'000);
+  const auto meta = collector.SessionMeta();
+  EXPECT_EQ(MetaValue(meta, "pm_sampling_ms"), "1750");
+  EXPECT_EQ(MetaValue(meta, "pm_gpu_busy_ms"), "1500");
+  EXPECT_EQ(MetaValue(meta, "pm_pauses"), "0") << "stopping for want of work is not a budget pause";
+}
+
+// The accounting adds up: decoded + undecoded = sampling time / interval, and what the stand-in
+// device lost to an overflow shows as undecoded, to within one sample per start and per stop.
+TEST(PmCollectorTest, DecodedAndUndecodedSamplesAddUpToTheSamplingTime) {
+  std::atomic<int64_t> now{0};
+  PmCollectorSettings settings = FastSettings();
+  settings.device.interval_ns = 1'000'000;       // 1 ms of stand-in time
+  settings.policy.new_code_ns = 300'000'000;     // 300 samples' worth
+  Rig rig(settings, [&](FakePmState& state) {
+    state.clock = [&] { return now.load(); };
+    state.interval_ns = 1'000'000;
+    state.overflow_at_decode = 6;
+  }, [&] { return now.load(); });
+  PmCollector& collector = *rig.collector;
+  collector.NoteContext(Ctx(0));
+  collector.NoteNewCode();
+  ASSERT_TRUE(WaitFor([&] { return collector.starts() == 1; }));
+  // The stand-in GPU clock runs 500 us per 200 us of sleep: a few samples per 1 ms decode
+  // period.
+  // Once, 20 ms at a time: the decode after it overflows.
+  for (int step = 0; collector.stops() < 2 && now.load() < 10'000'000'000; ++step) {
+    now += step == 50 ? 20'000'000 : 500'000;
+    std::this_thread::sleep_for(200us);
+  }
+  ASSERT_EQ(collector.stops(), 2u);
+  collector.Shutdown();
+  const auto meta = collector.SessionMeta();
+  const uint64_t expected = std::stoull(MetaValue(meta, "pm_samples_expected"));
+  const uint64_t decoded = std::stoull(MetaValue(meta, "pm_samples_decoded"));
+  const uint64_t undecoded = std::stoull(MetaValue(meta, "pm_samples_undecoded"));
+  ASSERT_GE(rig.state->samples_lost_to_overflow, 7u);
+  EXPECT_EQ(decoded, rig.received.samples);
+  EXPECT_EQ(decoded + undecoded, expected);
+  // The new-code window, and whatever the stand-in clock ran on before the pass that stopped it.
+  EXPECT_GE(expected, 298u);
+  const uint64_t starts = collector.starts() + std::stoull(MetaValue(meta, "pm_reopens"));
+  EXPECT_NEAR(static_cast<double>(undecoded), static_cast<double>(rig.state->samples_lost_to_overflow),
+              static_cast<double>(2 * starts));
+}
+
+// The CPU bound (pm_sampling_policy.h): once sampling has had its share of GPU-busy time, the
+// device is stopped and drained, and nothing is decoded until a window fits; then it is
+// started again. The meta says how long sampling was on.
+TEST(PmCollectorTest, TheBudgetStopsSamplingAndAWindowStartsItAgain) {
   Rig rig(BudgetedSettings());
   auto& state = rig.state;
   PmCollector& collector = *rig.collector;
   collector.NoteContext(Ctx(0));
+  BusyWriter writer(&collector, 2.0);  // allowance 0.4 x the time: pauses, then windows fit
   ASSERT_TRUE(WaitForRounds(collector, 3));
+  writer.Stop();
   collector.Shutdown();
   const std::vector<std::string> calls = state->Calls();
   bool stopped = false;
-  int stops = 0, restarts = 0;
+  int stops = 0, restarts = 0, decodes_while_stopped = 0;
   for (size_t i = 0; i < calls.size(); ++i) {
     if (calls[i] == "stop 0") {
       ASSERT_FALSE(stopped) << "stopped twice at " << i;
-      ASSERT_GT(i, 0u);
-      EXPECT_EQ(calls[i - 1], "decode 0") << "drained just before it stopped";
+      ASSERT_LT(i + 1, calls.size());
+      EXPECT_EQ(calls[i + 1], "decode 0") << "drained just after it stopped";
       stopped = true;
+      decodes_while_stopped = -1;  // the drain
       ++stops;
     } else if (calls[i] == "start 0") {
       restarts += stopped ? 1 : 0;
       stopped = false;
-    } else {
-      EXPECT_FALSE(stopped && calls[i] == "decode 0") << "decoded while paused, at " << i;
+    } else if (stopped && calls[i] == "decode 0") {
+      EXPECT_EQ(++decodes_while_stopped, 0) << "decoded while stopped, at " << i;
     }
   }
-  EXPECT_GE(stops, 3);
+  EXPECT_GE(stops, 4) << "the set-up's and three pauses";
   EXPECT_GE(restarts, 3);
   EXPECT_EQ(state->Count("open 0"), 1) << "a restart is a Start, not a new set-up";
   const auto meta = collector.SessionMeta();
@@ -444,44 +640,57 @@ TEST(PmCollectorTest, TheBudgetStopsSamplingAfterADecodeAndAWindowStartsItAgain)
   EXPECT_EQ(MetaValue(meta, "pm_status"), "on");
 }
 
-// Paused, the decode thread sleeps until a window fits instead of waking every decode period
-// (1 ms here): on a GPU that polling cost 0.5 ms of CPU per ResNet-50 step. A set-up wakes it.
-TEST(PmCollectorTest, PausedTheDecodeThreadSleepsUntilAWindowFits) {
+// Stopped, the decode thread sleeps instead of waking every decode period (1 ms here): on a GPU
+// that polling cost 0.5 ms of CPU per ResNet-50 step. A module load wakes it at once (the
+// longest sleep is 1 s).
+TEST(PmCollectorTest, StoppedTheDecodeThreadSleepsUntilASignal) {
+  Rig rig(FastSettings());
+  PmCollector& collector = *rig.collector;
+  collector.NoteContext(Ctx(0));
+  std::this_thread::sleep_for(20ms);
+  const uint64_t wakeups = collector.wakeups();
+  std::this_thread::sleep_for(300ms);
+  EXPECT_LE(collector.wakeups() - wakeups, 1u) << "woke every period while armed";
+  collector.NoteNewCode();
+  for (int i = 0; i < 300 && collector.starts() == 0; ++i) std::this_thread::sleep_for(1ms);
+  EXPECT_EQ(collector.starts(), 1u) << "the module load did not wake the decode thread";
+  collector.Shutdown();
+  EXPECT_EQ(MetaValue(collector.SessionMeta(), "pm_wakeups"), std::to_string(collector.wakeups()));
+}
+
+// Paused with no report coming (the GPU stopped working), it sleeps too.
+TEST(PmCollectorTest, PausedWithoutGpuWorkTheDecodeThreadSleeps) {
   PmCollectorSettings settings = BudgetedSettings();
-  settings.window_ns = 3'600'000'000'000;  // once paused, no window fits for an hour
+  settings.policy.window_ns = 3'600'000'000'000;  // once paused, no window fits for an hour
+  settings.policy.free_ns = 2'000'000;  // else the set-up's few microseconds spend it all
   Rig rig(settings);
   PmCollector& collector = *rig.collector;
   collector.NoteContext(Ctx(0));
-  for (int i = 0; i < 10'000 && collector.pauses() == 0; ++i) std::this_thread::sleep_for(1ms);
-  ASSERT_EQ(collector.pauses(), 1u);
-  std::this_thread::sleep_for(20ms);  // the pass that paused has chosen its wait
+  BusyWriter writer(&collector, 1.0);
+  ASSERT_TRUE(WaitFor([&] { return collector.pauses() == 1; }));
+  writer.Stop();
+  std::this_thread::sleep_for(20ms);
   const uint64_t wakeups = collector.wakeups();
   std::this_thread::sleep_for(300ms);
   EXPECT_LE(collector.wakeups() - wakeups, 1u) << "woke every period while paused";
-  // A device set up meanwhile wakes it: its next pass (one period on) decodes the new device
-  // and, the budget being spent, stops it; asleep, it would not be back for up to 1 s.
-  collector.NoteContext(Ctx(1));
-  for (int i = 0; i < 300 && rig.state->Count("stop 1") == 0; ++i) std::this_thread::sleep_for(1ms);
-  EXPECT_EQ(rig.state->Count("stop 1"), 1) << "the set-up did not wake the decode thread";
-  EXPECT_EQ(rig.state->Count("decode 1"), 2) << "the set-up's decode, then the pass's";
   collector.Shutdown();
-  EXPECT_EQ(MetaValue(collector.SessionMeta(), "pm_wakeups"), std::to_string(collector.wakeups()));
 }
 
 // A whole share never pauses; nor does a short program, sampled whole in the free time that
 // comes before the share.
 TEST(PmCollectorTest, AWholeShareOrTheFreeTimeSamplesWithoutPause) {
   PmCollectorSettings whole = BudgetedSettings();
-  whole.budget_fraction = 1.0;
+  whole.policy.budget_fraction = 1.0;
   PmCollectorSettings free_hour = BudgetedSettings();
-  free_hour.free_ns = 3'600'000'000'000;
+  free_hour.policy.free_ns = 3'600'000'000'000;
   for (const PmCollectorSettings& settings : {whole, free_hour}) {
     Rig rig(settings);
     rig.collector->NoteContext(Ctx(0));
+    rig.collector->NoteNewCode();
     for (int i = 0; i < 10'000 && rig.state->Count("decode 0") < 50; ++i) std::this_thread::sleep_for(1ms);
     rig.collector->Shutdown();
     EXPECT_GE(rig.state->Count("decode 0"), 50);
-    EXPECT_EQ(rig.state->Count("stop 0"), 0);
+    EXPECT_EQ(rig.state->Count("stop 0"), 1) << "the set-up's only";
     EXPECT_EQ(rig.collector->pauses(), 0u);
   }
 }
@@ -493,7 +702,9 @@ TEST(PmCollectorTest, ARestartThatFailsIsReopened) {
   auto& state = rig.state;
   PmCollector& collector = *rig.collector;
   collector.NoteContext(Ctx(0));
+  BusyWriter writer(&collector, 2.0);
   ASSERT_TRUE(WaitForRounds(collector, 2));
+  writer.Stop();
   collector.Shutdown();
   EXPECT_GE(state->Count("open 0"), 3) << "the first set-up and one per failed restart";
   EXPECT_EQ(MetaValue(collector.SessionMeta(), "pm_status"), "on");
@@ -504,13 +715,15 @@ TEST(PmCollectorTest, ARestartThatFailsIsReopened) {
 // without another decode, and a new context samples again.
 TEST(PmCollectorTest, AContextDestroyedWhilePausedIsDisabledWithoutADecode) {
   PmCollectorSettings settings = BudgetedSettings();
-  settings.window_ns = 3'600'000'000'000;  // once paused, it stays paused
+  settings.policy.window_ns = 3'600'000'000'000;  // once paused, it stays paused
+  settings.policy.free_ns = 2'000'000;  // else the set-up's few microseconds spend it all
   Rig rig(settings);
   auto& state = rig.state;
   PmCollector& collector = *rig.collector;
   collector.NoteContext(Ctx(0));
-  for (int i = 0; i < 10'000 && collector.pauses() == 0; ++i) std::this_thread::sleep_for(1ms);
-  ASSERT_EQ(collector.pauses(), 1u);
+  BusyWriter writer(&collector, 1.0);
+  ASSERT_TRUE(WaitFor([&] { return collector.pauses() == 1; }));
+  writer.Stop();
   const size_t decodes = static_cast<size_t>(state->Count("decode 0"));
   collector.NoteContextDestroyed(Ctx(0));
   EXPECT_EQ(state->Calls().back(), "disable 0");

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "analyzer/analyze/analysis.h"
-#include "analyzer/read/input_paths.h"
+#include "analyzer/read/registry/input_paths.h"
 #include "analyzer/read/rank_identity.h"
 #include "schema/report.pb.h"
 #include "test_traces.h"

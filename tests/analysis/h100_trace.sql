@@ -1,7 +1,7 @@
 -- A small occtrace trace on an H100 SXM (device values as the CUDA runtime reports them; the
 -- expected figures in analysis_test.cc come from occupancy-model.md §5.2 / §10 / §5.4).
 INSERT INTO OCC_META VALUES ('schema_version', '1'), ('pid', '4242'), ('host', 'node7'),
-  ('command', 'python train.py'), ('occtrace_version', '0.1.0'), ('achieved_mode', 'sample');
+  ('command_line', 'python train.py'), ('occtrace_version', '0.1.0'), ('achieved_mode', 'sample');
 INSERT INTO StringIds VALUES
   (1, 'gemm_kernel(float const*, float*)'), (2, 'gemm_kernel'), (3, '_Z11gemm_kernelPKfPf'),
   (4, 'k96(int)'), (5, 'k96'), (6, '_Z3k96i'),

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "analyzer/read/parallel_scan.h"
-#include "analyzer/read/trace_reader.h"
+#include "analyzer/read/registry/input_formats.h"
 #include "sqlite/sqlite_db.h"
 #include "test_traces.h"
 
@@ -116,7 +116,7 @@ struct ScanResult {
 
 ScanResult ScanWithJobs(const std::string& path, int jobs) {
   ScanResult r;
-  auto reader = TraceReader::Open(path, 0);
+  auto reader = OpenInput(path, 0);
   EXPECT_TRUE(reader.ok()) << reader.status().message();
   if (!reader.ok()) return r;
   auto scan = (*reader)->Scan("", jobs);

@@ -1,8 +1,8 @@
-// Trace summaries (`occ-report summarize`, analyzer/read/trace_summary.h) on the four ranks of the
-// four_ranks_straggler golden case: a summary reads back as the trace it summarizes, field by
-// field; reports over summaries, over a directory of them and over a mix of summaries and traces
-// equal the report over the traces apart from the input paths; damaged summaries are one-line
-// errors naming the file.
+// Trace summaries (`occ-report summarize`, analyzer/read/summary/trace_summary.h) on the four
+// ranks of the four_ranks_straggler golden case: a summary reads back as the trace it
+// summarizes, field by field; reports over summaries, over a directory of them and over a mix of
+// summaries and traces equal the report over the traces apart from the input paths; damaged
+// summaries are one-line errors naming the file.
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 
@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "analyzer/analyze/analysis.h"
-#include "analyzer/read/input_paths.h"
-#include "analyzer/read/trace_reader.h"
-#include "analyzer/read/trace_summary.h"
+#include "analyzer/read/registry/input_formats.h"
+#include "analyzer/read/registry/input_paths.h"
+#include "analyzer/read/summary/trace_summary.h"
 #include "test_traces.h"
 
 namespace occ {
@@ -82,11 +82,11 @@ TEST(Summary, ReadsBackAsTheTraceItSummarizes) {
   for (const std::string regex : {"", "gemm|log_", "^nomatch$"}) {
     for (size_t rank = 0; rank < kRanks; ++rank) {
       SCOPED_TRACE("rank " + std::to_string(rank) + " -k '" + regex + "'");
-      auto trace = TraceReader::Open(ranks.traces[rank], static_cast<int>(rank));
+      auto trace = OpenInput(ranks.traces[rank], static_cast<int>(rank));
       ASSERT_TRUE(trace.ok()) << trace.status().message();
       auto summary = OpenInput(ranks.summaries[rank], static_cast<int>(rank));
       ASSERT_TRUE(summary.ok()) << summary.status().message();
-      auto a = (*trace)->Scan(regex);
+      auto a = (*trace)->Scan(regex, /*jobs=*/0);
       auto b = (*summary)->Scan(regex, /*jobs=*/0);
       ASSERT_TRUE(a.ok() && b.ok());
       EXPECT_EQ(a->launches, b->launches);

@@ -1,6 +1,6 @@
-// The torch.profiler reader (read_torch_profiler.cc): a Kineto-shaped trace read into the same
-// rows as a recorded trace, .json and .json.gz alike, a directory of ranks, and bad input as a
-// one-line BadInput. The hand-made sample's values are Kineto's fields as written in the file
+// The torch.profiler reader (analyzer/read/torch_profiler/): a Kineto-shaped trace read into the
+// same rows as a recorded trace, .json and .json.gz alike, a directory of ranks, and bad input as
+// a one-line BadInput. The hand-made sample's values are Kineto's fields as written in the file
 // (tests/analysis/torch_profiler/handmade_rank0.json); the real recorded traces are goldens.
 #include <gtest/gtest.h>
 #include <zlib.h>
@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <string>
 
-#include "analyzer/read/trace_reader.h"
+#include "analyzer/read/registry/input_formats.h"
 #include "test_traces.h"
 
 namespace occ {
@@ -38,7 +38,7 @@ TEST(TorchProfiler, ReadsKernelEventsIntoConfigurations) {
   ScratchDir dir;
   const std::string path = dir.Path("rank0.json");
   WriteFile(path, ReadTestFile("torch_profiler/handmade_rank0.json"));
-  auto reader = TraceReader::Open(path, 0);
+  auto reader = OpenInput(path, 0);
   ASSERT_TRUE(reader.ok()) << reader.status().message();
   EXPECT_EQ((*reader)->info().format(), "torch.profiler");
   EXPECT_EQ((*reader)->info().rank(), 0);
@@ -96,12 +96,12 @@ TEST(TorchProfiler, GzipReadsAsThePlainFile) {
   WriteGzip(dir.Path("b.json.gz"), text);
   // A tensorboard_trace_handler name without the .json ending is recognized by its bytes.
   WriteGzip(dir.Path("worker0.12345.pt.trace"), text);
-  auto a = TraceReader::Open(dir.Path("a.json"), 0);
+  auto a = OpenInput(dir.Path("a.json"), 0);
   ASSERT_TRUE(a.ok()) << a.status().message();
   auto sa = (*a)->Scan("", 1);
   ASSERT_TRUE(sa.ok());
   for (const char* name : {"b.json.gz", "worker0.12345.pt.trace"}) {
-    auto b = TraceReader::Open(dir.Path(name), 0);
+    auto b = OpenInput(dir.Path(name), 0);
     ASSERT_TRUE(b.ok()) << b.status().message();
     auto sb = (*b)->Scan("", 1);
     ASSERT_TRUE(sb.ok());
@@ -164,7 +164,7 @@ TEST(TorchProfiler, BadJsonIsOneLineBadInput) {
     SCOPED_TRACE(c.name);
     const std::string path = dir.Path(c.name);
     WriteFile(path, c.bytes);
-    auto reader = TraceReader::Open(path, 0);
+    auto reader = OpenInput(path, 0);
     ASSERT_FALSE(reader.ok());
     EXPECT_EQ(reader.status().code(), StatusCode::kBadInput);
     const std::string& message = reader.status().message();
@@ -179,7 +179,7 @@ TEST(TorchProfiler, BadJsonIsOneLineBadInput) {
   WriteGzip(dir.Path("whole.json.gz"), text);
   const std::string gz = testing::ReadFile(dir.Path("whole.json.gz"));
   WriteFile(dir.Path("cut.json.gz"), gz.substr(0, gz.size() / 2));
-  auto cut = TraceReader::Open(dir.Path("cut.json.gz"), 0);
+  auto cut = OpenInput(dir.Path("cut.json.gz"), 0);
   ASSERT_FALSE(cut.ok());
   EXPECT_EQ(cut.status().code(), StatusCode::kBadInput);
   EXPECT_EQ(cut.status().message().find('\n'), std::string::npos);

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "analyzer/analyze/analysis.h"
-#include "analyzer/read/trace_reader.h"
+#include "analyzer/read/registry/input_formats.h"
 
 namespace {
 
@@ -36,11 +36,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto report = occ::BuildReport(options);
   (void)report;
 
-  auto reader = occ::TraceReader::Open(path, 0);
-  if (reader.ok()) {
+  auto input = occ::OpenInput(path, 0);
+  if (input.ok() && (*input)->AsTrace() != nullptr) {
     std::vector<occ::ConfigStats> configs;
     size_t rows = 0;
-    occ::Status status = (*reader)->ForEachLaunch(
+    occ::Status status = (*input)->AsTrace()->ForEachLaunch(
         "", 50, &configs, [&](const occ::LaunchRow& row) -> occ::Status {
           if (row.config >= configs.size()) __builtin_trap();  // an index the caller cannot use
           ++rows;

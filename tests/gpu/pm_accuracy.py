@@ -5,6 +5,7 @@ per kernel configuration, from occ-report's JSON (#27 items 3 and 4). Runs on a 
   pm_accuracy.py accuracy REPORT.json NCU.csv [--min-samples 20] [--tolerance 3] [--json OUT]
   pm_accuracy.py coverage REPORT.json [REPORT.json ...]
   pm_accuracy.py bound REPORT.json [--sms 132] [--max-warps 64]
+  pm_accuracy.py coverage-row REPORT.json TRACE.db --label L [--wall-s S]
 
 REPORT.json: `occ-report TRACE --format json --top 0` of a trace recorded with
 OCCTRACE_ACHIEVED=pm (accuracy), or of any trace (coverage).
@@ -233,6 +234,34 @@ def coverage(args):
     return 0
 
 
+def coverage_row(args):
+    """One Markdown row of tests/gpu/coverage.sh's table: the share of GPU time in configurations
+    with an achieved figure (Achieved.source set), with the trace's PM sample accounting."""
+    report = load_report(args.report)
+    total = covered = figures = configs = 0
+    for g in groups(report):
+        ns = int(g.get("total_ns", 0))
+        total += ns
+        configs += 1
+        if g.get("achieved", {}).get("source"):
+            covered += ns
+            figures += 1
+    keys = ("pm_sampling_ms", "pm_gpu_busy_ms", "pm_starts", "pm_pauses", "pm_samples_expected", "pm_samples_decoded",
+            "pm_samples", "pm_samples_lost_busy", "pm_samples_lost_idle", "pm_samples_undecoded", "pm_late_kernel_records",
+            "pm_configs_seen", "pm_configs_sampled_enough", "pm_decode_ms", "pm_writer_ms")
+    meta = {}
+    try:
+        import sqlite3
+        meta = dict(sqlite3.connect(f"file:{args.db}?mode=ro", uri=True).execute("SELECT name, value FROM OCC_META"))
+    except Exception as e:  # a trace that could not be read still gets its row
+        meta = {"error": str(e)}
+    facts = " ".join(f"{k.replace('pm_', '')}={meta.get(k, '-')}" for k in keys)
+    share = 100.0 * covered / total if total else 0.0
+    print(f"| {args.label} | {meta.get('launch_count', '?')} launches | {args.wall_s} | {share:.1f} % | "
+          f"{figures} of {configs} | {facts} |")
+    return 0
+
+
 def bound(args):
     report = load_report(args.report)
     diffs = []
@@ -269,12 +298,18 @@ def main():
     a.add_argument("--json")
     c = sub.add_parser("coverage")
     c.add_argument("reports", nargs="+")
+    r = sub.add_parser("coverage-row")
+    r.add_argument("report")
+    r.add_argument("db")
+    r.add_argument("--label", required=True)
+    r.add_argument("--wall-s", default="?")
     b = sub.add_parser("bound")
     b.add_argument("report")
     b.add_argument("--sms", type=int, default=132)
     b.add_argument("--max-warps", type=int, default=64)
     args = parser.parse_args()
-    return {"accuracy": accuracy, "coverage": coverage, "bound": bound}[args.command](args)
+    return {"accuracy": accuracy, "coverage": coverage, "coverage-row": coverage_row,
+            "bound": bound}[args.command](args)
 
 
 if __name__ == "__main__":

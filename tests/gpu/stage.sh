@@ -38,7 +38,7 @@ for f in "$dest"/bin/*; do
 done | sort -u | grep -E 'libprotobuf|libabsl|libCLI11|libfmt' | while read -r so; do
   cp -L "$so" "$dest/lib/"
 done || true
-cp "$src"/tests/gpu/*.py "$src"/tests/gpu/*.sh "$src"/tests/gpu/continuous_cuda.cu "$src"/tests/gpu/pm_align.cu "$dest/tests/gpu/"
+cp "$src"/tests/gpu/*.py "$src"/tests/gpu/*.sh "$src"/tests/gpu/*.cu "$dest/tests/gpu/"
 cp "$src"/tests/achieved/gpu/*.py "$src"/tests/achieved/gpu/*.sh "$src"/tests/achieved/gpu/*.cu "$dest/tests/achieved/gpu/"
 cp "$src"/tests/gpu/workloads/*.py "$dest/tests/gpu/workloads/"
 mkdir -p "$dest/tests/gpu/diag" && cp "$src"/tests/gpu/diag/*.c "$dest/tests/gpu/diag/"

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "injector/light/id_translation.h"
+#include "injector/writer/trace_writer.h"
 
 namespace occ::inj {
 namespace {
@@ -70,7 +71,10 @@ CuptiController::Seam CountingSeam(Calls* calls) {
 
 std::map<std::string, std::string> MetaOf(const CuptiController& controller) {
   std::map<std::string, std::string> meta;
-  for (const auto& [name, value] : controller.Meta()) meta[name] = value;
+  for (const auto& [name, value] : controller.Meta()) {
+    CheckMetaKey(name);  // declared in schema/meta_keys.h (meta_keys_checked.cc)
+    meta[name] = value;
+  }
   return meta;
 }
 
@@ -397,7 +401,10 @@ TEST(IdTranslationTest, DriverIdsBecomeCuptisWhereLearned) {
   EXPECT_EQ(context, 2u) << "never learned: the driver's id stays";
   EXPECT_EQ(stream, 99u);
   std::map<std::string, std::string> meta;
-  for (const auto& [name, value] : ids.Meta()) meta[name] = value;
+  for (const auto& [name, value] : ids.Meta()) {
+    CheckMetaKey(name);
+    meta[name] = value;
+  }
   EXPECT_EQ(meta["light_detach_contexts_learned_equal"], "1/1");
   EXPECT_EQ(meta["light_detach_streams_learned_equal"], "0/2");
   EXPECT_EQ(meta["light_detach_untranslated_context_launches"], "1");

@@ -17,6 +17,7 @@
 #include "injector/light/launch_calls.h"
 #include "injector/tracer/launch_hook.h"
 #include "injector/light/light_tracer.h"
+#include "injector/writer/trace_writer.h"
 #include "tests/injector/launch_hook_fake_driver.h"
 #include "tests/injector/launch_hook_test_support.h"
 
@@ -52,7 +53,10 @@ TEST(LaunchHookWithCuptiDetached, GraphsInstantiatedWithoutCuptiAreKnownAndIdsCo
   LaunchHook* hook = LaunchHook::Install(&light, &controller, 0);
   ASSERT_NE(hook, nullptr);
   std::map<std::string, std::string> meta;
-  for (const auto& [name, value] : hook->Meta()) meta[name] = value;
+  for (const auto& [name, value] : hook->Meta()) {
+    CheckMetaKey(name);  // declared in schema/meta_keys.h (meta_keys_checked.cc)
+    meta[name] = value;
+  }
   EXPECT_EQ(meta["light_hook_entry_points"], "14")
       << "8 launch entry points, instantiation with flags, with params (legacy and per-thread), two unloads, "
          "cuGetProcAddress_v2";

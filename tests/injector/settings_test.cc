@@ -60,7 +60,7 @@ std::vector<Row> Rows() {
       {"OCCTRACE_LIGHT_WINDOW_MS", "50", "0", [](const Settings& s) { return s.session.windows.window_ns == 50 * kMs; }},
       {"OCCTRACE_ACHIEVED", "off", "sometimes", [](const Settings& s) { return s.achieved.mode == AchievedMode::kOff; }},
       {"OCCTRACE_SAMPLES", "3", "0", [](const Settings& s) { return s.achieved.samples_per_signature == 3; }},
-      {"OCCTRACE_SAMPLE_BUDGET", "10%", "200%", [](const Settings& s) { return s.achieved.budget_fraction == 0.1 && s.pm.budget_fraction == 0.1; }},
+      {"OCCTRACE_SAMPLE_BUDGET", "10%", "200%", [](const Settings& s) { return s.achieved.budget_fraction == 0.1 && s.pm.policy.budget_fraction == 0.1; }},
       {"OCCTRACE_MAX_BUFFERS", "8", "1", [](const Settings& s) { return s.session.max_buffers == 8; }},
       {"OCCTRACE_FLUSH_MS", "100", "fast", [](const Settings& s) { return s.session.flush_period_ms == 100; }},
       {"OCCTRACE_MAX_RECORD_AGE_MS", "0", "-1", [](const Settings& s) { return s.session.max_record_age_ms == 0; }},
@@ -456,6 +456,24 @@ TEST(Settings, PmIntervalWithAWarningForBadValues) {
   // An image holds two decode periods of samples.
   const PmCollectorSettings s = Parse({}, &warnings).pm;
   EXPECT_EQ(s.device.max_samples_per_image, 2 * s.decode_period_ns / 20'000);
+  // One default: a collector made in code samples at the interval the parser and the docs
+  // (docs/achieved.md: 20 us) give, and so does the writer's join judge samples against it.
+  EXPECT_EQ(PmSettings{}.interval_ns, 20'000u);
+  EXPECT_EQ(Parse({{"OCCTRACE_PM_INTERVAL_US", "50"}}, &warnings).session.pm_join.interval_ns, 50'000u);
+}
+
+// PM sampling follows kernel records, which come up to the record age + one flush period late:
+// its new-code and running windows outlast that (settings.cc, FollowRecordLag).
+TEST(Settings, PmWindowsOutlastTheRecordLag) {
+  std::vector<std::string> warnings;
+  const Settings standard = Parse({}, &warnings);
+  EXPECT_EQ(standard.pm.policy.new_code_ns, (500 + 250 + 250) * kMs);
+  EXPECT_EQ(standard.session.pm_join.running_window_ns, (500 + 250 + 250) * kMs);
+  EXPECT_EQ(standard.session.pm_join.max_held_images, standard.pm.max_images / 2);
+  const Settings slow = Parse({{"OCCTRACE_MAX_RECORD_AGE_MS", "3000"}, {"OCCTRACE_FLUSH_MS", "1000"}}, &warnings);
+  EXPECT_EQ(slow.pm.policy.new_code_ns, (3000 + 1000 + 250) * kMs);
+  EXPECT_EQ(Parse({{"OCCTRACE_MAX_RECORD_AGE_MS", "0"}}, &warnings).pm.policy.new_code_ns, (2000 + 250 + 250) * kMs);
+  EXPECT_TRUE(warnings.empty());
 }
 
 }  // namespace

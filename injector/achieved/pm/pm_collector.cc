@@ -13,24 +13,25 @@
 namespace occ::inj {
 namespace {
 
-int64_t NowNs() {
+int64_t SteadyNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
 
 // The longest the decode thread sleeps while no device samples: a bound, should a wake-up ever
-// be missed; the budget's resume time and a set-up's notify wake it before.
+// be missed; new code, a writer report and a set-up wake it before.
 constexpr std::chrono::nanoseconds kIdleWaitMax = std::chrono::seconds(1);
 
 }  // namespace
 
 PmCollector::PmCollector(Sink sink, std::unique_ptr<PmBackend> backend, PmCollectorSettings settings,
-                         OnSampling on_sampling)
+                         OnSampling on_sampling, Clock clock)
     : sink_(std::move(sink)),
       backend_(std::move(backend)),
       settings_(settings),
       on_sampling_(std::move(on_sampling)),
-      budget_(settings.budget_fraction, settings.window_ns, settings.free_ns) {
+      clock_(clock ? std::move(clock) : Clock(SteadyNs)),
+      policy_(settings.policy) {
   thread_ = std::thread([this] { DecodeLoop(); });
 }
 
@@ -41,6 +42,61 @@ void PmCollector::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
   void* context = static_cast<const CUpti_ResourceData*>(cbdata)->context;
   if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) NoteContext(context);
   if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) NoteContextDestroyed(context);
+  if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) NoteNewCode();
+}
+
+void PmCollector::Kick() {
+  {
+    std::lock_guard lock(mutex_);
+    kicked_ = true;
+  }
+  wake_.notify_all();
+}
+
+void PmCollector::NoteNewCode() {
+  const int64_t now = clock_();
+  {
+    std::lock_guard lock(mutex_);
+    if (stop_requested_) return;
+    signals_.new_code_ns = std::max(signals_.new_code_ns, now);
+    kicked_ = true;
+  }
+  new_code_signals_.fetch_add(1, std::memory_order_relaxed);
+  wake_.notify_all();
+}
+
+void PmCollector::NoteWork(const PmWorkReport& report) {
+  bool wanted_anywhere = false;
+  for (const PmWorkReport::Device& device : report.devices) wanted_anywhere |= device.wanting > 0;
+  bool kick = false;
+  {
+    std::lock_guard lock(mutex_);
+    if (stop_requested_) return;
+    signals_.report = report;
+    signals_.has_report = true;
+    // A pass only when the answer may change: wanting configurations appeared or went, or a
+    // paused device may now fit a window (GPU-busy time grew). Reports come at every writer
+    // pass that saw new records; most change nothing.
+    kick = wanted_anywhere != wanted_anywhere_ || paused_devices_.load() > 0;
+    wanted_anywhere_ = wanted_anywhere;
+    kicked_ = kicked_ || kick;
+  }
+  reports_.fetch_add(1, std::memory_order_relaxed);
+  if (kick) wake_.notify_all();
+}
+
+void PmCollector::FeedPolicy() {
+  Signals signals;
+  {
+    std::lock_guard lock(mutex_);
+    signals = std::move(signals_);
+    signals_ = Signals{};
+  }
+  if (signals.new_code_ns != INT64_MIN) policy_.NoteNewCode(signals.new_code_ns);
+  if (signals.has_report) {
+    policy_.NoteWork(signals.report);
+    busy_ns_.store(policy_.busy_ns(), std::memory_order_relaxed);
+  }
 }
 
 bool PmCollector::ShutdownRequested() const {
@@ -59,17 +115,13 @@ void PmCollector::NoteContext(void* context) {
     DeviceState& device = it->second;
     device.contexts.push_back(context);
     if (!first && device.phase != Phase::kRetired) return;
-    const int64_t began = NowNs();
+    const int64_t began = SteadyNs();
     SetUp(device_id, &device);
-    setup_ns_.fetch_add(static_cast<uint64_t>(NowNs() - began), std::memory_order_relaxed);
-    sampling = device.phase == Phase::kSampling;
+    setup_ns_.fetch_add(static_cast<uint64_t>(SteadyNs() - began), std::memory_order_relaxed);
+    sampling = device.phase != Phase::kFailed;
   }
   if (!sampling) return;
-  {
-    std::lock_guard lock(mutex_);
-    sampling_started_ = true;  // the decode thread may be asleep with nothing sampling
-  }
-  wake_.notify_all();
+  Kick();  // the decode thread may be asleep with nothing sampling
   if (on_sampling_) on_sampling_();
 }
 
@@ -81,7 +133,7 @@ void PmCollector::NoteContextDestroyed(void* context) {
     if (found == device.contexts.end()) continue;
     device.contexts.erase(found);
     if (!device.contexts.empty()) return;
-    if (device.phase == Phase::kPaused) {  // drained when it paused
+    if (device.phase == Phase::kPaused || device.phase == Phase::kArmed) {  // drained when it stopped
       device.sampler->Disable();
       device.sampler.reset();
       retirements_.fetch_add(1);
@@ -137,38 +189,32 @@ void PmCollector::DecodeLoop() {
   pthread_setname_np(pthread_self(), "occtrace-pm");
   std::chrono::nanoseconds wait(settings_.decode_period_ns);
   while (true) {
-    bool woken_by_setup = false;
     {
       std::unique_lock lock(mutex_);
-      wake_.wait_for(lock, wait, [this] { return stop_requested_ || sampling_started_; });
+      wake_.wait_for(lock, wait, [this] { return stop_requested_ || kicked_; });
       if (stop_requested_) break;
-      woken_by_setup = std::exchange(sampling_started_, false);
+      kicked_ = false;
     }
     wakeups_.fetch_add(1, std::memory_order_relaxed);
     std::lock_guard devices(devices_mutex_);
-    if (!woken_by_setup) {  // the set-up drained its device just now: only the wait changes
-      for (auto& [id, device] : devices_) {
-        if (device.phase == Phase::kSampling) DrainDevice(id, &device);
-      }
-      KeepToBudget(NowNs());
-    }
-    wait = NextWait(NowNs());
+    FeedPolicy();
+    DrainDue();
+    FollowPolicy(clock_());
+    wait = NextWait();
   }
   // The process is ending: no CUPTI call at all from here on. The samples since the last
-  // periodic decode (at most one decode period) are not recorded, and the driver releases the
-  // PM hardware with the process. On an H100 (CUDA 13.0, driver 580.159.04, 2026-11-27) every
-  // exit that called CUPTI here failed: with a last decode, with Stop and Disable, or with
-  // both, 0 of 10 short runs exited cleanly (hung inside CUPTI, aborted on a corrupted heap or
-  // crashed); without, every Python run at 50 us did (bench/results/2026-11-27-h100-pm-exit).
-  // Those runs set up on this thread and registered no exit handler after CUPTI's teardown
-  // (see the header), which may have been the cause; a last decode would add at most one
-  // decode period of samples, not worth that risk.
+  // periodic decode (at most one decode period) are not recorded (pm_samples_undecoded), and
+  // the driver releases the PM hardware with the process. On an H100 (CUDA 13.0, driver
+  // 580.159.04, 2026-11-27) every exit that called CUPTI here failed: with a last decode, with
+  // Stop and Disable, or with both, 0 of 10 short runs exited cleanly (hung inside CUPTI,
+  // aborted on a corrupted heap or crashed); without, every Python run at 50 us did
+  // (bench/results/2026-11-27-h100-pm-exit). Those runs set up on this thread and registered no
+  // exit handler after CUPTI's teardown (see the header), which may have been the cause; a last
+  // decode would add at most one decode period of samples, not worth that risk.
   {
     std::lock_guard devices(devices_mutex_);
     for (auto& [id, device] : devices_) {
-      if (device.phase == Phase::kSampling || device.phase == Phase::kPaused || device.phase == Phase::kRetired) {
-        SetPhase(id, &device, Phase::kStopped);
-      }
+      if (device.phase != Phase::kFailed && device.phase != Phase::kStopped) SetPhase(id, &device, Phase::kStopped);
     }
   }
   {
@@ -182,75 +228,92 @@ void PmCollector::DecodeLoop() {
 }
 
 void PmCollector::SetPhase(uint32_t device_id, DeviceState* device, Phase phase) {
+  const Phase before = device->phase;
   device->phase = phase;
   {
     std::lock_guard lock(mutex_);
     phases_[device_id] = phase;
   }
-  const bool sampling = std::any_of(devices_.begin(), devices_.end(),
-                                    [](const auto& entry) { return entry.second.phase == Phase::kSampling; });
-  const int64_t now = NowNs();
-  const int64_t since = sampling_since_ns_.load();
-  if (sampling && since == 0) {
-    if (budget_start_ns_.load() == 0) budget_start_ns_.store(now);
-    sampling_since_ns_.store(now);
-  } else if (!sampling && since != 0) {
-    sampled_closed_ns_.fetch_add(now - since);
-    sampling_since_ns_.store(0);
+  if (before != phase && (before == Phase::kPaused || phase == Phase::kPaused)) {
+    paused_devices_.fetch_add(phase == Phase::kPaused ? 1 : -1);
+  }
+  if ((before == Phase::kSampling) == (phase == Phase::kSampling)) return;
+  const int64_t now = clock_();
+  if (phase == Phase::kSampling) {
+    if (first_setup_ns_.load() == 0) first_setup_ns_.store(now);
+    device->sampling_since_ns = now;
+    since_sum_ns_.fetch_add(now);
+    sampling_devices_.fetch_add(1);
+  } else {
+    sampled_closed_ns_.fetch_add(now - device->sampling_since_ns);
+    since_sum_ns_.fetch_sub(device->sampling_since_ns);
+    sampling_devices_.fetch_sub(1);
   }
 }
 
 int64_t PmCollector::SampledNs(int64_t now_ns) const {
-  const int64_t since = sampling_since_ns_.load();
-  return sampled_closed_ns_.load() + (since != 0 ? std::max<int64_t>(0, now_ns - since) : 0);
+  return sampled_closed_ns_.load() + std::max<int64_t>(0, sampling_devices_.load() * now_ns - since_sum_ns_.load());
 }
 
-void PmCollector::KeepToBudget(int64_t now_ns) {
-  bool sampling = false, paused = false;
+void PmCollector::DrainDue() {
+  const int64_t now = SteadyNs();
+  // A little early counts as due: a timed wait of one period wakes within it.
+  const int64_t due = settings_.decode_period_ns - settings_.decode_period_ns / 8;
+  for (auto& [id, device] : devices_) {
+    if (device.phase == Phase::kSampling && now - device.last_drain_steady_ns >= due) DrainDevice(id, &device);
+  }
+}
+
+void PmCollector::FollowPolicy(int64_t now_ns) {
+  std::map<uint32_t, PmTarget> targets;
   for (const auto& [id, device] : devices_) {
-    sampling |= device.phase == Phase::kSampling;
-    paused |= device.phase == Phase::kPaused;
-  }
-  if (!sampling && !paused) return;  // nothing set up, or nothing left to sample
-  const bool allows = budget_.Allows(SampledNs(now_ns), now_ns - budget_start_ns_.load());
-  if (!allows && sampling) {
-    // Every sampling device was drained by the pass that spent the budget, just now.
-    for (auto& [id, device] : devices_) {
-      if (device.phase != Phase::kSampling) continue;
-      ProfilerError error;
-      if (InCupti("cuptiPmSamplingStop", [&] { return device.sampler->Stop(&error); })) {
-        SetPhase(id, &device, Phase::kPaused);
-      } else {
-        FailDevice(id, &device, error);
-      }
+    if (device.phase == Phase::kArmed || device.phase == Phase::kSampling || device.phase == Phase::kPaused) {
+      targets[id] = PmTarget::kArmed;
     }
-    pauses_.fetch_add(1);
-  } else if (allows && paused) {
-    for (auto& [id, device] : devices_) {
-      if (device.phase != Phase::kPaused) continue;
-      ProfilerError error;
-      // A sampler that does not start again is set up afresh, as after an overflow.
-      if (InCupti("cuptiPmSamplingStart", [&] { return device.sampler->Start(&error); }) || Reopen(id, &device)) {
-        SetPhase(id, &device, Phase::kSampling);
-      }
-    }
-    resumes_.fetch_add(1);
   }
+  if (targets.empty()) return;
+  policy_.Decide(now_ns, SampledNs(now_ns), &targets);
+  for (const auto& [id, target] : targets) Apply(id, &devices_.at(id), target);
 }
 
-std::chrono::nanoseconds PmCollector::NextWait(int64_t now_ns) const {
+void PmCollector::Apply(uint32_t device_id, DeviceState* device, PmTarget target) {
+  const Phase wanted = target == PmTarget::kSampling ? Phase::kSampling
+                       : target == PmTarget::kPaused ? Phase::kPaused
+                                                     : Phase::kArmed;
+  if (device->phase == wanted) return;
+  ProfilerError error;
+  if (device->phase != Phase::kSampling && wanted != Phase::kSampling) {  // kArmed <-> kPaused
+    SetPhase(device_id, device, wanted);
+    return;
+  }
+  if (wanted == Phase::kSampling) {
+    // A sampler that does not start again is set up afresh, as after an overflow.
+    if (!InCupti("cuptiPmSamplingStart", [&] { return device->sampler->Start(&error); }) &&
+        !Reopen(device_id, device, /*start=*/true)) {
+      return;  // failed: disabled
+    }
+    (device->phase == Phase::kPaused ? resumes_ : starts_).fetch_add(1);
+    SetPhase(device_id, device, Phase::kSampling);
+    device->last_drain_steady_ns = SteadyNs();  // the first drain is one period on
+    return;
+  }
+  if (!InCupti("cuptiPmSamplingStop", [&] { return device->sampler->Stop(&error); })) {
+    FailDevice(device_id, device, error);
+    return;
+  }
+  (wanted == Phase::kPaused ? pauses_ : stops_).fetch_add(1);
+  SetPhase(device_id, device, wanted);
+  // What it sampled up to the stop leaves the hardware buffer now, not at a restart that may
+  // never come (a paused device was never drained before: its last samples were lost).
+  DrainDevice(device_id, device);
+}
+
+std::chrono::nanoseconds PmCollector::NextWait() const {
   const std::chrono::nanoseconds period(settings_.decode_period_ns);
-  bool paused = false;
   for (const auto& [id, device] : devices_) {
     if (device.phase == Phase::kSampling) return period;
-    paused |= device.phase == Phase::kPaused;
   }
-  const std::chrono::nanoseconds longest = std::max(period, kIdleWaitMax);
-  if (!paused) return longest;  // nothing set up or all retired: a set-up wakes it
-  // Both in the budget's elapsed time (since the first set-up), so nothing overflows.
-  const int64_t resumes_after = budget_.ResumesAtNs(SampledNs(now_ns));
-  const int64_t elapsed = now_ns - budget_start_ns_.load();
-  return std::clamp(std::chrono::nanoseconds(resumes_after > elapsed ? resumes_after - elapsed : 0), period, longest);
+  return std::max(period, kIdleWaitMax);  // stopped or nothing set up: a signal wakes it
 }
 
 void PmCollector::SetUp(uint32_t device_id, DeviceState* device) {
@@ -271,7 +334,10 @@ void PmCollector::SetUp(uint32_t device_id, DeviceState* device) {
     chip_ = device->sampler->chip_name();
   }
   // Once now, so that CUPTI's decoding state exists before on_sampling (see the header).
-  DrainDevice(device_id, device);
+  if (!DrainDevice(device_id, device)) return;
+  // Then what the policy says: armed (stopped and drained) until GPU work wants samples.
+  FeedPolicy();
+  FollowPolicy(clock_());
 }
 
 bool PmCollector::TakeImage(PmDeviceSampler* sampler, std::vector<uint8_t>* image, ProfilerError* error) {
@@ -304,6 +370,7 @@ void PmCollector::GiveBack(std::vector<uint8_t>&& image) {
 }
 
 bool PmCollector::DrainDevice(uint32_t device_id, DeviceState* device) {
+  device->last_drain_steady_ns = SteadyNs();
   PmDeviceSampler* sampler = device->sampler.get();
   // Bounded: a hardware buffer holds far fewer images' worth than this between two periods.
   for (int round = 0; round < 64; ++round) {
@@ -324,11 +391,11 @@ bool PmCollector::DrainDevice(uint32_t device_id, DeviceState* device) {
     }
     std::vector<PmImage::Span> spans;
     PmDecodeResult result;
-    const int64_t began = NowNs();
+    const int64_t began = SteadyNs();
     const bool decoded =
         InCupti("cuptiPmSamplingDecodeData", [&] { return sampler->Decode(target, &spans, &result, &error); });
     spans_ns_.fetch_add(static_cast<uint64_t>(result.sample_info_ns), std::memory_order_relaxed);
-    const int64_t took = NowNs() - began;
+    const int64_t took = SteadyNs() - began;
     decode_ns_.fetch_add(static_cast<uint64_t>(took), std::memory_order_relaxed);
     if (took > max_decode_ns_.load(std::memory_order_relaxed)) max_decode_ns_.store(took, std::memory_order_relaxed);
     decodes_.fetch_add(1, std::memory_order_relaxed);
@@ -338,35 +405,47 @@ bool PmCollector::DrainDevice(uint32_t device_id, DeviceState* device) {
       FailDevice(device_id, device, error);
       return false;
     }
-    samples_decoded_.fetch_add(spans.size(), std::memory_order_relaxed);
-    if (!pooled) {
-      samples_lost_.fetch_add(spans.size(), std::memory_order_relaxed);
-    } else if (spans.empty()) {
-      GiveBack(std::move(image));
-    } else {
-      PmImage out;
-      out.device_id = device_id;
-      out.counter_data = std::move(image);
-      out.spans = std::move(spans);
-      out.evaluator = sampler->evaluator();
-      out.recycle = [pool = pool_](std::vector<uint8_t>&& done) {
-        std::lock_guard lock(pool->pool_mutex);
-        pool->free.push_back(std::move(done));
-      };
-      sink_(std::move(out));
-    }
+    HandOver(device_id, sampler, pooled ? &image : nullptr, std::move(spans));
     if (result.overflow) {
       // Samples were lost. CUPTI fails every later decode after an overflow, so sampling starts
-      // afresh with an empty hardware buffer.
+      // afresh with an empty hardware buffer (and stays stopped if it was).
       overflows_.fetch_add(1);
-      return Reopen(device_id, device);
+      return Reopen(device_id, device, /*start=*/device->phase == Phase::kSampling);
     }
     if (!result.image_full) return true;
   }
   return true;
 }
 
-bool PmCollector::Reopen(uint32_t device_id, DeviceState* device) {
+void PmCollector::HandOver(uint32_t device_id, PmDeviceSampler* sampler, std::vector<uint8_t>* image,
+                           std::vector<PmImage::Span>&& spans) {
+  samples_decoded_.fetch_add(spans.size(), std::memory_order_relaxed);
+  if (image != nullptr && spans.empty()) {
+    GiveBack(std::move(*image));
+    return;
+  }
+  if (spans.empty()) return;
+  PmImage out;
+  out.device_id = device_id;
+  out.interval_ns = settings_.device.interval_ns;
+  out.spans = std::move(spans);
+  if (image == nullptr) {
+    // Decoded into the spare: the samples are lost, but their spans tell the writer whether
+    // they were idle or busy (pm_samples_lost_idle / _busy).
+    samples_lost_.fetch_add(out.spans.size(), std::memory_order_relaxed);
+    out.dropped = true;
+  } else {
+    out.counter_data = std::move(*image);
+    out.evaluator = sampler->evaluator();
+    out.recycle = [pool = pool_](std::vector<uint8_t>&& done) {
+      std::lock_guard lock(pool->pool_mutex);
+      pool->free.push_back(std::move(done));
+    };
+  }
+  sink_(std::move(out));
+}
+
+bool PmCollector::Reopen(uint32_t device_id, DeviceState* device, bool start) {
   // Stop and Start alone did not recover: after an overflow cuptiPmSamplingStart failed with
   // CUPTI_ERROR_UNKNOWN (H100, CUDA 13.0, 2026-11-27). Disabling and enabling again does.
   ProfilerError error;
@@ -374,7 +453,7 @@ bool PmCollector::Reopen(uint32_t device_id, DeviceState* device) {
   device->sampler->Disable();
   error = ProfilerError{};
   device->sampler = backend_->Open(device_id, settings_.device, &error);
-  if (!device->sampler || !device->sampler->Start(&error)) {
+  if (!device->sampler || (start && !device->sampler->Start(&error))) {
     FailDevice(device_id, device, error);
     return false;
   }
@@ -423,8 +502,11 @@ std::vector<std::pair<std::string, std::string>> PmCollector::SessionMeta() cons
     devices = phases_.size();
     for (const auto& [id, phase] : phases_) sampling += phase != Phase::kFailed ? 1 : 0;
   }
-  char decode_ms[32];
-  std::snprintf(decode_ms, sizeof(decode_ms), "%.1f", static_cast<double>(decode_ns_.load()) / 1e6);
+  auto milliseconds = [](uint64_t ns) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.1f", static_cast<double>(ns) / 1e6);
+    return std::string(text);
+  };
   meta.emplace_back("achieved_mode", "pm");
   meta.emplace_back("achieved_status", status == "on" ? "ok" : status);
   meta.emplace_back("pm_status", status);
@@ -437,32 +519,49 @@ std::vector<std::pair<std::string, std::string>> PmCollector::SessionMeta() cons
   meta.emplace_back("pm_reopens", std::to_string(reopens_.load()));
   meta.emplace_back("pm_decode_errors", std::to_string(decode_errors_.load()));
   meta.emplace_back("pm_decodes", std::to_string(decodes_.load()));
-  meta.emplace_back("pm_decode_ms", decode_ms);
-  std::snprintf(decode_ms, sizeof(decode_ms), "%.1f", static_cast<double>(spans_ns_.load()) / 1e6);
-  meta.emplace_back("pm_sample_info_ms", decode_ms);
+  meta.emplace_back("pm_decode_ms", milliseconds(decode_ns_.load()));
+  meta.emplace_back("pm_sample_info_ms", milliseconds(spans_ns_.load()));
   meta.emplace_back("pm_setup_ms", std::to_string(setup_ns_.load() / 1'000'000));
   meta.emplace_back("pm_retirements", std::to_string(retirements_.load()));
-  // The CPU bound: how long sampling was on, of how long since the first set-up.
-  char fraction[32];
-  std::snprintf(fraction, sizeof(fraction), "%g", settings_.budget_fraction);
-  meta.emplace_back("pm_budget", fraction);
-  const int64_t now = NowNs(), start = budget_start_ns_.load();
-  meta.emplace_back("pm_sampling_ms", std::to_string(SampledNs(now) / 1'000'000));
-  meta.emplace_back("pm_run_ms", std::to_string(start != 0 ? (now - start) / 1'000'000 : 0));
-  meta.emplace_back("pm_pauses", std::to_string(pauses_.load()));
   meta.emplace_back("pm_decode_period_ms", std::to_string(settings_.decode_period_ns / 1'000'000));
   meta.emplace_back("pm_wakeups", std::to_string(wakeups_.load()));
   meta.emplace_back("pm_decode_max_us", std::to_string(max_decode_ns_.load() / 1000));
-  meta.emplace_back("pm_samples_decoded", std::to_string(samples_decoded_.load()));
-  meta.emplace_back("pm_samples_lost", std::to_string(samples_lost_.load()));
   meta.emplace_back("pm_hardware_buffer_bytes", std::to_string(settings_.device.hardware_buffer_bytes));
   meta.emplace_back("pm_image_bytes", std::to_string(image_bytes_.load()));
   meta.emplace_back("pm_image_samples", std::to_string(settings_.device.max_samples_per_image));
+  AddSamplingMeta(&meta);
   return meta;
 }
 
-std::unique_ptr<AchievedProfiler> CreatePmCollector(const PmCollectorSettings& settings, PmCollector::Sink sink,
-                                                    PmCollector::OnSampling on_sampling) {
+void PmCollector::AddSamplingMeta(std::vector<std::pair<std::string, std::string>>* meta) const {
+  // When sampling was on and why (pm_sampling_policy.h), and the CPU bound: how long devices
+  // sampled, against how much GPU-busy time.
+  char fraction[32];
+  std::snprintf(fraction, sizeof(fraction), "%g", settings_.policy.budget_fraction);
+  meta->emplace_back("pm_budget", fraction);
+  const int64_t now = clock_(), first = first_setup_ns_.load();
+  const int64_t sampled_ns = SampledNs(now);
+  meta->emplace_back("pm_sampling_ms", std::to_string(sampled_ns / 1'000'000));
+  meta->emplace_back("pm_run_ms", std::to_string(first != 0 ? (now - first) / 1'000'000 : 0));
+  meta->emplace_back("pm_gpu_busy_ms", std::to_string(busy_ns_.load() / 1'000'000));
+  meta->emplace_back("pm_starts", std::to_string(starts_.load()));
+  meta->emplace_back("pm_stops", std::to_string(stops_.load()));
+  meta->emplace_back("pm_pauses", std::to_string(pauses_.load()));
+  meta->emplace_back("pm_resumes", std::to_string(resumes_.load()));
+  meta->emplace_back("pm_new_code_signals", std::to_string(new_code_signals_.load()));
+  meta->emplace_back("pm_work_reports", std::to_string(reports_.load()));
+  // decoded + undecoded = expected (the header says to what precision).
+  const uint64_t interval = std::max<uint64_t>(1, settings_.device.interval_ns);
+  const uint64_t expected = static_cast<uint64_t>(sampled_ns) / interval;
+  const uint64_t decoded = samples_decoded_.load();
+  meta->emplace_back("pm_samples_expected", std::to_string(expected));
+  meta->emplace_back("pm_samples_decoded", std::to_string(decoded));
+  meta->emplace_back("pm_samples_undecoded", std::to_string(expected > decoded ? expected - decoded : 0));
+  meta->emplace_back("pm_samples_lost", std::to_string(samples_lost_.load()));
+}
+
+std::unique_ptr<PmCollector> CreatePmCollector(const PmCollectorSettings& settings, PmCollector::Sink sink,
+                                               PmCollector::OnSampling on_sampling) {
   return std::make_unique<PmCollector>(std::move(sink), CreateCuptiPmBackend(), settings, std::move(on_sampling));
 }
 

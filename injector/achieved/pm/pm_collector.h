@@ -10,36 +10,41 @@
 //
 // Threads:
 //  - Application threads, in CUPTI's resource callbacks:
-//    - CONTEXT_CREATED, for a device's first context: sets PM sampling up on that thread, starts
-//      it and decodes once (NoteContext). This is the one callback here that does real work, once
-//      per device, and on purpose: CUPTI loads libnvperf_host/libnvperf_target and creates its
-//      profiler state lazily, during these calls, and what a library creates registers its
-//      teardown with atexit after ours, so it is torn down *before* our exit handler runs
-//      (LIFO). Set up on a background thread, a program that ended during the set-up (short CUDA
-//      C++ programs: 0.5-0.8 s) had that state destroyed under the thread still using it:
-//      segfaults and heap corruption at exit (H100, 2026-11-27, bench/results/2026-11-27-h100-pm-
-//      exit). Set up here, the program cannot reach exit mid-set-up, and `on_sampling` (the
-//      tracer re-registering its exit handler) then puts our exit work ahead of that teardown.
+//    - CONTEXT_CREATED, for a device's first context: sets PM sampling up on that thread,
+//      starts it and decodes once, then leaves it armed (stopped, and drained) unless the
+//      sampling policy wants samples already (NoteContext). This is the one callback here that
+//      does real work, once per device, and on purpose: CUPTI loads libnvperf_host/
+//      libnvperf_target and creates its profiler state lazily, during these calls, and what a
+//      library creates registers its teardown with atexit after ours, so it is torn down
+//      *before* our exit handler runs (LIFO). Set up on a background thread, a program that
+//      ended during the set-up (short CUDA C++ programs: 0.5-0.8 s) had that state destroyed
+//      under the thread still using it: segfaults and heap corruption at exit (H100,
+//      2026-11-27, bench/results/2026-11-27-h100-pm-exit). Set up here, the program cannot
+//      reach exit mid-set-up, and `on_sampling` (the tracer re-registering its exit handler)
+//      then puts our exit work ahead of that teardown.
+//    - MODULE_LOADED: new code starts running (NoteNewCode). Only notes the time and wakes the
+//      decode thread (mutex_, a leaf held for a store): the loading thread is often a kernel's
+//      first launch, and must not wait for a decode pass.
 //    - CONTEXT_DESTROY_STARTING of a device's last context (cudaDeviceReset, cuCtxDestroy):
 //      decodes what the device holds, stops and disables it while the context still exists
 //      (NoteContextDestroyed). A later context sets the device up again.
-//  - The decode thread ("occtrace-pm"): every decode_period decodes each sampling device's
-//    hardware buffer into a counter-data image, reads the sample spans and hands the image to
+//  - The writer thread: NoteWork hands over what the kernel timeline says (which devices run
+//    configurations that lack samples, GPU-busy time: PmWorkReport) and wakes the decode thread
+//    when that may change what it does. A copy under mutex_; no CUPTI call.
+//  - The decode thread ("occtrace-pm"): every decode_period drains each sampling device's
+//    hardware buffer into counter-data images, reads the sample spans and hands each image to
 //    the sink (TraceSession::SubmitPmImage: a queue push). It never evaluates:
-//    cuptiProfilerHostEvaluateToGpuValues and SQLite run on the writer thread
-//    (TraceWriter::AddPmImage), so decoding keeps up with the hardware. While no device samples
-//    (all paused, or none set up) it sleeps until the budget fits a window, or until a set-up
-//    wakes it, for at most kIdleWaitMax: waking every decode_period while paused cost 0.5 ms of
-//    CPU per ResNet-50 step (H200, 2026-11-28, bench/results/2026-11-28-six-variants).
-//  - The CPU bound (time_budget.h): CUPTI decodes each sample for 12-16 us whether the GPU is
-//    busy or not, so at 20 us a collector that never rests uses most of a core. Sampling is on
-//    for at most free_ns + budget_fraction x the time since the first set-up (OCCTRACE_SAMPLE_
-//    BUDGET, 5 %), in windows of at least window_ns: after a decode pass that spends the budget,
-//    every sampling device is stopped (kPaused), and started again once a window fits. A short
-//    program (under free_ns of sampling) is sampled whole; a long one 0.5 s in every 10.
-//    Paused by Stop, not Disable: a stopped sampler costs the program nothing per launch
-//    (0.986 x `off` on empty launches, H200, 2026-11-28, bench/results/2026-11-28-pm-pause),
-//    and Start resumes without setting the device up again.
+//    cuptiProfilerHostEvaluateToGpuValues and SQLite run on the writer thread (TraceWriter),
+//    which evaluates only samples that overlap kernels (pm_sample_join.h). After each pass and
+//    each signal it asks the sampling policy (pm_sampling_policy.h: follows GPU work that lacks
+//    samples, within the CPU bound) what each device should do, and starts or stops devices
+//    accordingly; a device it stops is drained right after the stop, so that no decoded sample
+//    waits in the hardware buffer for a restart. While no device samples it sleeps until a
+//    signal (new code, a writer report, a set-up) wakes it, kIdleWaitMax at most: waking every
+//    decode_period while stopped cost 0.5 ms of CPU per ResNet-50 step (H200, 2026-11-28,
+//    bench/results/2026-11-28-six-variants). A stopped sampler costs the program nothing per
+//    launch (0.986 x `off` on empty launches, H200, 2026-11-28, bench/results/2026-11-28-pm-
+//    pause), and Start resumes without setting the device up again.
 //  - Shutdown (the tracer's exit handler via the session's before_final_flush, or the writer
 //    thread on SIGTERM): asks the decode thread to stop; it exits without another CUPTI call,
 //    leaving sampling enabled for the process's end (pm_collector.cc says why). Shutdown waits
@@ -47,28 +52,44 @@
 //  - fork: the child has no decode thread and the core ignores its callbacks (TraceSession::
 //    InForkedChild); no collector is inherited, and the child's exit touches nothing.
 //
-// Images: at most max_images exist (in the pool or in flight to the writer). When the writer
-// falls behind and none is free, a decode goes into a spare image whose samples are dropped
-// (pm_samples_lost): the hardware buffer is drained whatever the writer does.
+// Images: at most max_images exist (in the pool or in flight to the writer); the writer drops
+// each as soon as it has judged it, which returns its slot. When the writer falls behind and
+// none is free, a decode goes into a spare image whose samples are dropped (pm_samples_lost),
+// and only their spans go on (PmImage::dropped), so that the writer can count them as idle or
+// busy: the hardware buffer is drained whatever the writer does.
+//
+// Accounting (SessionMeta): every device's time sampling is summed (pm_sampling_ms), and
+// pm_samples_expected = that time / the interval; pm_samples_undecoded = expected - decoded:
+// samples lost to a hardware-buffer overflow, and those since the last decode at exit. The
+// expectation is measured on the CPU between Start and Stop, the samples on the GPU's clock:
+// it is good to about one sample per start and per stop (pm_starts).
 //
 // Per-device state table (DeviceState::phase; a device has no entry before its first context):
-//   | phase     | meaning                                              | next                          |
-//   | kSampling | set up, started; decoded every decode_period         | kPaused, kRetired, kStopped,  |
-//   |           |                                                      | kFailed                       |
-//   | kPaused   | the budget is spent: decoded, then stopped; started  | kSampling (a window fits),    |
-//   |           | again when a window fits (a restart that fails is    | kRetired, kStopped, kFailed   |
-//   |           | reopened: disabled and set up again)                 |                               |
-//   | kRetired  | its last context was destroyed: decoded, stopped,    | kSampling (a new context),    |
-//   |           | disabled                                             | kStopped                      |
-//   | kStopped  | shutdown: no CUPTI call any more                     | (end)                         |
-//   | kFailed   | set-up, decode or restart failed; disabled           | (end)                         |
-// A hardware-buffer overflow keeps kSampling: counted (pm_overflows), and sampling is disabled
-// and set up again so that later decodes work (CUPTI keeps failing them after an overflow).
+//   | phase     | meaning                                     | next                            |
+//   | kArmed    | set up, stopped and drained: the policy     | kSampling (wanted, the budget   |
+//   |           | wants nothing sampled on it                 | allows), kPaused (wanted, it    |
+//   |           |                                             | does not), kRetired, kStopped   |
+//   | kSampling | started; drained every decode_period        | kArmed, kPaused (stopped, then  |
+//   |           |                                             | drained), kRetired, kStopped,   |
+//   |           |                                             | kFailed                         |
+//   | kPaused   | wanted, but the budget is spent: stopped    | kSampling (a window fits; a     |
+//   |           | and drained                                 | restart that fails is reopened: |
+//   |           |                                             | disabled, set up again),        |
+//   |           |                                             | kArmed, kRetired, kStopped,     |
+//   |           |                                             | kFailed                         |
+//   | kRetired  | its last context was destroyed: decoded,    | kSampling or kArmed (a new      |
+//   |           | stopped, disabled                           | context), kStopped              |
+//   | kStopped  | shutdown: no CUPTI call any more            | (end)                           |
+//   | kFailed   | set-up, decode, start or stop failed;       | (end)                           |
+//   |           | disabled                                    |                                 |
+// A hardware-buffer overflow keeps the phase: counted (pm_overflows), and sampling is disabled
+// and set up again (started again only if it was sampling) so that later decodes work (CUPTI
+// keeps failing them after an overflow).
 //
 // Lock order: devices_mutex_ -> (the backend's CUPTI lock, the sink's queue lock, pool_mutex,
-// mutex_). devices_mutex_ guards the devices and every backend call; it is held by the decode
-// thread for a decode pass and by an application thread for a set-up or a retirement. mutex_
-// and pool_mutex are leaves.
+// mutex_). devices_mutex_ guards the devices, the policy and every backend call; it is held by
+// the decode thread for a pass and by an application thread for a set-up or a retirement.
+// mutex_ and pool_mutex are leaves.
 #pragma once
 
 #include <atomic>
@@ -86,25 +107,11 @@
 #include "injector/achieved/achieved.h"
 #include "injector/common/env_settings.h"
 #include "injector/achieved/pm/pm_device.h"
+#include "injector/achieved/pm/pm_settings.h"
 #include "injector/achieved/pm_samples.h"
-#include "injector/achieved/time_budget.h"
+#include "injector/achieved/pm_sampling_policy.h"
 
 namespace occ::inj {
-
-struct PmCollectorSettings {
-  PmSettings device;
-  int64_t decode_period_ns = 5'000'000;
-  size_t max_images = 16;
-  int shutdown_wait_ms = 1'000;  // longest Shutdown waits for the decode thread
-  // The CPU bound (see the header's threads): sampling is on for at most free_ns +
-  // budget_fraction x the time since the first set-up; paused, it starts again only when a
-  // window_ns fits. 1 = never paused.
-  double budget_fraction = 0.05;  // OCCTRACE_SAMPLE_BUDGET
-  int64_t window_ns = 500'000'000;
-  int64_t free_ns = 5'000'000'000;
-};
-
-// From the OCCTRACE_PM_* settings (settings.h).
 
 class PmCollector final : public AchievedProfiler {
  public:
@@ -112,58 +119,91 @@ class PmCollector final : public AchievedProfiler {
   // Called (on the set-up's thread, no lock held) each time a device has been set up, started
   // and decoded once: by then CUPTI has created the state it tears down at exit.
   using OnSampling = std::function<void()>;
+  // The policy's and the accounting's clock (ns, steady); tests pass a stand-in. The decode
+  // period is kept on the real clock either way.
+  using Clock = std::function<int64_t()>;
   // Starts the decode thread.
   PmCollector(Sink sink, std::unique_ptr<PmBackend> backend, PmCollectorSettings settings,
-              OnSampling on_sampling = {});
+              OnSampling on_sampling = {}, Clock clock = {});
   ~PmCollector() override;
   PmCollector(const PmCollector&) = delete;
   PmCollector& operator=(const PmCollector&) = delete;
 
-  // The core enables CONTEXT_CREATED and CONTEXT_DESTROY_STARTING itself (cupti_tracer.cc).
+  // The core enables CONTEXT_CREATED, CONTEXT_DESTROY_STARTING and MODULE_LOADED itself
+  // (cupti_tracer.cc).
   void EnableCallbacks(CUpti_SubscriberHandle /*subscriber*/) override {}
   void OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* cbdata) override;
   void Shutdown() override;
   std::vector<std::pair<std::string, std::string>> SessionMeta() const override;
 
-  // What OnCallback does for CONTEXT_CREATED and CONTEXT_DESTROY_STARTING (tests call them
-  // directly).
+  // What OnCallback does for CONTEXT_CREATED, CONTEXT_DESTROY_STARTING and MODULE_LOADED
+  // (tests call them directly).
   void NoteContext(void* context);
   void NoteContextDestroyed(void* context);
+  void NoteNewCode();
+  // The writer's view of GPU work (writer thread; SessionHooks::pm_work).
+  void NoteWork(const PmWorkReport& report);
 
   // Counters (any thread).
   uint64_t overflows() const { return overflows_.load(); }
   uint64_t decodes() const { return decodes_.load(); }
-  uint64_t pauses() const { return pauses_.load(); }
+  uint64_t starts() const { return starts_.load(); }  // from kArmed or kPaused
+  uint64_t stops() const { return stops_.load(); }    // to kArmed: nothing wanted samples
+  uint64_t pauses() const { return pauses_.load(); }  // to kPaused: the budget was spent
   uint64_t resumes() const { return resumes_.load(); }
   uint64_t wakeups() const { return wakeups_.load(); }  // the decode thread's passes
+  uint64_t samples_decoded() const { return samples_decoded_.load(); }
+  int64_t sampled_ns() const { return SampledNs(clock_()); }
   std::string status() const;
 
  private:
-  enum class Phase { kSampling, kPaused, kRetired, kStopped, kFailed };
+  enum class Phase { kArmed, kSampling, kPaused, kRetired, kStopped, kFailed };
   struct DeviceState {
-    Phase phase = Phase::kSampling;
+    Phase phase = Phase::kArmed;
     std::unique_ptr<PmDeviceSampler> sampler;
     std::vector<void*> contexts;  // live contexts on the device
+    int64_t sampling_since_ns = 0;  // while kSampling (clock_)
+    int64_t last_drain_steady_ns = 0;
+  };
+  // What the other threads told the decode thread since its last pass (guarded by mutex_).
+  struct Signals {
+    int64_t new_code_ns = INT64_MIN;  // the latest module load
+    bool has_report = false;
+    PmWorkReport report;
   };
 
   bool ShutdownRequested() const;
   void DecodeLoop();
-  // devices_mutex_ held (so are the four below). Sets a device up, starts it and decodes once.
+  // Wakes the decode thread for a pass.
+  void Kick();
+  // devices_mutex_ held (so are the ones below). Hands the signals since the last call to the
+  // policy.
+  void FeedPolicy();
+  // Sets a device up, starts it and decodes once, then does what the policy says.
   void SetUp(uint32_t device_id, DeviceState* device);
+  // Drains each sampling device whose last drain is a decode period old.
+  void DrainDue();
+  // Asks the policy and starts, stops or pauses the set-up devices accordingly.
+  void FollowPolicy(int64_t now_ns);
+  void Apply(uint32_t device_id, DeviceState* device, PmTarget target);
   // Drains one device's hardware buffer into images for the sink; false when the device failed
   // (then disabled).
   bool DrainDevice(uint32_t device_id, DeviceState* device);
-  // After an overflow: disabled and set up again; false when that failed.
-  bool Reopen(uint32_t device_id, DeviceState* device);
-  // Also keeps the sampling clock: sampling is on while any device is kSampling.
+  // One decode's samples to the sink: in their image, or (image null: decoded into the spare)
+  // as spans only. An empty image goes back to the pool.
+  void HandOver(uint32_t device_id, PmDeviceSampler* sampler, std::vector<uint8_t>* image,
+                std::vector<PmImage::Span>&& spans);
+  // After an overflow or a failed restart: disabled and set up again, started if `start`;
+  // false when that failed.
+  bool Reopen(uint32_t device_id, DeviceState* device, bool start);
+  // Also keeps the sampling clock: each device's time in kSampling, summed.
   void SetPhase(uint32_t device_id, DeviceState* device, Phase phase);
-  // After a decode pass: pauses every sampling device when the budget is spent, restarts the
-  // paused ones when a window fits.
-  void KeepToBudget(int64_t now_ns);
   // How long the decode thread may sleep after a pass: decode_period while a device samples,
-  // else until the budget fits a window (kIdleWaitMax at most).
-  std::chrono::nanoseconds NextWait(int64_t now_ns) const;
+  // else kIdleWaitMax (signals wake it before).
+  std::chrono::nanoseconds NextWait() const;
   int64_t SampledNs(int64_t now_ns) const;
+  // SessionMeta's rows on when and how much it sampled.
+  void AddSamplingMeta(std::vector<std::pair<std::string, std::string>>* meta) const;
   void FailDevice(uint32_t device_id, DeviceState* device, const ProfilerError& error);
   // A pooled image, initialized for `sampler`; false when none is free (writer behind).
   bool TakeImage(PmDeviceSampler* sampler, std::vector<uint8_t>* image, ProfilerError* error);
@@ -183,17 +223,20 @@ class PmCollector final : public AchievedProfiler {
   std::unique_ptr<PmBackend> backend_;
   const PmCollectorSettings settings_;
   const OnSampling on_sampling_;
+  const Clock clock_;
 
-  std::mutex devices_mutex_;                 // guards the three below and every backend call
+  std::mutex devices_mutex_;                 // guards the four below and every backend call
   std::map<uint32_t, DeviceState> devices_;
   bool backend_initialized_ = false;
   std::vector<uint8_t> spare_image_;  // for decodes while the pool is empty
-  WallTimeBudget budget_;
+  PmSamplingPolicy policy_;
 
-  mutable std::mutex mutex_;  // guards the seven below
+  mutable std::mutex mutex_;  // guards the nine below
   std::condition_variable wake_;
   bool stop_requested_ = false;
-  bool sampling_started_ = false;  // a set-up started a device: the decode thread wakes
+  bool kicked_ = false;  // a signal or a set-up: the decode thread makes a pass
+  Signals signals_;
+  bool wanted_anywhere_ = false;  // in the last report: a device with wanting configurations
   bool thread_done_ = false;
   std::map<uint32_t, Phase> phases_;  // published copy of each device's phase, for Meta/tests
   std::string failure_;               // empty while fine
@@ -214,16 +257,24 @@ class PmCollector final : public AchievedProfiler {
   std::atomic<uint64_t> decode_errors_{0};
   std::atomic<uint64_t> samples_decoded_{0};
   std::atomic<uint64_t> samples_lost_{0};  // decoded into the spare image: writer behind
+  std::atomic<uint64_t> new_code_signals_{0};
+  std::atomic<uint64_t> reports_{0};
   std::atomic<uint64_t> decode_ns_{0};
   std::atomic<int64_t> max_decode_ns_{0};
   std::atomic<uint64_t> image_bytes_{0};
   std::atomic<uint64_t> setup_ns_{0};  // on the programs' threads, in CONTEXT_CREATED
   std::atomic<uint64_t> retirements_{0};
   std::atomic<bool> shut_down_{false};
-  // The sampling clock: written under devices_mutex_, atomic for SessionMeta. 0 = not yet / off.
-  std::atomic<int64_t> budget_start_ns_{0};     // the first set-up
-  std::atomic<int64_t> sampling_since_ns_{0};   // when sampling last turned on, while it is on
-  std::atomic<int64_t> sampled_closed_ns_{0};   // sampling time before that
+  // The sampling clock (clock_): written under devices_mutex_, atomic for SessionMeta. Summed
+  // over devices: sampling time = closed + sampling_devices x now - since_sum.
+  std::atomic<int64_t> first_setup_ns_{0};      // 0 = none yet
+  std::atomic<int64_t> sampling_devices_{0};    // devices in kSampling
+  std::atomic<int64_t> since_sum_ns_{0};        // Σ their sampling_since_ns
+  std::atomic<int64_t> sampled_closed_ns_{0};   // sampling time of the periods that ended
+  std::atomic<int64_t> busy_ns_{0};             // the policy's GPU-busy time, for SessionMeta
+  std::atomic<int> paused_devices_{0};         // in kPaused: a report may let them resume
+  std::atomic<uint64_t> starts_{0};
+  std::atomic<uint64_t> stops_{0};
   std::atomic<uint64_t> pauses_{0};
   std::atomic<uint64_t> resumes_{0};
   std::atomic<uint64_t> wakeups_{0};
@@ -234,7 +285,7 @@ class PmCollector final : public AchievedProfiler {
 };
 
 // The CUPTI collector.
-std::unique_ptr<AchievedProfiler> CreatePmCollector(const PmCollectorSettings& settings, PmCollector::Sink sink,
+std::unique_ptr<PmCollector> CreatePmCollector(const PmCollectorSettings& settings, PmCollector::Sink sink,
                                                     PmCollector::OnSampling on_sampling);
 
 }  // namespace occ::inj

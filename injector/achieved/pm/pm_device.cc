@@ -1,10 +1,9 @@
 // The CUPTI PM-sampling backend of pm_device.h. Every CUPTI result goes through CheckCupti
-// (range_profiler.h), which names the failing call in a ProfilerError.
+// (profiler_host.h), which names the failing call in a ProfilerError; the host object and the
+// profiler's initialization are ProfilerHost's.
 #include "injector/achieved/pm/pm_device.h"
 
 #include <cupti_pmsampling.h>
-#include <cupti_profiler_host.h>
-#include <cupti_profiler_target.h>
 #include <cupti_target.h>
 
 #include <chrono>
@@ -18,7 +17,8 @@ namespace occ::inj {
 namespace {
 
 // Every PM-sampling and host-object call of this file takes this lock: the decode thread's
-// (decode, sample spans, stop, disable, set-up) and the writer thread's evaluation. Run
+// (decode, sample spans, stop, disable, set-up) and the writer thread's evaluation (once per
+// image). Run
 // concurrently on an H100 (CUDA 13.0, 2026-11-27), the exit's stop and disable beside the
 // writer's evaluation corrupted the heap ("double free or corruption") or hung; the CUPTI
 // samples and Kineto never call these from two threads at once either. A leaf lock.
@@ -31,8 +31,8 @@ std::timed_mutex& PmCuptiMutex() {
 // evaluator, which the writer may still use after the device's sampler is disabled.
 class CuptiPmEvaluator final : public PmEvaluator {
  public:
-  CuptiPmEvaluator(CUpti_Profiler_Host_Object* host, std::vector<const char*> metrics)
-      : host_(host), metrics_(std::move(metrics)) {
+  CuptiPmEvaluator(std::unique_ptr<ProfilerHost> host, std::vector<const char*> metrics)
+      : host_(std::move(host)), metrics_(std::move(metrics)) {
     for (size_t i = 0; i < metrics_.size(); ++i) {
       const std::string_view name = metrics_[i];
       if (name == kPmCyclesActiveMetric) cycles_ = i;
@@ -43,23 +43,42 @@ class CuptiPmEvaluator final : public PmEvaluator {
   ~CuptiPmEvaluator() override {
     // As in Evaluate: a host object left behind beats a traced program that hangs at exit.
     std::unique_lock lock(PmCuptiMutex(), std::defer_lock);
-    if (!lock.try_lock_for(std::chrono::seconds(1))) return;
-    CUpti_Profiler_Host_Deinitialize_Params deinit{CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE, nullptr,
-                                                   host_};
-    cuptiProfilerHostDeinitialize(&deinit);
+    if (!lock.try_lock_for(std::chrono::seconds(1))) {
+      static_cast<void>(host_.release());
+      return;
+    }
+    host_.reset();
   }
   CuptiPmEvaluator(const CuptiPmEvaluator&) = delete;
   CuptiPmEvaluator& operator=(const CuptiPmEvaluator&) = delete;
 
-  bool Evaluate(const std::vector<uint8_t>& image, size_t sample_index, PmValues* out,
-                std::string* error) override {
-    // Timed: should the decode thread be stuck inside CUPTI with the lock held (see
-    // PmCollector::Shutdown), the writer must still close the trace.
+  void Evaluate(const std::vector<uint8_t>& image, const std::vector<uint32_t>& samples, std::vector<PmValues>* values,
+                std::vector<uint8_t>* failed, std::string* error) override {
+    values->assign(samples.size(), PmValues{});
+    failed->assign(samples.size(), 1);
+    // Timed, once per image: should the decode thread be stuck inside CUPTI with the lock held
+    // (see PmCollector::Shutdown), the writer must still close the trace; after one such wait
+    // the next images do not wait at all, so that a trace's last images cost 1 s, not 1 s each.
     std::unique_lock lock(PmCuptiMutex(), std::defer_lock);
-    if (!lock.try_lock_for(std::chrono::seconds(1))) {
+    if (!lock.try_lock_for(lock_stuck_ ? std::chrono::milliseconds(0) : std::chrono::milliseconds(1000))) {
+      lock_stuck_ = true;
       *error = "PM sampling's CUPTI lock not free within 1 s (the decode thread is stuck in CUPTI)";
-      return false;
+      return;
     }
+    lock_stuck_ = false;
+    for (size_t k = 0; k < samples.size(); ++k) {
+      std::string sample_error;
+      if (EvaluateOne(image, samples[k], &(*values)[k], &sample_error)) {
+        (*failed)[k] = 0;
+      } else if (error->empty()) {
+        *error = sample_error;
+      }
+    }
+  }
+
+ private:
+  // PmCuptiMutex held.
+  bool EvaluateOne(const std::vector<uint8_t>& image, size_t sample_index, PmValues* out, std::string* error) {
     // The two occupancy metrics first, and the DRAM metric only for a sample in which an SM
     // was active: most samples of a training loop are idle (73-80 % at 50 us in train_small.py
     // and ResNet-50, H100, 2026-11-28), and the DRAM ratio costs more than the other two
@@ -88,32 +107,22 @@ class CuptiPmEvaluator final : public PmEvaluator {
     return true;
   }
 
- private:
   // PmCuptiMutex held.
   bool EvaluateMetrics(const std::vector<uint8_t>& image, size_t sample_index, const char** names, size_t count,
                        double* values, std::string* error) {
-    CUpti_Profiler_Host_EvaluateToGpuValues_Params evaluate{};
-    evaluate.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE;
-    evaluate.pHostObject = host_;
-    evaluate.pCounterDataImage = image.data();
-    evaluate.counterDataImageSize = image.size();
-    evaluate.rangeIndex = sample_index;
-    evaluate.ppMetricNames = names;
-    evaluate.numMetrics = count;
-    evaluate.pMetricValues = values;
     ProfilerError failure;
-    if (!CheckCupti(cuptiProfilerHostEvaluateToGpuValues(&evaluate), "cuptiProfilerHostEvaluateToGpuValues",
-                    &failure)) {
+    if (!host_->Evaluate(image, sample_index, {names, count}, {values, count}, &failure)) {
       *error = failure.Message();
       return false;
     }
     return true;
   }
 
-  CUpti_Profiler_Host_Object* host_;
+  std::unique_ptr<ProfilerHost> host_;
   std::vector<const char*> metrics_;  // at most 3
   size_t cycles_ = 0, warps_ = 0, dram_ = 99;
   bool subsets_evaluate_ = true;  // writer thread only
+  bool lock_stuck_ = false;       // writer thread only: the last wait for the lock timed out
 };
 
 class CuptiPmDeviceSampler final : public PmDeviceSampler {
@@ -122,8 +131,8 @@ class CuptiPmDeviceSampler final : public PmDeviceSampler {
 
   bool Setup(uint32_t device_index, const PmSettings& settings, ProfilerError* error) {
     std::lock_guard lock(PmCuptiMutex());
-    if (!CheckProfilerDeviceSupported(device_index, CUPTI_PROFILER_PM_SAMPLING, error)) return false;
-    if (!DeviceChipName(device_index, &chip_name_, error)) return false;
+    if (!ProfilerHost::DeviceSupported(device_index, CUPTI_PROFILER_PM_SAMPLING, error)) return false;
+    if (!ProfilerHost::ChipName(device_index, &chip_name_, error)) return false;
 
     CUpti_PmSampling_GetCounterAvailability_Params availability{};
     availability.structSize = CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE;
@@ -138,9 +147,9 @@ class CuptiPmDeviceSampler final : public PmDeviceSampler {
                     error)) {
       return false;
     }
-    CUpti_Profiler_Host_Object* host = nullptr;
+    std::unique_ptr<ProfilerHost> host;
     if (!BuildConfig(availability_image, settings.occupancy_only, &host, error)) return false;
-    evaluator_ = std::make_shared<CuptiPmEvaluator>(host, metrics_);
+    evaluator_ = std::make_shared<CuptiPmEvaluator>(std::move(host), metrics_);
 
     CUpti_PmSampling_Enable_Params enable{};
     enable.structSize = CUpti_PmSampling_Enable_Params_STRUCT_SIZE;
@@ -262,68 +271,29 @@ class CuptiPmDeviceSampler final : public PmDeviceSampler {
   // The three metrics if they fit one pass (PM sampling cannot replay: SetConfig refuses more),
   // else the two that occupancy needs.
   bool BuildConfig(const std::vector<uint8_t>& availability, bool occupancy_only,
-                   CUpti_Profiler_Host_Object** host_out, ProfilerError* error) {
+                   std::unique_ptr<ProfilerHost>* host_out, ProfilerError* error) {
     const std::vector<std::vector<const char*>> candidates = {
         {kPmCyclesActiveMetric, kPmWarpsActiveMetric, kPmDramMetric}, {kPmCyclesActiveMetric, kPmWarpsActiveMetric}};
     size_t passes_needed = 0;
     for (size_t c = occupancy_only ? 1 : 0; c < candidates.size(); ++c) {
       const std::vector<const char*>& metrics = candidates[c];
-      CUpti_Profiler_Host_Initialize_Params init{};
-      init.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
-      init.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
-      init.pChipName = chip_name_.c_str();
-      init.pCounterAvailabilityImage = availability.data();
-      if (!CheckCupti(cuptiProfilerHostInitialize(&init), "cuptiProfilerHostInitialize", error)) return false;
-      CUpti_Profiler_Host_Object* host = init.pHostObject;
-      auto release = [&] {
-        CUpti_Profiler_Host_Deinitialize_Params deinit{CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE, nullptr,
-                                                       host};
-        cuptiProfilerHostDeinitialize(&deinit);
-      };
-      std::vector<const char*> names = metrics;
-      CUpti_Profiler_Host_ConfigAddMetrics_Params add{};
-      add.structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE;
-      add.pHostObject = host;
-      add.ppMetricNames = names.data();
-      add.numMetrics = names.size();
-      CUpti_Profiler_Host_GetConfigImageSize_Params image_size{};
-      image_size.structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE;
-      image_size.pHostObject = host;
-      if (!CheckCupti(cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics", error) ||
-          !CheckCupti(cuptiProfilerHostGetConfigImageSize(&image_size), "cuptiProfilerHostGetConfigImageSize",
-                      error)) {
-        release();
+      // Destroyed (cuptiProfilerHostDeinitialize) unless it is the one kept.
+      std::unique_ptr<ProfilerHost> host =
+          ProfilerHost::Create(CUPTI_PROFILER_TYPE_PM_SAMPLING, chip_name_, availability, error);
+      if (host == nullptr) return false;
+      if (!host->AddMetrics(metrics, error)) {
         if (metrics.size() == 3) {  // the DRAM metric may be what the chip lacks: try without
           *error = ProfilerError{};
           continue;
         }
         return false;
       }
-      config_image_.assign(image_size.configImageSize, 0);
-      CUpti_Profiler_Host_GetConfigImage_Params image{};
-      image.structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE;
-      image.pHostObject = host;
-      image.configImageSize = config_image_.size();
-      image.pConfigImage = config_image_.data();
-      CUpti_Profiler_Host_GetNumOfPasses_Params passes{};
-      passes.structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE;
-      if (!CheckCupti(cuptiProfilerHostGetConfigImage(&image), "cuptiProfilerHostGetConfigImage", error)) {
-        release();
-        return false;
-      }
-      passes.configImageSize = config_image_.size();
-      passes.pConfigImage = config_image_.data();
-      if (!CheckCupti(cuptiProfilerHostGetNumOfPasses(&passes), "cuptiProfilerHostGetNumOfPasses", error)) {
-        release();
-        return false;
-      }
-      passes_needed = passes.numOfPasses;
+      if (!host->ConfigImage(&config_image_, &passes_needed, error)) return false;
       if (passes_needed == 1) {
         metrics_ = metrics;
-        *host_out = host;
+        *host_out = std::move(host);
         return true;
       }
-      release();
     }
     error->call = "cuptiProfilerHostGetNumOfPasses";
     error->result = CUPTI_ERROR_NOT_SUPPORTED;
@@ -351,8 +321,8 @@ class CuptiPmBackend final : public PmBackend {
     if (!sampler->Setup(device_index, settings, error)) return nullptr;  // its destructor disables
     return sampler;
   }
-  bool Initialize(ProfilerError* error) override { return InitializeCuptiProfiler(error); }
-  void Deinitialize() override { DeinitializeCuptiProfiler(); }
+  bool Initialize(ProfilerError* error) override { return ProfilerHost::InitializeProfiler(error); }
+  void Deinitialize() override { ProfilerHost::DeinitializeProfiler(); }
 };
 
 }  // namespace

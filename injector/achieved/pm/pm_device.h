@@ -17,22 +17,16 @@
 #include <string>
 #include <vector>
 
+#include "injector/achieved/pm/pm_settings.h"
 #include "injector/achieved/pm_samples.h"
-#include "injector/achieved/replay/range_profiler.h"
+#include "injector/achieved/profiler_host.h"
 
 namespace occ::inj {
 
 inline constexpr const char* kPmWarpsActiveMetric = "sm__warps_active.sum";
 inline constexpr const char* kPmCyclesActiveMetric = "sm__cycles_active.sum";
-// The same DRAM metric the range profiler reports (range_profiler.h).
+// The same DRAM metric the range profiler reports (profiler_host.h).
 inline constexpr const char* kPmDramMetric = kDramThroughputMetric;
-
-struct PmSettings {
-  uint64_t interval_ns = 50'000;          // OCCTRACE_PM_INTERVAL_US
-  size_t hardware_buffer_bytes = 64 << 20;
-  uint32_t max_samples_per_image = 2000;
-  bool occupancy_only = false;  // the two occupancy metrics only (no DRAM throughput)
-};
 
 // What one decode found.
 struct PmDecodeResult {

@@ -123,45 +123,9 @@ void AchievedLaunchPath::OnKernelLaunchEnter(LaunchThreadState* thread, CUpti_Ca
   ContextState* state = cached->get();
   const LaunchArgs args = ReadLaunchArgs(cbid, data->functionParams);
   const LaunchSignature signature = SignatureOf(data->context, args);
-
-  // While the profiler is enabled, every launch in the context holds its mutex until EXIT, so
-  // no launch from another thread lands in a measured range. A parked context has nothing
-  // to protect: only a launch that is to be measured takes the mutex (and re-enables).
   std::unique_lock<std::timed_mutex> lock;
   AchievedPolicy::Decision decision;
-  bool decided = false;
-  if (!state->parked.load(std::memory_order_acquire)) {
-    lock = LockContext(state);
-    if (!lock.owns_lock()) return;  // a stuck holder: go ahead unmeasured (LockContext)
-    if (!state->parked.load(std::memory_order_relaxed)) {
-      if (!state->profiler) return;  // failed, or its context is being destroyed
-      decision = policy_.Decide(signature, &thread->exhausted);
-      decided = true;
-      if (!decision.measure) {
-        if (ShouldPark()) {
-          Park(state);
-          return;
-        }
-        HoldUntilExit(*cached, std::move(lock), &thread->pending);
-        return;
-      }
-    } else {
-      lock.unlock();  // parked while this launch waited
-    }
-  }
-  if (!decided) {
-    decision = policy_.Decide(signature, &thread->exhausted);
-    if (!decision.measure) return;
-    if (!BusyWaitOver(*state)) {  // another process holds the GPU's profiler: not yet
-      policy_.Release(signature);
-      return;
-    }
-    lock = LockContext(state);
-    if (!lock.owns_lock()) {
-      policy_.Release(signature);
-      return;
-    }
-  }
+  if (!DecideAndLock(*cached, signature, thread, &lock, &decision)) return;
 
   AchievedSample sample;
   sample.correlation_id = CorrelationId(data);
@@ -179,7 +143,58 @@ void AchievedLaunchPath::OnKernelLaunchEnter(LaunchThreadState* thread, CUpti_Ca
     if (state->profiler) HoldUntilExit(*cached, std::move(lock), &thread->pending);
     return;
   }
+  StartMeasurement(*cached, signature, std::move(sample), std::move(lock), data->context, &thread->pending);
+}
 
+bool AchievedLaunchPath::DecideAndLock(const std::shared_ptr<ContextState>& context,
+                                       const LaunchSignature& signature, LaunchThreadState* thread,
+                                       std::unique_lock<std::timed_mutex>* lock,
+                                       AchievedPolicy::Decision* decision) {
+  ContextState* state = context.get();
+  // While the profiler is enabled, every launch in the context holds its mutex until EXIT, so
+  // no launch from another thread lands in a measured range. A parked context has nothing
+  // to protect: only a launch that is to be measured takes the mutex (and re-enables).
+  bool decided = false;
+  if (!state->parked.load(std::memory_order_acquire)) {
+    *lock = LockContext(state);
+    if (!lock->owns_lock()) return false;  // a stuck holder: go ahead unmeasured (LockContext)
+    if (!state->parked.load(std::memory_order_relaxed)) {
+      if (!state->profiler) return false;  // failed, or its context is being destroyed
+      *decision = policy_.Decide(signature, &thread->exhausted);
+      decided = true;
+      if (!decision->measure) {
+        if (ShouldPark()) {
+          Park(state);
+          return false;
+        }
+        HoldUntilExit(context, std::move(*lock), &thread->pending);
+        return false;
+      }
+    } else {
+      lock->unlock();  // parked while this launch waited
+    }
+  }
+  if (!decided) {
+    *decision = policy_.Decide(signature, &thread->exhausted);
+    if (!decision->measure) return false;
+    if (!BusyWaitOver(*state)) {  // another process holds the GPU's profiler: not yet
+      policy_.Release(signature);
+      return false;
+    }
+    *lock = LockContext(state);
+    if (!lock->owns_lock()) {
+      policy_.Release(signature);
+      return false;
+    }
+  }
+  return true;
+}
+
+void AchievedLaunchPath::StartMeasurement(const std::shared_ptr<ContextState>& context,
+                                          const LaunchSignature& signature, AchievedSample sample,
+                                          std::unique_lock<std::timed_mutex> lock, CUcontext ctx,
+                                          PendingLaunch* pending) {
+  ContextState* state = context.get();
   // Re-enabling a parked profiler is part of this sample's cost (charged to the budget).
   const int64_t start_ns = clock_();
   ProfilerError error;
@@ -194,7 +209,7 @@ void AchievedLaunchPath::OnKernelLaunchEnter(LaunchThreadState* thread, CUpti_Ca
       policy_.Release(signature);
       return;
     }
-    if (!Unpark(state, data->context, &error)) {
+    if (!Unpark(state, ctx, &error)) {
       GiveUpSample(signature, clock_() - start_ns, error);
       FailContext(state, error);
       return;
@@ -212,12 +227,12 @@ void AchievedLaunchPath::OnKernelLaunchEnter(LaunchThreadState* thread, CUpti_Ca
   }
   const int64_t started_ns = clock_();
   phase_ns_[kPhaseStart].fetch_add(started_ns - before_start_ns, std::memory_order_relaxed);
-  HoldUntilExit(*cached, std::move(lock), &thread->pending);
-  thread->pending.measuring = true;
-  thread->pending.signature = signature;
-  thread->pending.sample = std::move(sample);
-  thread->pending.start_ns = start_ns;
-  thread->pending.started_ns = started_ns;
+  HoldUntilExit(context, std::move(lock), pending);
+  pending->measuring = true;
+  pending->signature = signature;
+  pending->sample = std::move(sample);
+  pending->start_ns = start_ns;
+  pending->started_ns = started_ns;
 }
 
 void AchievedLaunchPath::HoldUntilExit(const std::shared_ptr<ContextState>& state,

@@ -81,6 +81,19 @@ class AchievedLaunchPath : public AchievedProfiler, protected AchievedParking {
                                                     const CUpti_CallbackData* data);
   void OnKernelLaunchEnter(LaunchThreadState* thread, CUpti_CallbackId cbid,
                            const CUpti_CallbackData* data);
+  // ENTER's first step, on every launch: the policy's decision and, for a launch to be
+  // measured, the context's lock in *lock. False when the launch is not measured, and then
+  // already dealt with (held until EXIT in an enabled context, the context parked, or let go).
+  [[gnu::always_inline]] inline bool DecideAndLock(const std::shared_ptr<ContextState>& context,
+                                                   const LaunchSignature& signature,
+                                                   LaunchThreadState* thread,
+                                                   std::unique_lock<std::timed_mutex>* lock,
+                                                   AchievedPolicy::Decision* decision);
+  // ENTER of a launch to be measured, holding the context's lock: the profiler (re-enabled if
+  // the context is parked) started, and `sample` left in *pending for EXIT.
+  void StartMeasurement(const std::shared_ptr<ContextState>& context, const LaunchSignature& signature,
+                        AchievedSample sample, std::unique_lock<std::timed_mutex> lock, CUcontext ctx,
+                        PendingLaunch* pending);
   // The context lock stays held until this thread's EXIT callback for the launch.
   [[gnu::always_inline]] inline void HoldUntilExit(const std::shared_ptr<ContextState>& state,
                                                    std::unique_lock<std::timed_mutex> lock,

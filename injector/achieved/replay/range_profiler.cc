@@ -1,11 +1,10 @@
 #include "injector/achieved/replay/range_profiler.h"
 
-#include <chrono>
-
 #include <cupti_profiler_target.h>
 #include <cupti_target.h>
 
-#include <mutex>
+#include <chrono>
+#include <string_view>
 
 #include "injector/achieved/achieved_launch.h"
 #include "injector/common/errors.h"
@@ -16,15 +15,6 @@ namespace {
 // Per-launch Start/Stop holds one kernel; 2 leaves room for a launch the driver makes without
 // a callback (CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API) so that ours is not dropped.
 constexpr size_t kMaxRanges = 2;
-
-const char* SupportLevelName(CUpti_Profiler_Support_Level level) {
-  switch (level) {
-    case CUPTI_PROFILER_CONFIGURATION_SUPPORTED: return "supported";
-    case CUPTI_PROFILER_CONFIGURATION_DISABLED: return "disabled";
-    case CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED: return "unsupported";
-    default: return "unknown";
-  }
-}
 
 // Makes `ctx` current on this thread for a scope. The setup and warm-up may run on occtrace's
 // own setup thread, where no context is current; on an application thread the context is
@@ -48,89 +38,7 @@ class ScopedCurrentContext {
   bool pushed_ = false;
 };
 
-std::mutex& InitMutex() {
-  static std::mutex mutex;
-  return mutex;
-}
-int g_profiler_users = 0;
-
 }  // namespace
-
-std::string ProfilerError::Message() const {
-  if (ok()) return "ok";
-  const char* text = nullptr;
-  if (cuptiGetResultString(result, &text) != CUPTI_SUCCESS || text == nullptr) text = "?";
-  std::string message = call + " failed: " + text;
-  if (!detail.empty()) message += " (" + detail + ")";
-  return message;
-}
-
-bool CheckCupti(CUptiResult result, const char* call, ProfilerError* error) {
-  if (result == CUPTI_SUCCESS) return true;
-  error->call = call;
-  error->result = result;
-  return false;
-}
-
-bool InitializeCuptiProfiler(ProfilerError* error) {
-  std::lock_guard<std::mutex> lock(InitMutex());
-  if (g_profiler_users > 0) {
-    ++g_profiler_users;
-    return true;
-  }
-  CUpti_Profiler_Initialize_Params params{CUpti_Profiler_Initialize_Params_STRUCT_SIZE, nullptr};
-  if (!CheckCupti(cuptiProfilerInitialize(&params), "cuptiProfilerInitialize", error)) {
-    return false;
-  }
-  g_profiler_users = 1;
-  return true;
-}
-
-void DeinitializeCuptiProfiler() {
-  std::lock_guard<std::mutex> lock(InitMutex());
-  if (g_profiler_users == 0 || --g_profiler_users > 0) return;
-  CUpti_Profiler_DeInitialize_Params params{CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE,
-                                            nullptr};
-  cuptiProfilerDeInitialize(&params);
-}
-
-bool CheckProfilerDeviceSupported(uint32_t device_index, CUpti_Profiler_API api, ProfilerError* error) {
-  CUdevice device = 0;
-  if (Driver().cuDeviceGet == nullptr ||
-      Driver().cuDeviceGet(&device, static_cast<int>(device_index)) != CUDA_SUCCESS) {
-    error->call = "cuDeviceGet";
-    error->result = CUPTI_ERROR_UNKNOWN;
-    return false;
-  }
-  CUpti_Profiler_DeviceSupported_Params supported{};
-  supported.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE;
-  supported.cuDevice = device;
-  supported.api = api;
-  if (!CheckCupti(cuptiProfilerDeviceSupported(&supported), "cuptiProfilerDeviceSupported",
-                  error)) {
-    return false;
-  }
-  if (supported.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
-    error->call = "cuptiProfilerDeviceSupported";
-    error->result = CUPTI_ERROR_NOT_SUPPORTED;
-    error->detail = "device " + std::to_string(device_index) + ": architecture " +
-                    SupportLevelName(supported.architecture) + ", sli " + SupportLevelName(supported.sli) +
-                    ", vGpu " + SupportLevelName(supported.vGpu) + ", confidentialCompute " +
-                    SupportLevelName(supported.confidentialCompute) + ", cmp " + SupportLevelName(supported.cmp) +
-                    ", wsl " + SupportLevelName(supported.wsl);
-    return false;
-  }
-  return true;
-}
-
-bool DeviceChipName(uint32_t device_index, std::string* chip_name, ProfilerError* error) {
-  CUpti_Device_GetChipName_Params chip{};
-  chip.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
-  chip.deviceIndex = device_index;
-  if (!CheckCupti(cuptiDeviceGetChipName(&chip), "cuptiDeviceGetChipName", error)) return false;
-  *chip_name = chip.pChipName != nullptr ? chip.pChipName : "";
-  return true;
-}
 
 std::unique_ptr<ContextRangeProfiler> ContextRangeProfiler::Create(CUcontext ctx, ProfilerReplay replay,
                                                                    ProfilerError* error) {
@@ -143,8 +51,8 @@ std::unique_ptr<ContextRangeProfiler> ContextRangeProfiler::Create(CUcontext ctx
 bool ContextRangeProfiler::Setup(ProfilerError* error) {
   uint32_t device_index = 0;
   if (!CheckCupti(cuptiGetDeviceId(ctx_, &device_index), "cuptiGetDeviceId", error)) return false;
-  if (!CheckProfilerDeviceSupported(device_index, CUPTI_PROFILER_RANGE_PROFILING, error)) return false;
-  if (!DeviceChipName(device_index, &chip_name_, error)) return false;
+  if (!ProfilerHost::DeviceSupported(device_index, CUPTI_PROFILER_RANGE_PROFILING, error)) return false;
+  if (!ProfilerHost::ChipName(device_index, &chip_name_, error)) return false;
 
   CUpti_Profiler_GetCounterAvailability_Params availability{};
   availability.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
@@ -215,60 +123,13 @@ bool ContextRangeProfiler::BuildConfig(const std::vector<uint8_t>& availability,
        kTensorPipeMetric},
       {kOccupancyMetric, kWarpsPerCycleMetric, kCyclesActiveMetric, kGpuTimeMetric},
       {kOccupancyMetric}};
-  for (size_t c = 0; c < candidates.size(); ++c) {
-    const std::vector<const char*>& metrics = candidates[c];
-    if (host_ != nullptr) {
-      CUpti_Profiler_Host_Deinitialize_Params deinit{
-          CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE, nullptr, host_};
-      cuptiProfilerHostDeinitialize(&deinit);
-      host_ = nullptr;
-    }
-    CUpti_Profiler_Host_Initialize_Params init{};
-    init.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
-    init.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-    init.pChipName = chip_name_.c_str();
-    init.pCounterAvailabilityImage = availability.data();
-    if (!CheckCupti(cuptiProfilerHostInitialize(&init), "cuptiProfilerHostInitialize", error)) {
+  for (const std::vector<const char*>& metrics : candidates) {
+    host_.reset();  // the previous candidate's, which needed more than one pass
+    host_ = ProfilerHost::Create(CUPTI_PROFILER_TYPE_RANGE_PROFILER, chip_name_, availability, error);
+    if (host_ == nullptr) return false;
+    if (!host_->AddMetrics(metrics, error) || !host_->ConfigImage(&config_image_, &num_passes_, error)) {
       return false;
     }
-    host_ = init.pHostObject;
-
-    std::vector<const char*> names = metrics;
-    CUpti_Profiler_Host_ConfigAddMetrics_Params add{};
-    add.structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE;
-    add.pHostObject = host_;
-    add.ppMetricNames = names.data();
-    add.numMetrics = names.size();
-    if (!CheckCupti(cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics",
-                    error)) {
-      return false;
-    }
-    CUpti_Profiler_Host_GetConfigImageSize_Params image_size{};
-    image_size.structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE;
-    image_size.pHostObject = host_;
-    if (!CheckCupti(cuptiProfilerHostGetConfigImageSize(&image_size),
-                    "cuptiProfilerHostGetConfigImageSize", error)) {
-      return false;
-    }
-    config_image_.assign(image_size.configImageSize, 0);
-    CUpti_Profiler_Host_GetConfigImage_Params image{};
-    image.structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE;
-    image.pHostObject = host_;
-    image.configImageSize = config_image_.size();
-    image.pConfigImage = config_image_.data();
-    if (!CheckCupti(cuptiProfilerHostGetConfigImage(&image), "cuptiProfilerHostGetConfigImage",
-                    error)) {
-      return false;
-    }
-    CUpti_Profiler_Host_GetNumOfPasses_Params passes{};
-    passes.structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE;
-    passes.configImageSize = config_image_.size();
-    passes.pConfigImage = config_image_.data();
-    if (!CheckCupti(cuptiProfilerHostGetNumOfPasses(&passes), "cuptiProfilerHostGetNumOfPasses",
-                    error)) {
-      return false;
-    }
-    num_passes_ = passes.numOfPasses;
     metrics_ = metrics;
     if (num_passes_ == 1) return true;
   }
@@ -343,20 +204,7 @@ bool ContextRangeProfiler::StopAndDecode(Measurement* out, ProfilerError* error)
   out->num_ranges = info.numTotalRanges;
   if (info.numTotalRanges > 0) {
     std::vector<double> values(metrics_.size(), -1.0);
-    std::vector<const char*> names = metrics_;
-    CUpti_Profiler_Host_EvaluateToGpuValues_Params evaluate{};
-    evaluate.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE;
-    evaluate.pHostObject = host_;
-    evaluate.pCounterDataImage = counter_data_.data();
-    evaluate.counterDataImageSize = counter_data_.size();
-    evaluate.rangeIndex = info.numTotalRanges - 1;
-    evaluate.ppMetricNames = names.data();
-    evaluate.numMetrics = names.size();
-    evaluate.pMetricValues = values.data();
-    if (!CheckCupti(cuptiProfilerHostEvaluateToGpuValues(&evaluate),
-                    "cuptiProfilerHostEvaluateToGpuValues", error)) {
-      return false;
-    }
+    if (!host_->Evaluate(counter_data_, info.numTotalRanges - 1, metrics_, values, error)) return false;
     for (size_t i = 0; i < metrics_.size(); ++i) {
       const std::string_view name = metrics_[i];
       if (name == kOccupancyMetric) out->occupancy_pct = values[i];
@@ -398,12 +246,7 @@ void ContextRangeProfiler::Disable() {
     cuptiRangeProfilerDisable(&disable);
     profiler_ = nullptr;
   }
-  if (host_ != nullptr) {
-    CUpti_Profiler_Host_Deinitialize_Params deinit{
-        CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE, nullptr, host_};
-    cuptiProfilerHostDeinitialize(&deinit);
-    host_ = nullptr;
-  }
+  host_.reset();
 }
 
 ContextRangeProfiler::~ContextRangeProfiler() { Disable(); }
@@ -415,8 +258,8 @@ class CuptiProfilerDevice final : public ProfilerDevice {
   bool owns_launch_callbacks_ = true;
   ProfilerReplay replay_ = ProfilerReplay::kKernel;
 
-  bool Initialize(ProfilerError* error) override { return InitializeCuptiProfiler(error); }
-  void Deinitialize() override { DeinitializeCuptiProfiler(); }
+  bool Initialize(ProfilerError* error) override { return ProfilerHost::InitializeProfiler(error); }
+  void Deinitialize() override { ProfilerHost::DeinitializeProfiler(); }
   std::unique_ptr<ContextProfiler> CreateContextProfiler(CUcontext ctx,
                                                          ProfilerError* error) override {
     return ContextRangeProfiler::Create(ctx, replay_, error);

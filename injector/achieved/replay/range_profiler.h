@@ -1,6 +1,8 @@
 // Thin owner of one context's CUPTI range profiler (cupti_range_profiler.h), configured for
 // per-launch measurement: auto range, kernel replay, a one-pass metric set, R = 2 ranges
-// (decode costs ~35 us at R = 2 vs ~370 us at R = 256, measured on an H100).
+// (decode costs ~35 us at R = 2 vs ~370 us at R = 256, measured on an H100). The profiler's
+// initialization, device support, chip name and the host object (configuration image,
+// evaluation) are ProfilerHost's (profiler_host.h), shared with PM sampling.
 //
 // Not thread-safe: the caller serializes Start/StopAndDecode per context.
 #pragma once
@@ -15,24 +17,9 @@
 #include <string>
 #include <vector>
 
+#include "injector/achieved/profiler_host.h"
 
 namespace occ::inj {
-
-// Why a CUPTI/CUDA call failed: the call's name and its result code.
-struct ProfilerError {
-  std::string call;             // e.g. "cuptiRangeProfilerEnable"
-  CUptiResult result = CUPTI_SUCCESS;
-  std::string detail;           // extra context (unsupported-device flags, ...)
-
-  bool ok() const { return call.empty(); }
-  bool insufficient_privileges() const { return result == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES; }
-  // "cuptiRangeProfilerEnable failed: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (...)".
-  std::string Message() const;
-};
-
-// Records a failing CUPTI call into *error; returns whether it succeeded. The single place
-// where the achieved-occupancy code checks CUPTI results.
-bool CheckCupti(CUptiResult result, const char* call, ProfilerError* error);
 
 // Metrics evaluated for each range, in this order (ncu's "Achieved Occupancy" first).
 inline constexpr const char* kOccupancyMetric = "sm__warps_active.avg.pct_of_peak_sustained_active";
@@ -43,21 +30,11 @@ inline constexpr const char* kGpuTimeMetric = "gpu__time_duration.sum";
 // Compute's own SOL roll-ups (sm__throughput, gpu__compute_memory_throughput) need 8 and 5 passes
 // on GH100, so these are their one-pass parts: with the four metrics above they fit in one pass
 // on GA100, GA102, AD102, GH100, GB100 and GB202 (cuptiProfilerHostGetNumOfPasses, CUDA 13.0).
-inline constexpr const char* kDramThroughputMetric = "dram__throughput.avg.pct_of_peak_sustained_elapsed";
+// kDramThroughputMetric (profiler_host.h) is the first of them.
 inline constexpr const char* kL2ThroughputMetric = "lts__t_sectors.avg.pct_of_peak_sustained_elapsed";
 inline constexpr const char* kL1ThroughputMetric = "l1tex__t_sectors.avg.pct_of_peak_sustained_elapsed";
 inline constexpr const char* kIssueSlotsMetric = "sm__inst_issued.avg.pct_of_peak_sustained_active";
 inline constexpr const char* kTensorPipeMetric = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active";
-
-// cuptiProfilerInitialize / cuptiProfilerDeInitialize, once per process.
-bool InitializeCuptiProfiler(ProfilerError* error);
-
-// The profiler set-up both achieved-occupancy methods share (the range profiler here, PM
-// sampling in pm_device.cc): whether `api` runs on the device (false with the support levels
-// in the error's detail), and the device's chip name.
-bool CheckProfilerDeviceSupported(uint32_t device_index, CUpti_Profiler_API api, ProfilerError* error);
-bool DeviceChipName(uint32_t device_index, std::string* chip_name, ProfilerError* error);
-void DeinitializeCuptiProfiler();
 
 // One context's range profiler as the achieved profiler drives it: Start in a chosen launch's
 // ENTER callback, StopAndDecode in its EXIT. ContextRangeProfiler is the CUPTI implementation.
@@ -167,7 +144,7 @@ class ContextRangeProfiler final : public ContextProfiler {
   std::string chip_name_;
   std::vector<const char*> metrics_;
   size_t num_passes_ = 0;
-  CUpti_Profiler_Host_Object* host_ = nullptr;
+  std::unique_ptr<ProfilerHost> host_;
   CUpti_RangeProfiler_Object* profiler_ = nullptr;
   std::vector<uint8_t> config_image_;
   std::vector<uint8_t> counter_data_;

@@ -1,7 +1,7 @@
 -- After the fix: layer_norm_fwd capped at 64 registers/thread (__launch_bounds__), softmax
 -- unchanged, copy_kernel gone, a new fused kernel.
 INSERT INTO OCC_META VALUES ('schema_version', '1'), ('pid', '101'), ('host', 'node1'),
-  ('command', './bench --layers 24'), ('occtrace_version', '0.1.0'), ('achieved_mode', 'off');
+  ('command_line', './bench --layers 24'), ('occtrace_version', '0.1.0'), ('achieved_mode', 'off');
 INSERT INTO StringIds VALUES
   (1, 'void layer_norm_fwd<__nv_bfloat16, 1024>(__nv_bfloat16 const*, __nv_bfloat16*, float, int)'),
   (2, 'layer_norm_fwd'), (3, '_Z14layer_norm_fwdI13__nv_bfloat16Li1024EEvPKT_PS1_fi'),

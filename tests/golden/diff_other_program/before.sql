@@ -2,7 +2,7 @@
 -- trace (after.sql) by mistake: the commands name different programs and only softmax_fwd, in
 -- the same configuration, ran in both (150 µs of 2.25 ms here, 605 µs of 1.695 ms there).
 INSERT INTO OCC_META VALUES ('schema_version', '1'), ('pid', '7'), ('host', 'node1'),
-  ('command', 'python3 -u train_resnet.py --epochs 1'), ('occtrace_version', '0.1.0'), ('achieved_mode', 'off');
+  ('command_line', 'python3 -u train_resnet.py --epochs 1'), ('occtrace_version', '0.1.0'), ('achieved_mode', 'off');
 INSERT INTO StringIds VALUES
   (1, 'void gemm_nn_kernel<128, 64>(float const*, float const*, float*, int)'),
   (2, 'gemm_nn_kernel'), (3, '_Z14gemm_nn_kernelILi128ELi64EEvPKfS1_Pfi'),

@@ -2,7 +2,7 @@
 -- thread-block cluster, register spills (local memory), a kernel that uses no registers at all,
 -- a 1-thread block, and a 64-character name without any C++ structure.
 INSERT INTO OCC_META VALUES ('schema_version', '1'), ('pid', '77'), ('host', 'dgx'),
-  ('command', './edge'), ('occtrace_version', '0.1.0'), ('achieved_mode', 'all'),
+  ('command_line', './edge'), ('occtrace_version', '0.1.0'), ('achieved_mode', 'all'),
   ('dropped_records', '12');
 INSERT INTO StringIds VALUES
   (1, 'void huge_block_kernel<double>(double*, int)'), (2, 'huge_block_kernel'), (3, '_Z17huge_block_kernelIdEvPdi'),

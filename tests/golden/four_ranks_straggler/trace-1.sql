@@ -7,7 +7,7 @@
 -- 1.70 ms. Rank 0 also runs log_metrics_kernel twice (5 us each), which no other rank runs.
 
 INSERT INTO OCC_META (name, value) VALUES ('schema_version', '1'), ('pid', '7001'),
-  ('host', 'node0'), ('command', 'python train.py'), ('occtrace_version', '0.1.0'),
+  ('host', 'node0'), ('command_line', 'python train.py'), ('occtrace_version', '0.1.0'),
   ('achieved_mode', 'sample'), ('rank', '1'), ('local_rank', '1'), ('world_size', '4'),
   ('local_world_size', '4'), ('rank_source', 'torchrun');
 INSERT INTO StringIds (id, value) VALUES

@@ -4,7 +4,7 @@
 -- address template argument with &) plus one hostile name, to exercise shortening and escaping
 -- in every format; its 300 registers per thread make it an unjudged row.
 INSERT INTO OCC_META VALUES ('schema_version', '1'), ('pid', '4242'), ('host', 'gpu-node-17'),
-  ('command', 'python train.py --batch 64 --tag "a|b"'), ('occtrace_version', '0.1.0'),
+  ('command_line', 'python train.py --batch 64 --tag "a|b"'), ('occtrace_version', '0.1.0'),
   ('cuda_driver_version', '13.0'), ('cuda_runtime_version', '12.8'), ('cupti_version', '13.0'),
   ('achieved_mode', 'sample');
 INSERT INTO StringIds VALUES

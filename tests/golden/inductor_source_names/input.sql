@@ -6,7 +6,7 @@
 -- num_stages 3 are Triton 3.9's for an add kernel compiled for sm_90. Grids, block sizes of the
 -- Inductor kernels and all times are made up, on an H100.
 INSERT INTO OCC_META VALUES ('schema_version', '1'), ('pid', '4242'), ('host', 'h100'),
-  ('command', 'python3 train_step.py'), ('occtrace_version', '0.1.0'), ('achieved_mode', 'off');
+  ('command_line', 'python3 train_step.py'), ('occtrace_version', '0.1.0'), ('achieved_mode', 'off');
 INSERT INTO StringIds VALUES
   (1, 'triton_per_fused_add_native_layer_norm_relu_0'),
   (2, 'triton_per_fused__log_softmax_1'),

@@ -1,7 +1,7 @@
 -- Rank 0 of a two-process data-parallel run (one trace per process, same kernels), analyzed
 -- together and re-evaluated for an A100 (--gpu A100: what-if; times stay those of the H100).
 INSERT INTO OCC_META VALUES ('schema_version', '1'), ('pid', '5000'), ('host', 'node0'),
-  ('command', 'torchrun --nproc-per-node 1 train.py --rank 0'), ('occtrace_version', '0.1.0'),
+  ('command_line', 'torchrun --nproc-per-node 1 train.py --rank 0'), ('occtrace_version', '0.1.0'),
   ('achieved_mode', 'off');
 INSERT INTO StringIds VALUES
   (1, 'void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, cutlass::bfloat16_t>, false, true, false>(Flash_fwd_params)'),

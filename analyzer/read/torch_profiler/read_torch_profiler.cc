@@ -32,7 +32,8 @@
 
 #include "kTraceSchemaSql.h"
 #include "analyzer/model/message_text.h"
-#include "analyzer/read/trace_reader.h"
+#include "analyzer/read/torch_profiler/torch_profiler_reader.h"
+#include "schema/meta_keys.h"
 
 namespace occ {
 namespace {
@@ -336,7 +337,6 @@ struct LoadState {
   std::map<ConfigKey, int64_t> configs;
   std::map<std::string, int64_t> strings;
   int64_t base_ns = 0;
-  int64_t kernels = 0;
   int64_t summed_smem = 0;  // kernels with only Kineto's summed "shared memory"
   std::map<std::string, KinetoEstimate>* estimates = nullptr;
 };
@@ -469,7 +469,6 @@ Status AddKernel(LoadState* s, const Event& e, int64_t index) {
   OCC_RETURN_IF_ERROR(l.BindInt64(4, stream));
   OCC_RETURN_IF_ERROR(l.BindInt64(5, correlation));
   OCC_RETURN_IF_ERROR(l.Step().status());
-  ++s->kernels;
   return OkStatus();
 }
 
@@ -530,34 +529,19 @@ Status AddDevices(LoadState* s, const std::vector<DeviceRow>& devices) {
   return OkStatus();
 }
 
-Status AddMeta(sql::Db& db, const std::string& name, const std::string& value) {
+// `name` must be declared in schema/meta_keys.h as written by the torch.profiler import, or this
+// does not compile.
+Status AddMeta(sql::Db& db, meta::CheckedMetaKey<meta::kTorchImport> name, const std::string& value) {
   OCC_ASSIGN_OR_RETURN(sql::Stmt stmt, db.Prepare("INSERT OR REPLACE INTO OCC_META VALUES (?1, ?2)"));
-  OCC_RETURN_IF_ERROR(stmt.BindText(1, name));
+  OCC_RETURN_IF_ERROR(stmt.BindText(1, name.name));
   OCC_RETURN_IF_ERROR(stmt.BindText(2, value));
   return stmt.Step().status();
 }
 
 }  // namespace
 
-std::string KinetoKey(int64_t device, const std::string& name, const int64_t* grid,
-                      const int64_t* block, int64_t registers, int64_t smem) {
-  std::string key = std::to_string(device) + '|' + name;
-  for (int i = 0; i < 3; ++i) key += '|' + std::to_string(grid[i]);
-  for (int i = 0; i < 3; ++i) key += '|' + std::to_string(block[i]);
-  return key + '|' + std::to_string(registers) + '|' + std::to_string(smem);
-}
-
-bool LooksLikeTorchProfilerPath(const std::string& path) {
-  auto ends = [&](const char* suffix) {
-    const size_t n = std::strlen(suffix);
-    return path.size() > n && path.compare(path.size() - n, n, suffix) == 0;
-  };
-  return ends(".json") || ends(".json.gz");
-}
-
-StatusOr<sql::Db> TraceReader::LoadTorchProfiler(const std::string& path,
-                                                 std::map<std::string, KinetoEstimate>* estimates,
-                                                 int64_t* kernels) {
+StatusOr<sql::Db> LoadTorchProfiler(const std::string& path,
+                                    std::map<std::string, KinetoEstimate>* estimates) {
   OCC_ASSIGN_OR_RETURN(sql::Db db, sql::Db::OpenMemory(path));
   OCC_RETURN_IF_ERROR(db.Exec(kTraceSchemaSql));
   OCC_RETURN_IF_ERROR(db.Exec("BEGIN"));
@@ -666,7 +650,6 @@ StatusOr<sql::Db> TraceReader::LoadTorchProfiler(const std::string& path,
   state.insert_config.reset();
   state.insert_string.reset();
   OCC_RETURN_IF_ERROR(db.Exec("COMMIT"));
-  *kernels = state.kernels;
   return db;
 }
 

@@ -16,8 +16,8 @@
 #include "analyzer/model/message_text.h"
 #include "analyzer/read/parallel_scan.h"
 #include "analyzer/read/rank_identity.h"
+#include "analyzer/read/occtrace/occtrace_reader.h"
 #include "analyzer/read/read_helpers.h"
-#include "analyzer/read/trace_reader.h"
 
 namespace occ {
 namespace {
@@ -69,7 +69,7 @@ class ConfigIndex {
 };
 
 // The metadata, then the tables every occtrace trace has.
-Status TraceReader::ValidateOcctrace() {
+Status OcctraceReader::ValidateOcctrace() {
   const std::string& path = info_.path();
   OCC_RETURN_IF_ERROR(ReadOccMeta());
   for (const char* table : {"OCC_LAUNCH", "OCC_KERNEL_CONFIG", "StringIds"}) {
@@ -79,7 +79,7 @@ Status TraceReader::ValidateOcctrace() {
   return OkStatus();
 }
 
-Status TraceReader::ReadOccMeta() {
+Status OcctraceReader::ReadOccMeta() {
   const std::string& path = info_.path();
   OCC_ASSIGN_OR_RETURN(bool has_meta, db_->HasTable("OCC_META"));
   if (has_meta) {
@@ -90,14 +90,8 @@ Status TraceReader::ReadOccMeta() {
       meta_[stmt.Text(0)] = stmt.Text(1);
     }
   }
-  auto get = [&](std::initializer_list<const char*> keys) -> std::string {
-    for (const char* key : keys) {
-      auto it = meta_.find(key);
-      if (it != meta_.end()) return it->second;
-    }
-    return "";
-  };
-  std::string version = get({"schema_version"});
+  auto get = [this](meta::CheckedMetaKey<> key) { return MetaValue(key); };
+  std::string version = get("schema_version");
   if (version.empty()) {
     return BadInput(path + ": occtrace trace without OCC_META.schema_version: unknown schema");
   }
@@ -111,25 +105,25 @@ Status TraceReader::ReadOccMeta() {
                     std::to_string(kSupportedTraceSchemaVersion) + "); upgrade occ-report");
   }
   info_.set_schema_version(version);
-  info_.set_command(get({"command", "cmdline", "command_line"}));
-  info_.set_host(get({"host", "hostname"}));
-  info_.set_pid(ParseInt(get({"pid"})).value_or(0));
-  info_.set_occtrace_version(get({"occtrace_version", "version"}));
-  info_.set_cuda_driver_version(get({"cuda_driver_version", "driver_version"}));
-  info_.set_cuda_runtime_version(get({"cuda_runtime_version", "runtime_version"}));
-  info_.set_cupti_version(get({"cupti_version"}));
-  info_.set_dropped_records(ParseInt(get({"dropped_records"})).value_or(0));
-  info_.set_achieved_mode(get({"achieved_mode"}));
-  info_.set_trace_mode(get({"trace_mode"}));
-  info_.set_achieved_status(get({"achieved_status"}));
+  info_.set_command(get("command_line"));
+  info_.set_host(get("host"));
+  info_.set_pid(ParseInt(get("pid")).value_or(0));
+  info_.set_occtrace_version(get("occtrace_version"));
+  info_.set_cuda_driver_version(get("cuda_driver_version"));
+  info_.set_cuda_runtime_version(get("cuda_runtime_version"));
+  info_.set_cupti_version(get("cupti_version"));
+  info_.set_dropped_records(ParseInt(get("dropped_records")).value_or(0));
+  info_.set_achieved_mode(get("achieved_mode"));
+  info_.set_trace_mode(get("trace_mode"));
+  info_.set_achieved_status(get("achieved_status"));
   SetRankFromMeta(meta_, &info_);
-  info_.set_pm_status(get({"pm_status"}));
-  info_.set_pm_interval_ns(std::max<int64_t>(0, ParseInt(get({"pm_interval_ns"})).value_or(0)));
-  info_.set_pm_samples(std::max<int64_t>(0, ParseInt(get({"pm_samples"})).value_or(0)));
-  info_.set_pm_overflows(std::max<int64_t>(0, ParseInt(get({"pm_overflows"})).value_or(0)));
-  info_.set_pm_decode_errors(std::max<int64_t>(0, ParseInt(get({"pm_decode_errors"})).value_or(0)));
-  info_.set_pm_sampling_ns(std::max<int64_t>(0, ParseInt(get({"pm_sampling_ms"})).value_or(0)) * 1'000'000);
-  info_.set_pm_run_ns(std::max<int64_t>(0, ParseInt(get({"pm_run_ms"})).value_or(0)) * 1'000'000);
+  info_.set_pm_status(get("pm_status"));
+  info_.set_pm_interval_ns(std::max<int64_t>(0, ParseInt(get("pm_interval_ns")).value_or(0)));
+  info_.set_pm_samples(std::max<int64_t>(0, ParseInt(get("pm_samples")).value_or(0)));
+  info_.set_pm_overflows(std::max<int64_t>(0, ParseInt(get("pm_overflows")).value_or(0)));
+  info_.set_pm_decode_errors(std::max<int64_t>(0, ParseInt(get("pm_decode_errors")).value_or(0)));
+  info_.set_pm_sampling_ns(std::max<int64_t>(0, ParseInt(get("pm_sampling_ms")).value_or(0)) * 1'000'000);
+  info_.set_pm_run_ns(std::max<int64_t>(0, ParseInt(get("pm_run_ms")).value_or(0)) * 1'000'000);
   if (info_.dropped_records() > 0) {
     AddWarning(std::to_string(info_.dropped_records()) +
                " activity records were dropped while tracing: totals are lower bounds");
@@ -137,7 +131,7 @@ Status TraceReader::ReadOccMeta() {
   return OkStatus();
 }
 
-Status TraceReader::LoadAchieved() {
+Status OcctraceReader::LoadAchieved() {
   OCC_ASSIGN_OR_RETURN(bool present, db_->HasTable("OCC_ACHIEVED"));
   if (!present) return OkStatus();
   // Throughput columns joined the table later: older traces lack them (read as NULL).
@@ -191,8 +185,8 @@ Status TraceReader::LoadAchieved() {
   return OkStatus();
 }
 
-const TraceReader::AchievedRow* TraceReader::FindAchieved(int64_t correlation_id,
-                                                          int64_t context_id) const {
+const OcctraceReader::AchievedRow* OcctraceReader::FindAchieved(int64_t correlation_id,
+                                                                int64_t context_id) const {
   if (achieved_filter_.empty()) return nullptr;
   uint64_t bit = static_cast<uint64_t>(correlation_id) & (achieved_filter_.size() * 64 - 1);
   if ((achieved_filter_[bit / 64] & (uint64_t{1} << (bit % 64))) == 0) return nullptr;
@@ -203,8 +197,8 @@ const TraceReader::AchievedRow* TraceReader::FindAchieved(int64_t correlation_id
   return nullptr;
 }
 
-StatusOr<std::vector<ConfigStats>> TraceReader::ReadOccConfigs(const std::string& kernel_regex,
-                                                               std::vector<int64_t>* ids) {
+StatusOr<std::vector<ConfigStats>> OcctraceReader::ReadOccConfigs(const std::string& kernel_regex,
+                                                                  std::vector<int64_t>* ids) {
   OCC_ASSIGN_OR_RETURN(
       sql::Stmt stmt,
       db_->Prepare(
@@ -263,7 +257,7 @@ StatusOr<std::vector<ConfigStats>> TraceReader::ReadOccConfigs(const std::string
 
 // OCC_TRITON_KERNEL (traces from occtrace versions that read Triton's cache): the num_warps and
 // num_stages a Triton kernel was compiled with, so advice can name the triton.Config to change.
-Status TraceReader::AddTritonMetadata(std::vector<ConfigStats>* configs) {
+Status OcctraceReader::AddTritonMetadata(std::vector<ConfigStats>* configs) {
   OCC_ASSIGN_OR_RETURN(bool has_triton, db_->HasTable("OCC_TRITON_KERNEL"));
   if (!has_triton) return OkStatus();
   OCC_ASSIGN_OR_RETURN(sql::Stmt stmt,
@@ -291,7 +285,7 @@ Status TraceReader::AddTritonMetadata(std::vector<ConfigStats>* configs) {
 
 // OCC_TRITON_SOURCE (traces from occtrace versions that follow Triton's IR to the source): where
 // the kernel is defined and, for torch.compile, the source nodes Inductor generated it from.
-Status TraceReader::AddTritonSources(std::vector<ConfigStats>* configs) {
+Status OcctraceReader::AddTritonSources(std::vector<ConfigStats>* configs) {
   OCC_ASSIGN_OR_RETURN(bool has_sources, db_->HasTable("OCC_TRITON_SOURCE"));
   if (!has_sources) return OkStatus();
   OCC_ASSIGN_OR_RETURN(sql::Stmt stmt,
@@ -326,7 +320,7 @@ Status TraceReader::AddTritonSources(std::vector<ConfigStats>* configs) {
 // OCC_FUNCTION (traces from occtrace versions that read the loaded cubins) has what CUPTI's
 // kernel records lack: named-barrier counts and __launch_bounds__. A function name can appear
 // in several modules; the most constraining values are kept.
-Status TraceReader::AddFunctionFacts(std::vector<ConfigStats>* configs) {
+Status OcctraceReader::AddFunctionFacts(std::vector<ConfigStats>* configs) {
   OCC_ASSIGN_OR_RETURN(bool has_functions, db_->HasTable("OCC_FUNCTION"));
   if (!has_functions) return OkStatus();
   OCC_ASSIGN_OR_RETURN(
@@ -359,7 +353,7 @@ Status TraceReader::AddFunctionFacts(std::vector<ConfigStats>* configs) {
 // do not name their module, so the function is found by name in OCC_FUNCTION; where several
 // modules hold that name (XLA's autotuning variants, one module each), the one compiled with the
 // configuration's registers and local memory. Several candidates that disagree leave it unknown.
-Status TraceReader::AddModuleOwners(std::vector<ConfigStats>* configs) {
+Status OcctraceReader::AddModuleOwners(std::vector<ConfigStats>* configs) {
   OCC_ASSIGN_OR_RETURN(bool has_functions, db_->HasTable("OCC_FUNCTION"));
   OCC_ASSIGN_OR_RETURN(bool has_modules, db_->HasTable("OCC_MODULE"));
   if (!has_functions || !has_modules) return OkStatus();
@@ -413,7 +407,7 @@ Status TraceReader::AddModuleOwners(std::vector<ConfigStats>* configs) {
 // like the configurations), with the achieved-occupancy rows its launches matched in row order:
 // those are added after the merge, in the order one pass would add them, so that floating-point
 // sums come out the same for any split.
-struct TraceReader::OccLaunchPartial {
+struct OcctraceReader::OccLaunchPartial {
   std::vector<ConfigStats> tallies;
   std::vector<std::pair<int32_t, const AchievedRow*>> achieved;
   int64_t unknown_config = 0, negative = 0, absurd = 0, replayed_without_time = 0, untimed = 0;
@@ -447,10 +441,10 @@ void AddAchievedSample(ConfigStats* c, double pct, const std::string& status,
 
 }  // namespace
 
-Status TraceReader::ScanOcctraceRange(const RangePass& pass, const std::string& select,
-                                      const ConfigIndex& index,
-                                      const std::vector<ConfigStats>& configs,
-                                      OccLaunchPartial* result) const {
+Status OcctraceReader::ScanOcctraceRange(const RangePass& pass, const std::string& select,
+                                         const ConfigIndex& index,
+                                         const std::vector<ConfigStats>& configs,
+                                         OccLaunchPartial* result) const {
   // Built here and moved out at the end: partials side by side in one vector would share cache
   // lines between threads that update their counters on every row.
   OccLaunchPartial partial;
@@ -523,7 +517,7 @@ Status TraceReader::ScanOcctraceRange(const RangePass& pass, const std::string& 
 
 // Sums OCC_LAUNCH per configuration over rowid ranges on up to `jobs` threads
 // (parallel_scan.h), merged in range order.
-StatusOr<TraceScan> TraceReader::ScanOcctrace(const std::string& kernel_regex, int jobs) {
+StatusOr<TraceScan> OcctraceReader::ScanLaunches(const std::string& kernel_regex, int jobs) {
   std::vector<int64_t> ids;
   OCC_ASSIGN_OR_RETURN(std::vector<ConfigStats> configs, ReadOccConfigs(kernel_regex, &ids));
   const ConfigIndex index(ids);
@@ -596,13 +590,13 @@ StatusOr<TraceScan> TraceReader::ScanOcctrace(const std::string& kernel_regex, i
 
 // PM samples (OCC_PM_SAMPLE) to the configurations whose launches ran alone beside them
 // (pm_attribution.h), and the file's sample counts into its facts.
-double TraceReader::MaxWarpsPerSm(int64_t device_id) const {
+double OcctraceReader::MaxWarpsPerSm(int64_t device_id) const {
   const TraceDevice* d = FindDevice(devices_, device_id);
   if (d == nullptr || !d->known || d->props.warp_size <= 0) return 0;
   return static_cast<double>(d->props.max_threads_per_sm) / d->props.warp_size;
 }
 
-Status TraceReader::AttributePm(const ConfigIndex& index, std::vector<ConfigStats>* configs) {
+Status OcctraceReader::AttributePm(const ConfigIndex& index, std::vector<ConfigStats>* configs) {
   OCC_ASSIGN_OR_RETURN(PmAttribution pm,
                        AttributePmSamples(*db_, configs->size(), [&](int64_t id) { return index.Find(id); },
                                           [&](int64_t device_id) { return MaxWarpsPerSm(device_id); }));
@@ -629,7 +623,7 @@ Status TraceReader::AttributePm(const ConfigIndex& index, std::vector<ConfigStat
 // simply runs a kernel two ways is what came after: how many launches of the name's last
 // configuration started once every other one had stopped. Counted for names with several
 // configurations only, in one pass over OCC_LAUNCH restricted to those configurations.
-Status TraceReader::AddTailLaunches(const std::vector<int64_t>& ids, std::vector<ConfigStats>* configs) {
+Status OcctraceReader::AddTailLaunches(const std::vector<int64_t>& ids, std::vector<ConfigStats>* configs) {
   std::map<std::pair<int64_t, std::string>, std::vector<size_t>> by_name;
   for (size_t i = 0; i < configs->size(); ++i) {
     const ConfigStats& c = (*configs)[i];
@@ -674,9 +668,9 @@ Status TraceReader::AddTailLaunches(const std::vector<int64_t>& ids, std::vector
   return OkStatus();
 }
 
-Status TraceReader::ForEachOcctraceLaunch(const std::string& kernel_regex, int64_t limit,
-                                          std::vector<ConfigStats>* configs,
-                                          const std::function<Status(const LaunchRow&)>& visit) {
+Status OcctraceReader::ForEachLaunch(const std::string& kernel_regex, int64_t limit,
+                                     std::vector<ConfigStats>* configs,
+                                     const std::function<Status(const LaunchRow&)>& visit) {
   std::vector<int64_t> ids;
   OCC_ASSIGN_OR_RETURN(*configs, ReadOccConfigs(kernel_regex, &ids));
   ConfigIndex index(ids);

@@ -1,7 +1,6 @@
-#include "analyzer/read/trace_summary.h"
+#include "analyzer/read/summary/trace_summary.h"
 
 #include <google/protobuf/util/json_util.h>
-#include <sys/stat.h>
 
 #include <cerrno>
 #include <climits>
@@ -13,7 +12,6 @@
 #include <utility>
 
 #include "sqlite/sqlite_db.h"
-#include "analyzer/read/trace_reader.h"
 
 namespace occ {
 namespace {
@@ -22,13 +20,10 @@ namespace {
 // keeps a stray multi-gigabyte .json from being read into memory.
 constexpr int64_t kMaxSummaryBytes = int64_t{1} << 30;
 
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// The text TraceReader matches --kernel against. nsys exports: the name shown. occtrace traces:
-// the demangled name, else the short name, else nothing -- a name that fell back to the mangled
-// name or "(unnamed kernel)" is matched as the empty string there (read_occtrace.cc).
+// The text a trace's reader matches --kernel against. nsys exports: the name shown. occtrace
+// traces: the demangled name, else the short name, else nothing -- a name that fell back to the
+// mangled name or "(unnamed kernel)" is matched as the empty string there
+// (occtrace/read_occtrace.cc).
 std::string KernelFilterText(const std::string& format, const ConfigStats& c) {
   if (format != "occtrace") return c.name;
   const bool fallback_name = c.short_name.empty() &&
@@ -385,18 +380,34 @@ std::string OneLine(std::string text) {
   return text;
 }
 
+// Other JSON (torch.profiler traces) starts with '{' too: a summary names its format first.
+StatusOr<bool> SniffSummary(InputProbe& probe) {
+  if (probe.NameEndsWith(kSummaryExtension)) return true;
+  return probe.FirstNonSpace() == '{' &&
+         probe.head().find(std::string("\"") + kSummaryFormatMarker + "\"") != std::string::npos;
+}
+
+StatusOr<std::unique_ptr<AnalysisInput>> OpenSummary(InputProbe& probe, int file_index) {
+  const std::string& path = probe.path();
+  if (probe.size() > kMaxSummaryBytes) {
+    return BadInput(path + ": " + std::to_string(probe.size()) +
+                    " bytes, far larger than any trace summary");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return BadInput(path + ": cannot open for reading: " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in && !in.eof()) return BadInput(path + ": read failed");
+  OCC_ASSIGN_OR_RETURN(occtrace::TraceSummary summary, ParseSummary(path, text.str()));
+  return std::unique_ptr<AnalysisInput>(new SummaryInput(path, std::move(summary), file_index));
+}
+
 }  // namespace
 
-bool LooksLikeSummary(const std::string& path) {
-  if (EndsWith(path, kSummaryExtension)) return true;
-  // Other JSON (torch.profiler traces) starts with '{' too: a summary names its format first.
-  std::ifstream in(path, std::ios::binary);
-  std::string head(512, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<size_t>(in.gcount()));
-  const size_t first = head.find_first_not_of(" \n\t\r");
-  return first != std::string::npos && head[first] == '{' &&
-         head.find(std::string("\"") + kSummaryFormatMarker + "\"") != std::string::npos;
+const InputFormat& TraceSummaryFormat() {
+  static const InputFormat format{"summary", "a trace summary", {kSummaryExtension}, SniffSummary,
+                                  OpenSummary};
+  return format;
 }
 
 std::string DefaultSummaryPath(const std::string& trace) {
@@ -407,15 +418,12 @@ std::string DefaultSummaryPath(const std::string& trace) {
   return (has_extension ? trace.substr(0, dot) : trace) + kSummaryExtension;
 }
 
-StatusOr<occtrace::TraceSummary> SummarizeTrace(const std::string& trace) {
-  if (LooksLikeSummary(trace)) return BadInput(trace + ": already a summary, not a trace");
-  OCC_ASSIGN_OR_RETURN(std::unique_ptr<TraceReader> reader, TraceReader::Open(trace, 0));
-  OCC_ASSIGN_OR_RETURN(TraceScan scan, reader->Scan(""));
+occtrace::TraceSummary SummaryOf(const AnalysisInput& trace, const TraceScan& scan) {
   occtrace::TraceSummary summary;
   summary.set_format(kSummaryFormatMarker);
   summary.set_version(kSummaryVersion);
-  *summary.mutable_input() = reader->info();
-  for (const auto& d : reader->devices()) {
+  *summary.mutable_input() = trace.info();
+  for (const auto& d : trace.devices()) {
     occtrace::SummaryDevice* out = summary.add_devices();
     out->set_device_id(d.device_id);
     out->set_known(d.known);
@@ -430,7 +438,7 @@ StatusOr<occtrace::TraceSummary> SummarizeTrace(const std::string& trace) {
   totals->set_total_ns(scan.total_ns);
   totals->set_first_start(scan.first_start);
   totals->set_last_end(scan.last_end);
-  for (const auto& c : scan.configs) PutConfig(reader->info().format(), c, summary.add_configs());
+  for (const auto& c : scan.configs) PutConfig(trace.info().format(), c, summary.add_configs());
   return summary;
 }
 
@@ -484,29 +492,6 @@ StatusOr<occtrace::TraceSummary> ParseSummary(const std::string& path, const std
   Status valid = CheckSummary(summary);
   if (!valid.ok()) return BadInput(path + ": damaged trace summary: " + OneLine(valid.message()));
   return summary;
-}
-
-StatusOr<std::unique_ptr<AnalysisInput>> OpenSummary(const std::string& path, int file_index) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) {
-    const int err = errno;
-    if (err == ENOENT) return BadInput(path + ": no such file");
-    return BadInput(path + ": cannot access: " + std::strerror(err));
-  }
-  if (S_ISDIR(st.st_mode)) return BadInput(path + ": is a directory, not a summary file");
-  if (!S_ISREG(st.st_mode)) return BadInput(path + ": not a regular file");
-  if (st.st_size == 0) return BadInput(path + ": empty file (0 bytes), not a summary");
-  if (st.st_size > kMaxSummaryBytes) {
-    return BadInput(path + ": " + std::to_string(st.st_size) +
-                    " bytes, far larger than any trace summary");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return BadInput(path + ": cannot open for reading: " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in && !in.eof()) return BadInput(path + ": read failed");
-  OCC_ASSIGN_OR_RETURN(occtrace::TraceSummary summary, ParseSummary(path, text.str()));
-  return std::unique_ptr<AnalysisInput>(new SummaryInput(path, std::move(summary), file_index));
 }
 
 }  // namespace occ

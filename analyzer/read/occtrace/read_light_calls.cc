@@ -12,7 +12,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "analyzer/read/trace_reader.h"
+#include "analyzer/read/occtrace/occtrace_reader.h"
 
 namespace occ {
 namespace {
@@ -50,8 +50,8 @@ StatusOr<std::unordered_map<int64_t, int64_t>> CallsPerConfig(sql::Db& db, bool 
 
 }  // namespace
 
-Status TraceReader::AddLaunchCalls(const std::vector<int64_t>& config_ids, std::vector<ConfigStats>* configs,
-                                   TraceScan* scan) {
+Status OcctraceReader::AddLaunchCalls(const std::vector<int64_t>& config_ids, std::vector<ConfigStats>* configs,
+                                      TraceScan* scan) {
   OCC_ASSIGN_OR_RETURN(bool has_calls, db_->HasTable("OCC_LAUNCH_CALL"));
   if (!has_calls) {
     AddWarning("the trace says trace_mode=light but has no OCC_LAUNCH_CALL table: only timed launches are counted");
@@ -110,8 +110,8 @@ Status TraceReader::AddLaunchCalls(const std::vector<int64_t>& config_ids, std::
   return OkStatus();
 }
 
-Status TraceReader::AddReattachGapLaunches(const std::vector<int64_t>& config_ids, std::vector<ConfigStats>* configs,
-                                           TraceScan* scan) {
+Status OcctraceReader::AddReattachGapLaunches(const std::vector<int64_t>& config_ids,
+                                              std::vector<ConfigStats>* configs, TraceScan* scan) {
   OCC_ASSIGN_OR_RETURN(bool has_calls, db_->HasTable("OCC_LAUNCH_CALL"));
   if (!has_calls) return OkStatus();
   OCC_ASSIGN_OR_RETURN(auto calls, CallsPerConfig(*db_, /*without_record=*/false));

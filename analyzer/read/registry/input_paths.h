@@ -11,8 +11,10 @@
 namespace occ {
 
 // Files stay as given (the reader reports what is wrong with them). A directory becomes its
-// *.db, *.sqlite, *.sql, *.json, *.json.gz (torch.profiler, one per rank) and *.summary.json files (not subdirectories), in name order with digit
-// runs compared as numbers (rank2 before rank10); BadInput when it holds none or cannot be read.
+// files named as a registered format's are (InputFormat::extensions: *.db, *.sqlite, *.sql,
+// *.summary.json, torch.profiler's *.json and *.json.gz, one per rank), not subdirectories, in
+// name order with digit runs compared as numbers (rank2 before rank10); BadInput when it holds
+// none or cannot be read.
 // A trace whose summary lies next to it (rank3.db and rank3.summary.json, the name
 // `occ-report summarize` gives) is read through the summary only: the same launches, counted
 // once, read in kilobytes.

@@ -8,15 +8,15 @@
 
 #include "analyzer/model/limiter_words.h"
 #include "analyzer/model/message_text.h"
-#include "analyzer/read/trace_reader.h"
+#include "analyzer/read/torch_profiler/torch_profiler_reader.h"
 
 namespace occ {
 
-void TraceReader::AddTorchProfilerNotes() {
+void TorchProfilerReader::AddTorchProfilerNotes() {
   AddWarning("torch.profiler trace: no achieved occupancy (Kineto records no hardware counters); "
              "the occupancy shown is the model's theoretical occupancy");
   // occ-report's own export keeps them apart (timeline_export.h).
-  if (meta_["torch_summed_shared_memory"] != "0") {
+  if (MetaValue("torch_summed_shared_memory") != "0") {
     AddWarning("torch.profiler trace: Kineto records static and dynamic shared memory as one sum "
                "(\"shared memory\"): the model reads it as dynamic, opted in above 48 KiB per block");
   }
@@ -41,7 +41,7 @@ struct Difference {
 // with the launch's own shared-memory limit. They differ when the grid fills less than one wave
 // (Kineto's cap), when the block is not whole warps (Kineto counts threads), or when the two
 // models fit a different number of blocks.
-void TraceReader::CompareKinetoEstimates(const TraceScan& scan) {
+void TorchProfilerReader::AddScanNotes(const TraceScan& scan) {
   if (kineto_estimates_.empty()) return;
   std::vector<Difference> differences;
   int64_t compared = 0;

@@ -9,9 +9,9 @@
 #include <unordered_map>
 #include <utility>
 
+#include "analyzer/read/nsys/nsys_export_reader.h"
 #include "analyzer/read/parallel_scan.h"
 #include "analyzer/read/read_helpers.h"
-#include "analyzer/read/trace_reader.h"
 
 namespace occ {
 namespace {
@@ -98,7 +98,7 @@ constexpr NsysColumnSpec kNsysKeyColumns[kNsysKeys] = {
 }  // namespace
 
 // The metadata, then the tables and columns every export this reader understands has.
-Status TraceReader::ValidateNsysExport() {
+Status NsysExportReader::ValidateNsysExport() {
   const std::string& path = info_.path();
   OCC_RETURN_IF_ERROR(ReadNsysMeta());
   OCC_ASSIGN_OR_RETURN(bool strings, db_->HasTable("StringIds"));
@@ -114,7 +114,7 @@ Status TraceReader::ValidateNsysExport() {
   return OkStatus();
 }
 
-Status TraceReader::ReadNsysMeta() {
+Status NsysExportReader::ReadNsysMeta() {
   OCC_ASSIGN_OR_RETURN(bool has_meta, db_->HasTable("META_DATA_EXPORT"));
   if (!has_meta) return OkStatus();
   OCC_ASSIGN_OR_RETURN(bool has_name, db_->HasColumn("META_DATA_EXPORT", "name"));
@@ -132,8 +132,8 @@ Status TraceReader::ReadNsysMeta() {
   return OkStatus();
 }
 
-StatusOr<std::string> TraceReader::NsysColumn(const std::string& column,
-                                              const std::string& fallback) {
+StatusOr<std::string> NsysExportReader::NsysColumn(const std::string& column,
+                                                   const std::string& fallback) {
   auto it = nsys_columns_.find(column);
   if (it == nsys_columns_.end()) {
     OCC_ASSIGN_OR_RETURN(bool present, db_->HasColumn("CUPTI_ACTIVITY_KIND_KERNEL", column));
@@ -227,7 +227,7 @@ void MergeNsysPartial(NsysPartial* into, NsysPartial&& from) {
 // on up to `jobs` threads (parallel_scan.h). SQLite's own GROUP BY sorts every row on the 21
 // key columns: 9 s for 2 M rows on the 2-core reference machine, against under 2 s streamed;
 // memory stays proportional to the configurations (per thread).
-StatusOr<TraceScan> TraceReader::ScanNsys(const std::string& kernel_regex, int jobs) {
+StatusOr<TraceScan> NsysExportReader::ScanLaunches(const std::string& kernel_regex, int jobs) {
   std::string columns;
   std::vector<std::string> missing;
   for (const auto& col : kNsysKeyColumns) {
@@ -327,9 +327,10 @@ StatusOr<TraceScan> TraceReader::ScanNsys(const std::string& kernel_regex, int j
   return scan;
 }
 
-Status TraceReader::ForEachNsysLaunch(const std::string& kernel_regex, int64_t limit,
-                                      std::vector<ConfigStats>* configs,
-                                      const std::function<Status(const LaunchRow&)>& visit) {
+Status NsysExportReader::ForEachLaunch(const std::string& kernel_regex, int64_t limit,
+                                       std::vector<ConfigStats>* configs,
+                                       const std::function<Status(const LaunchRow&)>& visit) {
+  configs->clear();
   // nsys: the configuration is the row itself; one ConfigStats per listed launch.
   std::string cols;
   static const char* kCols[] = {"deviceId", "gridX", "gridY", "gridZ", "blockX", "blockY",

@@ -1,4 +1,4 @@
-#include "analyzer/read/input_paths.h"
+#include "analyzer/read/registry/input_paths.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -9,7 +9,8 @@
 #include <cstring>
 #include <set>
 
-#include "analyzer/read/trace_summary.h"
+#include "analyzer/read/registry/input_formats.h"
+#include "analyzer/read/summary/trace_summary.h"
 
 namespace occ {
 namespace {
@@ -21,11 +22,27 @@ bool EndsWith(const std::string& name, const char* ext) {
   return name.size() > n && name.compare(name.size() - n, n, ext) == 0;
 }
 
-bool HasTraceExtension(const std::string& name) {
-  for (const char* ext : {".db", ".sqlite", ".sql", ".json", ".json.gz"}) {
-    if (EndsWith(name, ext)) return true;
+bool HasFormatExtension(const std::string& name) {
+  for (const InputFormat* format : InputFormats()) {
+    for (const std::string& ext : format->extensions) {
+      if (EndsWith(name, ext.c_str())) return true;
+    }
   }
   return false;
+}
+
+// "*.db, *.sqlite, ...": every format's extensions, each once, in the table's order.
+std::string FormatExtensions() {
+  std::vector<std::string> seen;
+  std::string text;
+  for (const InputFormat* format : InputFormats()) {
+    for (const std::string& ext : format->extensions) {
+      if (std::find(seen.begin(), seen.end(), ext) != seen.end()) continue;
+      seen.push_back(ext);
+      text += (text.empty() ? "*" : ", *") + ext;
+    }
+  }
+  return text;
 }
 
 bool IsSummaryName(const std::string& name) { return EndsWith(name, kSummaryExtension); }
@@ -38,7 +55,7 @@ StatusOr<std::vector<std::string>> TraceFilesIn(const std::string& dir) {
   while (const dirent* entry = readdir(handle)) {
     const std::string name = entry->d_name;
     const bool summary = IsSummaryName(name);
-    if (name.empty() || name[0] == '.' || !(summary || HasTraceExtension(name))) continue;
+    if (name.empty() || name[0] == '.' || !(summary || HasFormatExtension(name))) continue;
     const std::string path = (dir.back() == '/' ? dir : dir + "/") + name;
     struct stat st {};
     // stat follows links: a link to a trace file counts, a directory named x.db does not.
@@ -55,8 +72,7 @@ StatusOr<std::vector<std::string>> TraceFilesIn(const std::string& dir) {
     if (!summaries.count(DefaultSummaryPath(trace))) names.push_back(trace);
   }
   if (names.empty()) {
-    return BadInput(dir + ": directory without trace files (*.db, *.sqlite, *.sql, torch.profiler "
-                          "*.json, *.json.gz) or trace summaries (*.summary.json)");
+    return BadInput(dir + ": directory without trace files (" + FormatExtensions() + ")");
   }
   std::sort(names.begin(), names.end(), NaturalLess);
   return names;
