@@ -8,8 +8,6 @@ set -euo pipefail
 pkgs=(cmake make g++ pkg-config sqlite3 libsqlite3-dev libprotobuf-dev protobuf-compiler
       libcli11-dev libgtest-dev libgmock-dev rapidjson-dev zlib1g-dev help2man dpkg-dev file)
 if [[ "${1:-}" == "--test" ]]; then
-  # clang-tidy: scripts/function_size.sh.
-  pkgs+=(clang-tidy)
   # python3-venv: the install test's venvs.
   pkgs+=(clang libclang-rt-14-dev chromium python3-venv ccache)
 fi

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds and runs every test: the normal build (warnings as errors) with its check that no
-# analyzer or report function runs over 80 lines, an analyzer-only build without the CUDA
-# toolkit, and the ASan+UBSan build. GPU tests skip with a reason on machines without a GPU.
+# Builds and runs every test: the normal build (warnings as errors), an analyzer-only build
+# without the CUDA toolkit, and the ASan+UBSan build. GPU tests skip with a reason on
+# machines without a GPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --test
@@ -40,9 +40,6 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOCC_WERROR=ON -DOCC_BUIL
   -DOCC_BUILD_BENCH=ON -DOCC_BUILD_FUZZERS=ON >/dev/null
 cmake --build build -j"$jobs"
 run_ctest --test-dir build --output-on-failure -j"$jobs"
-
-echo "== function length: clang-tidy readability-function-size over build/'s compile commands"
-scripts/function_size.sh build
 
 echo "== install: cmake --install (moved), CPack tarball and .deb, pip wheel into a venv"
 tests/install/install_test.sh build
