@@ -1,5 +1,6 @@
 #include "reports/csv_printer.h"
 
+#include <algorithm>
 #include <climits>
 #include <ostream>
 #include <string>
@@ -85,23 +86,8 @@ std::vector<std::string> RankCells(const occtrace::Report& report, const occtrac
           totals};
 }
 
-std::vector<std::string> Row(const occtrace::Report& report, const occtrace::KernelGroup& g) {
-  const occtrace::Occupancy& occ = g.occupancy();
-  const occtrace::Device* device = FindDevice(report, g);
-  const bool judged = g.judged();
-  auto if_judged = [judged](std::string value) { return judged ? value : std::string(); };
-  const occtrace::Suggestion* best = g.suggestions_size() > 0 ? &g.suggestions(0) : nullptr;
-  const occtrace::Throughput& throughput = g.achieved().throughput();
-  const occtrace::PmAchieved& pm = g.achieved().pm();
-  // Empty when the trace recorded no throughput for the group or for that unit.
-  auto measured_pct = [&](double pct) {
-    return g.achieved().has_throughput() && pct >= 0 ? FormatFixed(pct, 2) : std::string();
-  };
-  const int32_t smem_limit = occ.ncu_block_limit_shared_mem() > 0 ? occ.ncu_block_limit_shared_mem()
-                                                                   : occ.block_limit_shared_mem();
-  const int32_t barrier_limit = occ.ncu_block_limit_barriers() > 0 ? occ.ncu_block_limit_barriers()
-                                                                   : occ.block_limit_barriers();
-  const std::vector<std::string> rank_cells = RankCells(report, g);
+// Rank .. Time 95% Interval (ns): the configuration and its launches' times.
+std::vector<std::string> LaunchCells(const occtrace::KernelGroup& g) {
   return {
       g.rank() > 0 ? std::to_string(g.rank()) : "",
       g.name(),
@@ -126,9 +112,18 @@ std::vector<std::string> Row(const occtrace::Report& report, const occtrace::Ker
       g.time_estimated() ? "yes" : "no",
       g.time_estimated() ? std::to_string(g.timed_launches()) : std::to_string(g.launches()),
       g.time_estimated() && g.time_ci95_ns() >= 0 ? std::to_string(g.time_ci95_ns()) : "",
+  };
+}
+
+// Judged .. PM Mixed Samples: theoretical occupancy and the achieved measurements.
+std::vector<std::string> OccupancyCells(const occtrace::KernelGroup& g) {
+  const occtrace::Occupancy& occ = g.occupancy();
+  const bool judged = g.judged();
+  const occtrace::PmAchieved& pm = g.achieved().pm();
+  return {
       judged ? "yes" : "no",
-      if_judged(FormatFixed(occ.theoretical_occupancy_pct(), 2)),
-      if_judged(std::to_string(occ.active_warps_per_sm())),
+      judged ? FormatFixed(occ.theoretical_occupancy_pct(), 2) : "",
+      judged ? std::to_string(occ.active_warps_per_sm()) : "",
       HasAchieved(g) ? FormatFixed(g.achieved().mean_pct(), 2) : "",
       // Replay's measured launches; PM's figure has its own columns ("Achieved Source" says
       // which one the achieved column holds).
@@ -137,6 +132,17 @@ std::vector<std::string> Row(const occtrace::Report& report, const occtrace::Ker
       g.achieved().has_pm() && pm.achieved_pct() >= 0 ? FormatFixed(pm.achieved_pct(), 2) : "",
       g.achieved().has_pm() ? std::to_string(pm.clean_samples()) : "",
       g.achieved().has_pm() ? std::to_string(pm.mixed_samples()) : "",
+  };
+}
+
+// Throughput Verdict .. Tensor Pipe Busy (%): empty when the trace recorded no throughput for
+// the group or for that unit.
+std::vector<std::string> ThroughputCells(const occtrace::KernelGroup& g) {
+  const occtrace::Throughput& throughput = g.achieved().throughput();
+  auto measured_pct = [&](double pct) {
+    return g.achieved().has_throughput() && pct >= 0 ? FormatFixed(pct, 2) : std::string();
+  };
+  return {
       throughput.verdict(),
       throughput.busiest_unit(),
       measured_pct(throughput.busiest_pct()),
@@ -145,19 +151,39 @@ std::vector<std::string> Row(const occtrace::Report& report, const occtrace::Ker
       measured_pct(throughput.l1_pct()),
       measured_pct(throughput.issue_slots_pct()),
       measured_pct(throughput.tensor_pipe_pct()),
-      if_judged(g.limiting_factor()),
-      if_judged(LimitCell(occ.block_limit_registers())),
-      if_judged(LimitCell(smem_limit)),
-      if_judged(LimitCell(occ.block_limit_warps())),
-      if_judged(LimitCell(occ.block_limit_blocks())),
-      if_judged(LimitCell(barrier_limit)),
-      if_judged(std::to_string(occ.allocated_registers_per_thread())),
-      if_judged(FormatFixed(g.waves_per_sm(), 2)),
-      if_judged(FormatFixed(g.tail_pct(), 1)),
+  };
+}
+
+// Limiter .. Tail (%): Nsight Compute's block limits and the waves; empty when not judged.
+std::vector<std::string> LimiterCells(const occtrace::KernelGroup& g) {
+  const occtrace::Occupancy& occ = g.occupancy();
+  const int32_t smem_limit = occ.ncu_block_limit_shared_mem() > 0 ? occ.ncu_block_limit_shared_mem()
+                                                                   : occ.block_limit_shared_mem();
+  const int32_t barrier_limit = occ.ncu_block_limit_barriers() > 0 ? occ.ncu_block_limit_barriers()
+                                                                   : occ.block_limit_barriers();
+  std::vector<std::string> cells = {
+      g.limiting_factor(),
+      LimitCell(occ.block_limit_registers()),
+      LimitCell(smem_limit),
+      LimitCell(occ.block_limit_warps()),
+      LimitCell(occ.block_limit_blocks()),
+      LimitCell(barrier_limit),
+      std::to_string(occ.allocated_registers_per_thread()),
+      FormatFixed(g.waves_per_sm(), 2),
+      FormatFixed(g.tail_pct(), 1),
+  };
+  if (!g.judged()) std::fill(cells.begin(), cells.end(), std::string());
+  return cells;
+}
+
+// Best Suggestion .. What To Change: the advice, the owner it is for, and the gain counted.
+std::vector<std::string> AdviceCells(const occtrace::Report& report, const occtrace::KernelGroup& g) {
+  const occtrace::Suggestion* best = g.suggestions_size() > 0 ? &g.suggestions(0) : nullptr;
+  return {
       best != nullptr ? best->text() : "",
       best != nullptr ? FormatFixed(best->predicted_occupancy_pct(), 2) : "",
-      if_judged(std::to_string(g.recoverable_ns_upper_bound())),
-      if_judged(FormatFixed(g.priority(), 3)),
+      g.judged() ? std::to_string(g.recoverable_ns_upper_bound()) : "",
+      g.judged() ? FormatFixed(g.priority(), 3) : "",
       g.not_judged_reason(),
       g.origin(),
       g.owner_library(),
@@ -167,12 +193,13 @@ std::vector<std::string> Row(const occtrace::Report& report, const occtrace::Ker
       g.counted_gain_ns() > 0 ? std::to_string(g.counted_gain_ns()) : "",
       g.counted_gain_kind(),
       ActionFor(report, g),
-      rank_cells[0],
-      rank_cells[1],
-      rank_cells[2],
-      rank_cells[3],
-      rank_cells[4],
-      rank_cells[5],
+  };
+}
+
+// Device .. Tool: where the configuration ran and what recorded it.
+std::vector<std::string> DeviceCells(const occtrace::Report& report, const occtrace::KernelGroup& g) {
+  const occtrace::Device* device = FindDevice(report, g);
+  return {
       std::to_string(g.device_id()),
       device != nullptr ? device->name() : "",
       device != nullptr ? std::to_string(device->cc_major()) + "." + std::to_string(device->cc_minor())
@@ -181,6 +208,17 @@ std::vector<std::string> Row(const occtrace::Report& report, const occtrace::Ker
       InputCell(report, g),
       ToolName(report),
   };
+}
+
+// One row under Header(), its column groups in the header's order.
+std::vector<std::string> Row(const occtrace::Report& report, const occtrace::KernelGroup& g) {
+  std::vector<std::string> row;
+  for (const std::vector<std::string>& cells :
+       {LaunchCells(g), OccupancyCells(g), ThroughputCells(g), LimiterCells(g), AdviceCells(report, g),
+        RankCells(report, g), DeviceCells(report, g)}) {
+    row.insert(row.end(), cells.begin(), cells.end());
+  }
+  return row;
 }
 
 void WriteRow(const std::vector<std::string>& cells, std::ostream& out) {

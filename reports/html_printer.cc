@@ -348,7 +348,8 @@ void PrintMinorActions(const occtrace::Report& report, std::ostream& out) {
   out << "</ul>\n</section>\n";
 }
 
-void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g, std::ostream& out) {
+// The heading: short and full name, source, launch, time, owner and, with several GPUs, which.
+void PrintKernelHeading(const occtrace::Report& report, const occtrace::KernelGroup& g, std::ostream& out) {
   out << "<article class=\"kernel\" id=\"k" << g.rank() << "\">\n<h3>#" << g.rank() << " <code>"
       << E(ShortenKernelName(g.name(), 90)) << "</code></h3>\n";
   out << "<details><summary>Full name</summary><div class=\"full mono\">" << E(g.name())
@@ -362,11 +363,10 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
     if (const occtrace::Device* device = FindDevice(report, g)) meta += " · " + DeviceTitle(*device);
   }
   out << "<div class=\"meta\">" << E(meta) << "</div>\n";
-  if (!g.judged()) {
-    out << "<div class=\"callout not\"><strong>Not judged:</strong> " << E(g.not_judged_reason())
-        << "</div>\n</article>\n";
-    return;
-  }
+}
+
+// The occupancy metrics beside the block-size curve, with its legend.
+void PrintMetricsAndCurve(const occtrace::Report& report, const occtrace::KernelGroup& g, std::ostream& out) {
   out << "<div class=\"callout\"><strong>Limiter:</strong> " << E(LimiterLine(g)) << "</div>\n";
   out << "<div class=\"grid2\">\n<div>\n<table class=\"kv metrics\">\n<thead><tr><th>Metric</th>"
          "<th class=\"num\">Value</th></tr></thead>\n<tbody>\n";
@@ -397,26 +397,31 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
     out << "</div>\n";
   }
   out << "</div>\n</div>\n";
-  if (g.measured_points_size() > 0) {
-    const int fastest = FastestMeasuredPoint(g);
-    out << "<p><strong>Measured in this trace</strong>, " << E(MeasuredWorkText(g)) << ":</p>\n"
-        << "<table class=\"metrics\">\n<thead><tr><th>Block</th><th>Time per launch</th><th>Launches</th>"
-        << (report.what_if_gpu().empty() ? "<th>Theoretical</th><th>Achieved</th>"
-                                         : "<th>Theoretical (what-if GPU)</th><th>Achieved (traced GPU)</th>")
-        << "<th></th></tr></thead>\n<tbody>\n";
-    for (int i = 0; i < g.measured_points_size(); ++i) {
-      const occtrace::MeasuredPoint& p = g.measured_points(i);
-      const MeasuredPointCells cells = MeasuredCells(p);
-      std::string note = p.current() ? "this configuration" : "";
-      if (i == fastest) note += note.empty() ? "fastest" : ", fastest";
-      out << "<tr><td>" << E(cells.block) << "</td><td class=\"num\">" << E(cells.time)
-          << "</td><td class=\"num\">" << E(FormatCount(p.launches())) << "</td><td class=\"num\">"
-          << E(cells.theoretical) << "</td><td class=\"num\">" << E(cells.achieved) << "</td><td>"
-          << E(note) << "</td></tr>\n";
-    }
-    out << "</tbody>\n</table>\n";
-  }
+}
 
+// The configurations of the same function measured in the trace, the fastest marked.
+void PrintMeasuredPoints(const occtrace::Report& report, const occtrace::KernelGroup& g, std::ostream& out) {
+  const int fastest = FastestMeasuredPoint(g);
+  out << "<p><strong>Measured in this trace</strong>, " << E(MeasuredWorkText(g)) << ":</p>\n"
+      << "<table class=\"metrics\">\n<thead><tr><th>Block</th><th>Time per launch</th><th>Launches</th>"
+      << (report.what_if_gpu().empty() ? "<th>Theoretical</th><th>Achieved</th>"
+                                       : "<th>Theoretical (what-if GPU)</th><th>Achieved (traced GPU)</th>")
+      << "<th></th></tr></thead>\n<tbody>\n";
+  for (int i = 0; i < g.measured_points_size(); ++i) {
+    const occtrace::MeasuredPoint& p = g.measured_points(i);
+    const MeasuredPointCells cells = MeasuredCells(p);
+    std::string note = p.current() ? "this configuration" : "";
+    if (i == fastest) note += note.empty() ? "fastest" : ", fastest";
+    out << "<tr><td>" << E(cells.block) << "</td><td class=\"num\">" << E(cells.time)
+        << "</td><td class=\"num\">" << E(FormatCount(p.launches())) << "</td><td class=\"num\">"
+        << E(cells.theoretical) << "</td><td class=\"num\">" << E(cells.achieved) << "</td><td>"
+        << E(note) << "</td></tr>\n";
+  }
+  out << "</tbody>\n</table>\n";
+}
+
+// Waves, achieved against theoretical with what explains the gap, throughput and issues.
+void PrintFindings(const occtrace::KernelGroup& g, std::ostream& out) {
   out << "<p><strong>Waves per SM:</strong> " << E(WavesText(g)) << "</p>\n";
   if (HasAchieved(g)) {
     out << (g.achieved().measured_on_gpu().empty() ? "<p><strong>Achieved vs theoretical:</strong> "
@@ -436,6 +441,9 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
     for (const std::string& issue : g.issues()) out << "<li>" << E(issue) << "</li>\n";
     out << "</ul>\n";
   }
+}
+
+void PrintSuggestions(const occtrace::KernelGroup& g, std::ostream& out) {
   if (g.suggestions_size() == 0) {
     out << "<p><strong>Suggestions:</strong> none; no change of block size, registers or shared "
            "memory raises the theoretical occupancy.</p>\n";
@@ -451,6 +459,19 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
     }
     out << "</ol>\n";
   }
+}
+
+void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g, std::ostream& out) {
+  PrintKernelHeading(report, g, out);
+  if (!g.judged()) {
+    out << "<div class=\"callout not\"><strong>Not judged:</strong> " << E(g.not_judged_reason())
+        << "</div>\n</article>\n";
+    return;
+  }
+  PrintMetricsAndCurve(report, g, out);
+  if (g.measured_points_size() > 0) PrintMeasuredPoints(report, g, out);
+  PrintFindings(g, out);
+  PrintSuggestions(g, out);
   out << "<p><strong>Recoverable:</strong> " << E(GroupRecoverableText(g))
       << "</p>\n</article>\n";
 }
@@ -573,17 +594,11 @@ void PrintNotes(const occtrace::Report& report, std::ostream& out) {
 }
 
 
-// Several input files: per-rank totals (sortable), the straggler, the top configurations and a
-// rank × configuration table (ranks as rows, sortable by any configuration), and the
-// configurations some ranks did not run.
-void PrintCrossRank(const occtrace::Report& report, std::ostream& out) {
-  if (!HasCrossRank(report)) return;
+// The per-rank totals (sortable), the straggler's row marked.
+void PrintRankTable(const occtrace::Report& report, std::ostream& out) {
   const occtrace::CrossRank& x = report.cross_rank();
   const bool straggler = x.slowest_over_median_pct() >= kStragglerPct;
-  out << "<section id=\"ranks\">\n<h2>" << E(CrossRankTitle(report)) << "</h2>\n<table class=\"kv\">\n";
-  KvRow(out, "Ranks", E(RankIdentityText(report)));
-  // The straggler and its cause are in the summary's cards, which open the report.
-  out << "</table>\n<div class=\"scroll\"><table class=\"sortable\" id=\"rank-table\">\n<thead><tr>"
+  out << "<div class=\"scroll\"><table class=\"sortable\" id=\"rank-table\">\n<thead><tr>"
          "<th>Rank</th><th class=\"num\">GPU time</th><th class=\"num\">Compute</th>"
          "<th class=\"num\">NCCL</th><th class=\"num\">Launches</th><th>File</th><th>Host</th>"
          "</tr></thead>\n<tbody>\n";
@@ -602,59 +617,87 @@ void PrintCrossRank(const occtrace::Report& report, std::ostream& out) {
       << E(AnyCommunication(report) ? std::string(kCommunicationMeaning)
                                     : "Compute = GPU time outside NCCL kernels (none ran).")
       << "</p>\n";
+}
+
+// The top configurations by GPU time, each with its spread across ranks.
+void PrintCrossRankKernels(const occtrace::Report& report, std::ostream& out) {
+  const occtrace::CrossRank& x = report.cross_rank();
+  out << "<h3>" << E(kCrossRankKernelsTitle) << "</h3>\n<div class=\"scroll\"><table>\n<thead><tr>"
+         "<th></th><th>Kernel</th><th>Launch</th><th>Across ranks</th></tr></thead>\n<tbody>\n";
+  for (int i = 0; i < x.kernels_size(); ++i) {
+    const occtrace::RankKernel& k = x.kernels(i);
+    const occtrace::RankSpread& spread = k.spread();
+    const bool slow = !spread.communication() && spread.ran_on() >= 2 &&
+                      spread.slowest_over_median_pct() >= kStragglerPct;
+    out << "<tr><td>" << E(CrossRankKernelTag(i)) << "</td><td class=\"name\">";
+    if (k.group_rank() > 0) {
+      out << "<a href=\"#k" << k.group_rank() << "\">#" << k.group_rank() << "</a> ";
+    }
+    out << "<code>" << E(ShortenKernelName(k.name(), 70)) << "</code>";
+    if (!k.owner_library().empty()) out << " <span class=\"muted\">(" << E(k.owner_library()) << ")</span>";
+    out << "</td><td>" << E(k.launch()) << "</td><td" << (slow ? " class=\"warn\"" : "") << ">"
+        << E(SpreadText(report, spread)) << "</td></tr>\n";
+  }
+  out << "</tbody>\n</table></div>\n";
+}
+
+// Ranks as rows, the top configurations as columns (sortable by any), each rank's slowest marked.
+void PrintRankKernelTable(const occtrace::CrossRank& x, std::ostream& out) {
+  out << "<div class=\"scroll\"><table class=\"sortable\" "
+         "id=\"rank-kernel-table\">\n<thead><tr><th>Rank</th>";
+  for (int i = 0; i < x.kernels_size(); ++i) out << "<th class=\"num\">" << E(CrossRankKernelTag(i)) << "</th>";
+  out << "</tr></thead>\n<tbody>\n";
+  for (const occtrace::RankSummary& r : x.ranks()) {
+    out << "<tr><td>" << E(r.label()) << "</td>";
+    for (const occtrace::RankKernel& k : x.kernels()) {
+      const occtrace::RankFigures* f = FindRankFigures(k.spread(), r.file_index());
+      if (f == nullptr) {
+        out << "<td class=\"num\" data-v=\"-1\">–</td>";
+        continue;
+      }
+      const bool slowest = k.spread().ran_on() >= 2 && f->file_index() == k.spread().slowest_file_index();
+      out << "<td class=\"num" << (slowest ? " warn" : "") << "\" data-v=\""
+          << FormatFixed(static_cast<double>(f->total_ns()), 3) << "\">" << E(RankCellText(*f)) << "</td>";
+    }
+    out << "</tr>\n";
+  }
+  out << "</tbody>\n</table></div>\n";
+}
+
+void PrintRankOnlyConfigs(const occtrace::Report& report, std::ostream& out) {
+  const occtrace::CrossRank& x = report.cross_rank();
+  out << "<h3>" << E(kRankOnlyTitle) << " (" << E(FormatCount(x.rank_only_configs_total()))
+      << ")</h3>\n<ul>\n";
+  for (const occtrace::RankOnlyConfig& c : x.rank_only_configs()) {
+    out << "<li>";
+    if (c.group_rank() > 0) out << "<a href=\"#k" << c.group_rank() << "\">#" << c.group_rank() << "</a> ";
+    out << "<code>" << E(ShortenKernelName(c.name(), 70)) << "</code>, " << E(c.launch()) << ", "
+        << E(RankOnlyText(report, c)) << "</li>\n";
+  }
+  if (x.rank_only_configs_total() > x.rank_only_configs_size()) {
+    out << "<li class=\"muted\">and "
+        << E(FormatCount(x.rank_only_configs_total() - x.rank_only_configs_size()))
+        << " more (JSON: each group's rank_spread)</li>\n";
+  }
+  out << "</ul>\n";
+}
+
+// Several input files: per-rank totals (sortable), the straggler, the top configurations and a
+// rank × configuration table (ranks as rows, sortable by any configuration), and the
+// configurations some ranks did not run.
+void PrintCrossRank(const occtrace::Report& report, std::ostream& out) {
+  if (!HasCrossRank(report)) return;
+  const occtrace::CrossRank& x = report.cross_rank();
+  out << "<section id=\"ranks\">\n<h2>" << E(CrossRankTitle(report)) << "</h2>\n<table class=\"kv\">\n";
+  KvRow(out, "Ranks", E(RankIdentityText(report)));
+  // The straggler and its cause are in the summary's cards, which open the report.
+  out << "</table>\n";
+  PrintRankTable(report, out);
   if (x.kernels_size() > 0) {
-    out << "<h3>" << E(kCrossRankKernelsTitle) << "</h3>\n<div class=\"scroll\"><table>\n<thead><tr>"
-           "<th></th><th>Kernel</th><th>Launch</th><th>Across ranks</th></tr></thead>\n<tbody>\n";
-    for (int i = 0; i < x.kernels_size(); ++i) {
-      const occtrace::RankKernel& k = x.kernels(i);
-      const occtrace::RankSpread& spread = k.spread();
-      const bool slow = !spread.communication() && spread.ran_on() >= 2 &&
-                        spread.slowest_over_median_pct() >= kStragglerPct;
-      out << "<tr><td>" << E(CrossRankKernelTag(i)) << "</td><td class=\"name\">";
-      if (k.group_rank() > 0) {
-        out << "<a href=\"#k" << k.group_rank() << "\">#" << k.group_rank() << "</a> ";
-      }
-      out << "<code>" << E(ShortenKernelName(k.name(), 70)) << "</code>";
-      if (!k.owner_library().empty()) out << " <span class=\"muted\">(" << E(k.owner_library()) << ")</span>";
-      out << "</td><td>" << E(k.launch()) << "</td><td" << (slow ? " class=\"warn\"" : "") << ">"
-          << E(SpreadText(report, spread)) << "</td></tr>\n";
-    }
-    out << "</tbody>\n</table></div>\n<div class=\"scroll\"><table class=\"sortable\" "
-           "id=\"rank-kernel-table\">\n<thead><tr><th>Rank</th>";
-    for (int i = 0; i < x.kernels_size(); ++i) out << "<th class=\"num\">" << E(CrossRankKernelTag(i)) << "</th>";
-    out << "</tr></thead>\n<tbody>\n";
-    for (const occtrace::RankSummary& r : x.ranks()) {
-      out << "<tr><td>" << E(r.label()) << "</td>";
-      for (const occtrace::RankKernel& k : x.kernels()) {
-        const occtrace::RankFigures* f = FindRankFigures(k.spread(), r.file_index());
-        if (f == nullptr) {
-          out << "<td class=\"num\" data-v=\"-1\">–</td>";
-          continue;
-        }
-        const bool slowest = k.spread().ran_on() >= 2 && f->file_index() == k.spread().slowest_file_index();
-        out << "<td class=\"num" << (slowest ? " warn" : "") << "\" data-v=\""
-            << FormatFixed(static_cast<double>(f->total_ns()), 3) << "\">" << E(RankCellText(*f)) << "</td>";
-      }
-      out << "</tr>\n";
-    }
-    out << "</tbody>\n</table></div>\n";
+    PrintCrossRankKernels(report, out);
+    PrintRankKernelTable(x, out);
   }
-  if (x.rank_only_configs_size() > 0) {
-    out << "<h3>" << E(kRankOnlyTitle) << " (" << E(FormatCount(x.rank_only_configs_total()))
-        << ")</h3>\n<ul>\n";
-    for (const occtrace::RankOnlyConfig& c : x.rank_only_configs()) {
-      out << "<li>";
-      if (c.group_rank() > 0) out << "<a href=\"#k" << c.group_rank() << "\">#" << c.group_rank() << "</a> ";
-      out << "<code>" << E(ShortenKernelName(c.name(), 70)) << "</code>, " << E(c.launch()) << ", "
-          << E(RankOnlyText(report, c)) << "</li>\n";
-    }
-    if (x.rank_only_configs_total() > x.rank_only_configs_size()) {
-      out << "<li class=\"muted\">and "
-          << E(FormatCount(x.rank_only_configs_total() - x.rank_only_configs_size()))
-          << " more (JSON: each group's rank_spread)</li>\n";
-    }
-    out << "</ul>\n";
-  }
+  if (x.rank_only_configs_size() > 0) PrintRankOnlyConfigs(report, out);
   for (const std::string& warning : x.warnings()) {
     out << "<p class=\"warn\">Warning: " << E(warning) << "</p>\n";
   }

@@ -33,6 +33,116 @@ std::vector<int> BlockSizeTicks(int max_x) {
   return ticks;
 }
 
+// The curve chart's frame: its size and margins, and the scales from threads per block and
+// percent to SVG units.
+struct CurvePlot {
+  static constexpr double kWidth = 560, kHeight = 270;
+  static constexpr double kLeft = 52, kRight = 20, kTop = 16, kBottom = 46;
+  static constexpr double kPlotW = kWidth - kLeft - kRight;
+  static constexpr double kPlotH = kHeight - kTop - kBottom;
+  int max_x = 32;  // the largest block size shown
+
+  double X(double x) const { return kLeft + x / max_x * kPlotW; }
+  double Y(double pct) const { return kTop + (1.0 - std::clamp(pct, 0.0, 100.0) / 100.0) * kPlotH; }
+};
+
+// Grid lines at every 25 %, block-size ticks, the axes and their titles.
+void AppendAxes(const CurvePlot& plot, bool any_measured, std::string* svg) {
+  constexpr double kLeft = CurvePlot::kLeft, kTop = CurvePlot::kTop;
+  constexpr double plot_w = CurvePlot::kPlotW, plot_h = CurvePlot::kPlotH;
+  for (int pct = 0; pct <= 100; pct += 25) {
+    const std::string y = Num(plot.Y(pct));
+    *svg += "<line x1=\"" + Num(kLeft) + "\" x2=\"" + Num(kLeft + plot_w) + "\" y1=\"" + y +
+            "\" y2=\"" + y + "\" stroke=\"" + std::string(kGridColor) + "\"/>";
+    *svg += "<text x=\"" + Num(kLeft - 8) + "\" y=\"" + Num(plot.Y(pct) + 4) +
+            "\" text-anchor=\"end\" class=\"tick\">" + std::to_string(pct) + "%</text>";
+  }
+  for (const int x : BlockSizeTicks(plot.max_x)) {
+    *svg += "<line x1=\"" + Num(plot.X(x)) + "\" x2=\"" + Num(plot.X(x)) + "\" y1=\"" + Num(kTop + plot_h) +
+            "\" y2=\"" + Num(kTop + plot_h + 5) + "\" stroke=\"" + std::string(kAxisTextColor) + "\"/>";
+    *svg += "<text x=\"" + Num(plot.X(x)) + "\" y=\"" + Num(kTop + plot_h + 18) +
+            "\" text-anchor=\"middle\" class=\"tick\">" + std::to_string(x) + "</text>";
+  }
+  *svg += "<line x1=\"" + Num(kLeft) + "\" x2=\"" + Num(kLeft + plot_w) + "\" y1=\"" +
+          Num(kTop + plot_h) + "\" y2=\"" + Num(kTop + plot_h) + "\" stroke=\"" +
+          std::string(kAxisTextColor) + "\"/>";
+  *svg += "<text x=\"" + Num(kLeft + plot_w / 2) + "\" y=\"" + Num(CurvePlot::kHeight - 6) +
+          "\" text-anchor=\"middle\" class=\"axis\">Threads per block</text>";
+  *svg += "<text transform=\"translate(14 " + Num(kTop + plot_h / 2) +
+          ") rotate(-90)\" text-anchor=\"middle\" class=\"axis\">" +
+          std::string(any_measured ? "Occupancy" : "Theoretical occupancy") + "</text>";
+}
+
+// The curve: a step function of the block size, drawn through the computed points.
+void AppendCurve(const CurvePlot& plot, const occtrace::KernelGroup& group, std::string* svg) {
+  std::string points;
+  for (const occtrace::BlockSizePoint& p : group.curve()) {
+    points += Num(plot.X(p.block_size())) + "," + Num(plot.Y(p.occupancy_pct())) + " ";
+  }
+  if (!points.empty()) points.pop_back();
+  *svg += "<polyline fill=\"none\" stroke=\"" + std::string(kCurveColor) +
+          "\" stroke-width=\"2\" stroke-linejoin=\"round\" points=\"" + points + "\"/>";
+  for (const occtrace::BlockSizePoint& p : group.curve()) {
+    *svg += "<circle cx=\"" + Num(plot.X(p.block_size())) + "\" cy=\"" + Num(plot.Y(p.occupancy_pct())) +
+            "\" r=\"2.6\" fill=\"" + std::string(kCurveColor) + "\"><title>" +
+            std::to_string(p.block_size()) + " threads: " + FormatPct(p.occupancy_pct()) + " (" +
+            std::to_string(p.active_blocks_per_sm()) + " blocks/SM)</title></circle>";
+  }
+}
+
+// Markers: each suggested block size, then the current configuration.
+void AppendMarkers(const CurvePlot& plot, const occtrace::KernelGroup& group, int current,
+                   std::string* svg) {
+  auto marker = [&](int x, double pct, std::string_view color, const std::string& tip) {
+    *svg += "<line x1=\"" + Num(plot.X(x)) + "\" x2=\"" + Num(plot.X(x)) + "\" y1=\"" +
+            Num(CurvePlot::kTop) + "\" y2=\"" + Num(CurvePlot::kTop + CurvePlot::kPlotH) +
+            "\" stroke=\"" + std::string(color) + "\" stroke-width=\"1.5\" stroke-dasharray=\"5 4\"/>";
+    *svg += "<circle cx=\"" + Num(plot.X(x)) + "\" cy=\"" + Num(plot.Y(pct)) +
+            "\" r=\"6\" fill=\"#fff\" stroke=\"" + std::string(color) + "\" stroke-width=\"3\"><title>" +
+            HtmlEscape(tip) + "</title></circle>";
+  };
+  for (const occtrace::Suggestion& s : group.suggestions()) {
+    if (s.kind() != "block_size" || s.block_size() <= 0) continue;
+    marker(s.block_size(), s.predicted_occupancy_pct(), kSuggestedColor,
+           "suggested: " + std::to_string(s.block_size()) + " threads, " +
+               FormatPct(s.predicted_occupancy_pct()) + " predicted");
+  }
+  marker(current, group.occupancy().theoretical_occupancy_pct(), kCurrentColor,
+         "current: " + std::to_string(current) + " threads, " +
+             FormatPct(group.occupancy().theoretical_occupancy_pct()));
+}
+
+// Measured points: the same work at other block sizes, at their achieved occupancy (a square)
+// with their time per launch above it; on the axis when achieved occupancy was not measured,
+// or under --gpu. A label goes below its square when the previous one is too close to share
+// the line above.
+void AppendMeasuredPoints(const CurvePlot& plot, const occtrace::KernelGroup& group, bool what_if,
+                          std::string* svg) {
+  constexpr double kLabelRoom = 64;
+  double previous_x = -kLabelRoom;
+  bool previous_above = false;
+  for (const occtrace::MeasuredPoint& p : group.measured_points()) {
+    const double y = p.achieved_pct() >= 0 && !what_if ? plot.Y(p.achieved_pct())
+                                                       : CurvePlot::kTop + CurvePlot::kPlotH;
+    const double x = plot.X(p.block_size());
+    const bool above = x - previous_x >= kLabelRoom || !previous_above;
+    previous_x = x;
+    previous_above = above;
+    const double label_y = above ? y - 8 : y + 18;
+    const std::string time = FormatDuration(static_cast<int64_t>(p.mean_ns() + 0.5));
+    *svg += "<rect x=\"" + Num(plot.X(p.block_size()) - 4.5) + "\" y=\"" + Num(y - 4.5) +
+            "\" width=\"9\" height=\"9\" fill=\"" + std::string(kMeasuredColor) + "\"><title>" +
+            HtmlEscape("measured: " + MeasuredCells(p).block + " (" + std::to_string(p.block_size()) + " threads), " + time + " per launch, " +
+                       (p.achieved_pct() >= 0 ? "achieved " + FormatPct(p.achieved_pct()) +
+                                                  (what_if ? " on the traced GPU, not this curve's" : "")
+                                            : "achieved not measured")) +
+            "</title></rect>";
+    *svg += "<text x=\"" + Num(x) + "\" y=\"" + Num(label_y) +
+            "\" text-anchor=\"middle\" class=\"tick\" fill=\"" + std::string(kMeasuredColor) + "\">" +
+            HtmlEscape(time) + "</text>";
+  }
+}
+
 }  // namespace
 
 std::string_view LimiterColor(std::string_view limiter) {
@@ -49,110 +159,24 @@ std::string_view LimiterColor(std::string_view limiter) {
 
 std::string OccupancyCurveSvg(const occtrace::KernelGroup& group, bool what_if) {
   if (group.curve_size() == 0) return "";
-  constexpr double kWidth = 560, kHeight = 270;
-  constexpr double kLeft = 52, kRight = 20, kTop = 16, kBottom = 46;
-  const double plot_w = kWidth - kLeft - kRight;
-  const double plot_h = kHeight - kTop - kBottom;
-
   const int current = static_cast<int>(BlockThreads(group));
-  const std::vector<int32_t> suggested = SuggestedBlockSizes(group);
+  CurvePlot plot;
   int max_x = group.curve(group.curve_size() - 1).block_size();
   max_x = std::max(max_x, current);
-  for (const int32_t s : suggested) max_x = std::max(max_x, s);
+  for (const int32_t s : SuggestedBlockSizes(group)) max_x = std::max(max_x, s);
   for (const occtrace::MeasuredPoint& p : group.measured_points()) max_x = std::max(max_x, p.block_size());
-  max_x = std::max(max_x, 32);
-  auto sx = [&](double x) { return kLeft + x / max_x * plot_w; };
-  auto sy = [&](double pct) { return kTop + (1.0 - std::clamp(pct, 0.0, 100.0) / 100.0) * plot_h; };
+  plot.max_x = std::max(max_x, 32);
 
   const std::string name = ShortenKernelName(group.name(), 80);
   std::string svg;
-  svg += "<svg class=\"chart curve\" viewBox=\"0 0 " + Num(kWidth) + " " + Num(kHeight) +
+  svg += "<svg class=\"chart curve\" viewBox=\"0 0 " + Num(CurvePlot::kWidth) + " " + Num(CurvePlot::kHeight) +
          "\" role=\"img\" aria-label=\"" +
          HtmlEscape("Theoretical occupancy versus threads per block for " + name) + "\">";
   svg += "<title>" + HtmlEscape("Theoretical occupancy vs block size: " + name) + "</title>";
-
-  // Grid and axes.
-  for (int pct = 0; pct <= 100; pct += 25) {
-    const std::string y = Num(sy(pct));
-    svg += "<line x1=\"" + Num(kLeft) + "\" x2=\"" + Num(kLeft + plot_w) + "\" y1=\"" + y +
-           "\" y2=\"" + y + "\" stroke=\"" + std::string(kGridColor) + "\"/>";
-    svg += "<text x=\"" + Num(kLeft - 8) + "\" y=\"" + Num(sy(pct) + 4) +
-           "\" text-anchor=\"end\" class=\"tick\">" + std::to_string(pct) + "%</text>";
-  }
-  for (const int x : BlockSizeTicks(max_x)) {
-    svg += "<line x1=\"" + Num(sx(x)) + "\" x2=\"" + Num(sx(x)) + "\" y1=\"" + Num(kTop + plot_h) +
-           "\" y2=\"" + Num(kTop + plot_h + 5) + "\" stroke=\"" + std::string(kAxisTextColor) + "\"/>";
-    svg += "<text x=\"" + Num(sx(x)) + "\" y=\"" + Num(kTop + plot_h + 18) +
-           "\" text-anchor=\"middle\" class=\"tick\">" + std::to_string(x) + "</text>";
-  }
-  svg += "<line x1=\"" + Num(kLeft) + "\" x2=\"" + Num(kLeft + plot_w) + "\" y1=\"" +
-         Num(kTop + plot_h) + "\" y2=\"" + Num(kTop + plot_h) + "\" stroke=\"" +
-         std::string(kAxisTextColor) + "\"/>";
-  svg += "<text x=\"" + Num(kLeft + plot_w / 2) + "\" y=\"" + Num(kHeight - 6) +
-         "\" text-anchor=\"middle\" class=\"axis\">Threads per block</text>";
-  svg += "<text transform=\"translate(14 " + Num(kTop + plot_h / 2) +
-         ") rotate(-90)\" text-anchor=\"middle\" class=\"axis\">" +
-         std::string(group.measured_points_size() > 0 ? "Occupancy" : "Theoretical occupancy") + "</text>";
-
-  // The curve: a step function of the block size, drawn through the computed points.
-  std::string points;
-  for (const occtrace::BlockSizePoint& p : group.curve()) {
-    points += Num(sx(p.block_size())) + "," + Num(sy(p.occupancy_pct())) + " ";
-  }
-  if (!points.empty()) points.pop_back();
-  svg += "<polyline fill=\"none\" stroke=\"" + std::string(kCurveColor) +
-         "\" stroke-width=\"2\" stroke-linejoin=\"round\" points=\"" + points + "\"/>";
-  for (const occtrace::BlockSizePoint& p : group.curve()) {
-    svg += "<circle cx=\"" + Num(sx(p.block_size())) + "\" cy=\"" + Num(sy(p.occupancy_pct())) +
-           "\" r=\"2.6\" fill=\"" + std::string(kCurveColor) + "\"><title>" +
-           std::to_string(p.block_size()) + " threads: " + FormatPct(p.occupancy_pct()) + " (" +
-           std::to_string(p.active_blocks_per_sm()) + " blocks/SM)</title></circle>";
-  }
-
-  // Markers: current configuration and each suggested block size.
-  auto marker = [&](int x, double pct, std::string_view color, const std::string& tip) {
-    svg += "<line x1=\"" + Num(sx(x)) + "\" x2=\"" + Num(sx(x)) + "\" y1=\"" + Num(kTop) +
-           "\" y2=\"" + Num(kTop + plot_h) + "\" stroke=\"" + std::string(color) +
-           "\" stroke-width=\"1.5\" stroke-dasharray=\"5 4\"/>";
-    svg += "<circle cx=\"" + Num(sx(x)) + "\" cy=\"" + Num(sy(pct)) +
-           "\" r=\"6\" fill=\"#fff\" stroke=\"" + std::string(color) + "\" stroke-width=\"3\"><title>" +
-           HtmlEscape(tip) + "</title></circle>";
-  };
-  for (const occtrace::Suggestion& s : group.suggestions()) {
-    if (s.kind() != "block_size" || s.block_size() <= 0) continue;
-    marker(s.block_size(), s.predicted_occupancy_pct(), kSuggestedColor,
-           "suggested: " + std::to_string(s.block_size()) + " threads, " +
-               FormatPct(s.predicted_occupancy_pct()) + " predicted");
-  }
-  marker(current, group.occupancy().theoretical_occupancy_pct(), kCurrentColor,
-         "current: " + std::to_string(current) + " threads, " +
-             FormatPct(group.occupancy().theoretical_occupancy_pct()));
-
-  // Measured points: the same work at other block sizes, at their achieved occupancy (a square)
-  // with their time per launch above it; on the axis when achieved occupancy was not measured.
-  // A label goes below its square when the previous one is too close to share the line above.
-  constexpr double kLabelRoom = 64;
-  double previous_x = -kLabelRoom;
-  bool previous_above = false;
-  for (const occtrace::MeasuredPoint& p : group.measured_points()) {
-    const double y = p.achieved_pct() >= 0 && !what_if ? sy(p.achieved_pct()) : kTop + plot_h;
-    const double x = sx(p.block_size());
-    const bool above = x - previous_x >= kLabelRoom || !previous_above;
-    previous_x = x;
-    previous_above = above;
-    const double label_y = above ? y - 8 : y + 18;
-    const std::string time = FormatDuration(static_cast<int64_t>(p.mean_ns() + 0.5));
-    svg += "<rect x=\"" + Num(sx(p.block_size()) - 4.5) + "\" y=\"" + Num(y - 4.5) +
-           "\" width=\"9\" height=\"9\" fill=\"" + std::string(kMeasuredColor) + "\"><title>" +
-           HtmlEscape("measured: " + MeasuredCells(p).block + " (" + std::to_string(p.block_size()) + " threads), " + time + " per launch, " +
-                      (p.achieved_pct() >= 0 ? "achieved " + FormatPct(p.achieved_pct()) +
-                                                 (what_if ? " on the traced GPU, not this curve's" : "")
-                                           : "achieved not measured")) +
-           "</title></rect>";
-    svg += "<text x=\"" + Num(x) + "\" y=\"" + Num(label_y) +
-           "\" text-anchor=\"middle\" class=\"tick\" fill=\"" + std::string(kMeasuredColor) + "\">" +
-           HtmlEscape(time) + "</text>";
-  }
+  AppendAxes(plot, group.measured_points_size() > 0, &svg);
+  AppendCurve(plot, group, &svg);
+  AppendMarkers(plot, group, current, &svg);
+  AppendMeasuredPoints(plot, group, what_if, &svg);
   svg += "</svg>";
   return svg;
 }

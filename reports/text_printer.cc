@@ -352,25 +352,20 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
   w.Field("Recoverable", GroupRecoverableText(g), kIndent);
 }
 
-// Several input files: per-rank totals, the straggler, the top configurations on each rank, and
-// the configurations some ranks did not run. Every per-rank listing wraps, so it holds any
-// number of ranks; beyond 16 a configuration lists its slowest and fastest ranks.
-void PrintCrossRank(const occtrace::Report& report, TextWriter& w) {
-  if (!HasCrossRank(report)) return;
+// The cross-rank section's listings start this many columns in.
+constexpr int kCrossRankIndent = 2;
+
+// Per-rank totals, the straggler's row marked; each file by what tells it from the others.
+void PrintRankTable(const occtrace::Report& report, TextWriter& w) {
   const occtrace::CrossRank& x = report.cross_rank();
-  constexpr int kIndent = 2;
-  constexpr int kMaxRanksListed = 16;
-  w.Section(CrossRankTitle(report));
-  w.Field("Ranks", SanitizeForDisplay(RankIdentityText(report)));
-  // The straggler and its cause are in the summary, which opens the report.
-  w.Line();
   constexpr int kLabel = 16, kTime = 10, kLaunches = 10;
   auto row = [&](const std::string& label, const std::string& total, const std::string& compute,
                  const std::string& nccl, const std::string& launches, const std::string& file,
                  Style style) {
-    std::string line = std::string(kIndent, ' ') + PadRight(TruncateToWidth(label, kLabel), kLabel) +
-                       PadLeft(total, kTime) + " " + PadLeft(compute, kTime) + " " +
-                       PadLeft(nccl, kTime) + " " + PadLeft(launches, kLaunches) + "  " + file;
+    std::string line = std::string(kCrossRankIndent, ' ') +
+                       PadRight(TruncateToWidth(label, kLabel), kLabel) + PadLeft(total, kTime) + " " +
+                       PadLeft(compute, kTime) + " " + PadLeft(nccl, kTime) + " " +
+                       PadLeft(launches, kLaunches) + "  " + file;
     line = TruncateToWidth(line, w.width());
     while (!line.empty() && line.back() == ' ') line.pop_back();
     w.Line(w.Styled(line, style));
@@ -384,7 +379,7 @@ void PrintCrossRank(const occtrace::Report& report, TextWriter& w) {
     paths.push_back(SanitizeForDisplay(file.path()));
     if (!file.host().empty()) host_width = std::max(host_width, SanitizeForDisplay(file.host()).size() + 3);
   }
-  const int file_width = w.width() - (kIndent + kLabel + 3 * (kTime + 1) + kLaunches + 2) -
+  const int file_width = w.width() - (kCrossRankIndent + kLabel + 3 * (kTime + 1) + kLaunches + 2) -
                          static_cast<int>(host_width);
   const std::vector<std::string> names = DistinctFileNames(paths, std::max(file_width, 12));
   for (const occtrace::RankSummary& r : x.ranks()) {
@@ -400,53 +395,73 @@ void PrintCrossRank(const occtrace::Report& report, TextWriter& w) {
   w.Paragraph(AnyCommunication(report) ? std::string(kCommunicationMeaning)
                                        : "Compute = GPU time outside NCCL kernels (none ran).",
               Style::kDim);
+}
 
-  if (x.kernels_size() > 0) {
-    w.Line();
-    w.Paragraph(std::string(kCrossRankKernelsTitle), Style::kBold);
-    for (int i = 0; i < x.kernels_size(); ++i) {
-      const occtrace::RankKernel& k = x.kernels(i);
-      const std::string tag = PadRight(CrossRankKernelTag(i), 4);
-      const std::string shown = k.group_rank() > 0 ? "#" + std::to_string(k.group_rank()) + " " : "";
-      std::string title = shown + ShortenKernelName(k.name(), w.width() - 40);
-      if (!k.owner_library().empty()) title += " [" + k.owner_library() + "]";
-      w.Bullet(tag, SanitizeForDisplay(title) + ", " + k.launch(), kIndent);
-      const int col = kIndent + DisplayWidth(tag);
-      const occtrace::RankSpread& spread = k.spread();
-      const bool straggling = !spread.communication() && spread.ran_on() >= 2 &&
-                              spread.slowest_over_median_pct() >= kStragglerPct;
-      w.Bullet("", SanitizeForDisplay(SpreadText(report, spread)), col,
-               straggling ? Style::kWarn : Style::kPlain);
-      std::string cells;
-      const std::vector<int> listed = ShownRankFigures(spread, kMaxRanksListed);
-      for (int index : listed) {
-        const occtrace::RankFigures& f = spread.per_rank(index);
-        cells += (cells.empty() ? "" : " · ") + SanitizeForDisplay(RankName(report, f.file_index())) +
-                 " " + RankCellText(f);
-      }
-      if (static_cast<int>(listed.size()) < spread.per_rank_size()) {
-        cells += " (slowest and fastest of " + FormatCount(spread.per_rank_size()) + " ranks)";
-      }
-      w.Bullet("", cells, col, Style::kDim);
+// The top configurations by GPU time, each with its spread and its time on each rank; beyond
+// 16 ranks, its slowest and fastest.
+void PrintCrossRankKernels(const occtrace::Report& report, TextWriter& w) {
+  const occtrace::CrossRank& x = report.cross_rank();
+  constexpr int kMaxRanksListed = 16;
+  w.Line();
+  w.Paragraph(std::string(kCrossRankKernelsTitle), Style::kBold);
+  for (int i = 0; i < x.kernels_size(); ++i) {
+    const occtrace::RankKernel& k = x.kernels(i);
+    const std::string tag = PadRight(CrossRankKernelTag(i), 4);
+    const std::string shown = k.group_rank() > 0 ? "#" + std::to_string(k.group_rank()) + " " : "";
+    std::string title = shown + ShortenKernelName(k.name(), w.width() - 40);
+    if (!k.owner_library().empty()) title += " [" + k.owner_library() + "]";
+    w.Bullet(tag, SanitizeForDisplay(title) + ", " + k.launch(), kCrossRankIndent);
+    const int col = kCrossRankIndent + DisplayWidth(tag);
+    const occtrace::RankSpread& spread = k.spread();
+    const bool straggling = !spread.communication() && spread.ran_on() >= 2 &&
+                            spread.slowest_over_median_pct() >= kStragglerPct;
+    w.Bullet("", SanitizeForDisplay(SpreadText(report, spread)), col,
+             straggling ? Style::kWarn : Style::kPlain);
+    std::string cells;
+    const std::vector<int> listed = ShownRankFigures(spread, kMaxRanksListed);
+    for (int index : listed) {
+      const occtrace::RankFigures& f = spread.per_rank(index);
+      cells += (cells.empty() ? "" : " · ") + SanitizeForDisplay(RankName(report, f.file_index())) +
+               " " + RankCellText(f);
     }
+    if (static_cast<int>(listed.size()) < spread.per_rank_size()) {
+      cells += " (slowest and fastest of " + FormatCount(spread.per_rank_size()) + " ranks)";
+    }
+    w.Bullet("", cells, col, Style::kDim);
   }
+}
 
-  if (x.rank_only_configs_size() > 0) {
-    w.Line();
-    w.Paragraph(std::string(kRankOnlyTitle) + " (" + FormatCount(x.rank_only_configs_total()) + ")",
-                Style::kBold);
-    for (const occtrace::RankOnlyConfig& c : x.rank_only_configs()) {
-      const std::string shown = c.group_rank() > 0 ? "#" + std::to_string(c.group_rank()) + " " : "";
-      w.Bullet("- ", SanitizeForDisplay(shown + ShortenKernelName(c.name(), w.width() - 40) + ", " +
-                                        c.launch() + ", " + RankOnlyText(report, c)),
-               kIndent);
-    }
-    if (x.rank_only_configs_total() > x.rank_only_configs_size()) {
-      w.Bullet("- ", "and " + FormatCount(x.rank_only_configs_total() - x.rank_only_configs_size()) +
-                         " more (JSON: each group's rank_spread)",
-               kIndent, Style::kDim);
-    }
+void PrintRankOnlyConfigs(const occtrace::Report& report, TextWriter& w) {
+  const occtrace::CrossRank& x = report.cross_rank();
+  w.Line();
+  w.Paragraph(std::string(kRankOnlyTitle) + " (" + FormatCount(x.rank_only_configs_total()) + ")",
+              Style::kBold);
+  for (const occtrace::RankOnlyConfig& c : x.rank_only_configs()) {
+    const std::string shown = c.group_rank() > 0 ? "#" + std::to_string(c.group_rank()) + " " : "";
+    w.Bullet("- ", SanitizeForDisplay(shown + ShortenKernelName(c.name(), w.width() - 40) + ", " +
+                                      c.launch() + ", " + RankOnlyText(report, c)),
+             kCrossRankIndent);
   }
+  if (x.rank_only_configs_total() > x.rank_only_configs_size()) {
+    w.Bullet("- ", "and " + FormatCount(x.rank_only_configs_total() - x.rank_only_configs_size()) +
+                       " more (JSON: each group's rank_spread)",
+             kCrossRankIndent, Style::kDim);
+  }
+}
+
+// Several input files: per-rank totals, the straggler, the top configurations on each rank, and
+// the configurations some ranks did not run. Every per-rank listing wraps, so it holds any
+// number of ranks; beyond 16 a configuration lists its slowest and fastest ranks.
+void PrintCrossRank(const occtrace::Report& report, TextWriter& w) {
+  if (!HasCrossRank(report)) return;
+  const occtrace::CrossRank& x = report.cross_rank();
+  w.Section(CrossRankTitle(report));
+  w.Field("Ranks", SanitizeForDisplay(RankIdentityText(report)));
+  // The straggler and its cause are in the summary, which opens the report.
+  w.Line();
+  PrintRankTable(report, w);
+  if (x.kernels_size() > 0) PrintCrossRankKernels(report, w);
+  if (x.rank_only_configs_size() > 0) PrintRankOnlyConfigs(report, w);
   for (const std::string& warning : x.warnings()) {
     w.Bullet("- ", "warning: " + SanitizeForDisplay(warning), 0, Style::kWarn);
   }

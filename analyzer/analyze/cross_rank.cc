@@ -90,12 +90,11 @@ occtrace::RankSpread SpreadOf(const std::map<int, FileShare>& by_file, const std
   return spread;
 }
 
-occtrace::CrossRank BuildCrossRank(const std::vector<occtrace::InputFile>& files,
-                                   const std::vector<std::string>& warnings,
-                                   const std::vector<RankedGroup>& groups, int max_kernels,
-                                   int max_rank_only) {
-  occtrace::CrossRank out;
-  // How the files are told apart.
+namespace {
+
+// How the files are told apart: their rank sources, the world size, ResolveRanks' warnings.
+void SetRankIdentity(const std::vector<occtrace::InputFile>& files,
+                     const std::vector<std::string>& warnings, occtrace::CrossRank* out) {
   std::set<std::string> sources;
   int from_trace = 0, from_name = 0;
   std::set<int> world_sizes;
@@ -107,24 +106,26 @@ occtrace::CrossRank BuildCrossRank(const std::vector<occtrace::InputFile>& files
     if (f.world_size() > 0) world_sizes.insert(f.world_size());
   }
   const int n = static_cast<int>(files.size());
-  out.set_identity(from_trace == n ? "occtrace"
-                   : from_name == n ? "file name"
-                   : from_trace + from_name == 0 ? "position"
-                                                 : "mixed");
+  out->set_identity(from_trace == n ? "occtrace"
+                    : from_name == n ? "file name"
+                    : from_trace + from_name == 0 ? "position"
+                                                  : "mixed");
   std::string joined;
   for (const auto& s : sources) joined += (joined.empty() ? "" : ", ") + s;
-  out.set_rank_sources(joined);
-  out.set_world_size(world_sizes.size() == 1 ? *world_sizes.begin() : 0);
-  for (const auto& w : warnings) out.add_warnings(w);
+  out->set_rank_sources(joined);
+  out->set_world_size(world_sizes.size() == 1 ? *world_sizes.begin() : 0);
+  for (const auto& w : warnings) out->add_warnings(w);
+}
 
-  // Per rank: all of its GPU time, split into NCCL's and the rest.
-  const std::vector<int> order = RankOrder(files);
+// Per rank: all of its GPU time, split into NCCL's and the rest; the compute straggler and the
+// rank that waited least in NCCL.
+void AddRanks(const std::vector<occtrace::InputFile>& files, occtrace::CrossRank* out) {
   std::vector<double> compute;
   int64_t least_communication = -1;
-  out.set_least_communication_file_index(-1);
-  for (int i : order) {
+  out->set_least_communication_file_index(-1);
+  for (int i : RankOrder(files)) {
     const auto& f = files[static_cast<size_t>(i)];
-    occtrace::RankSummary* rank = out.add_ranks();
+    occtrace::RankSummary* rank = out->add_ranks();
     rank->set_file_index(i);
     rank->set_label(RankLabel(files, i));
     rank->set_total_gpu_ns(f.total_gpu_ns());
@@ -132,24 +133,26 @@ occtrace::CrossRank BuildCrossRank(const std::vector<occtrace::InputFile>& files
     rank->set_compute_gpu_ns(f.total_gpu_ns() - f.communication_gpu_ns());
     rank->set_launches(f.launches());
     compute.push_back(static_cast<double>(rank->compute_gpu_ns()));
-    if (rank->compute_gpu_ns() > out.slowest_compute_ns() || out.ranks_size() == 1) {
-      out.set_slowest_file_index(i);
-      out.set_slowest_compute_ns(rank->compute_gpu_ns());
+    if (rank->compute_gpu_ns() > out->slowest_compute_ns() || out->ranks_size() == 1) {
+      out->set_slowest_file_index(i);
+      out->set_slowest_compute_ns(rank->compute_gpu_ns());
     }
     if (f.communication_gpu_ns() > 0 &&
         (least_communication < 0 || f.communication_gpu_ns() < least_communication)) {
       least_communication = f.communication_gpu_ns();
-      out.set_least_communication_file_index(i);
+      out->set_least_communication_file_index(i);
     }
   }
-  out.set_median_compute_ns(Median(compute));
-  out.set_slowest_over_median_pct(
-      OverPct(static_cast<double>(out.slowest_compute_ns()), out.median_compute_ns()));
+  out->set_median_compute_ns(Median(compute));
+  out->set_slowest_over_median_pct(
+      OverPct(static_cast<double>(out->slowest_compute_ns()), out->median_compute_ns()));
+}
 
-  // The straggler's cause: per kernel name (the configurations of one kernel often differ
-  // between ranks: uneven batches, sharding), its time on the slowest rank against the median
-  // over every file, a file without it counting 0. NCCL kernels are left out: their time on a
-  // rank includes waiting for the others.
+// The straggler's cause: per kernel name (the configurations of one kernel often differ
+// between ranks: uneven batches, sharding), its time on the slowest rank against the median
+// over every file, a file without it counting 0; the three largest excesses. NCCL kernels are
+// left out: their time on a rank includes waiting for the others.
+void AddStragglerCauses(const std::vector<RankedGroup>& groups, int n, occtrace::CrossRank* out) {
   struct NameTimes {
     std::map<int, int64_t> by_file;
     std::string owner;
@@ -169,7 +172,7 @@ occtrace::CrossRank BuildCrossRank(const std::vector<occtrace::InputFile>& files
       auto it = t.by_file.find(i);
       times.push_back(it == t.by_file.end() ? 0.0 : static_cast<double>(it->second));
     }
-    auto slowest = t.by_file.find(out.slowest_file_index());
+    auto slowest = t.by_file.find(out->slowest_file_index());
     const int64_t on_slowest = slowest == t.by_file.end() ? 0 : slowest->second;
     const double median = Median(times);
     if (static_cast<double>(on_slowest) <= median) continue;
@@ -185,25 +188,27 @@ occtrace::CrossRank BuildCrossRank(const std::vector<occtrace::InputFile>& files
     return static_cast<double>(a.slowest_rank_ns()) - a.median_ns() >
            static_cast<double>(b.slowest_rank_ns()) - b.median_ns();
   });
-  for (size_t i = 0; i < causes.size() && i < 3; ++i) *out.add_straggler_causes() = causes[i];
+  for (size_t i = 0; i < causes.size() && i < 3; ++i) *out->add_straggler_causes() = causes[i];
+}
 
-  // The top configurations by GPU time over every file.
-  std::vector<const RankedGroup*> by_time;
-  for (const auto& g : groups) by_time.push_back(&g);
-  std::stable_sort(by_time.begin(), by_time.end(), [](const RankedGroup* a, const RankedGroup* b) {
-    return a->group->total_ns() > b->group->total_ns();
-  });
+// The top configurations by GPU time over every file.
+void AddTopKernels(const std::vector<const RankedGroup*>& by_time, int max_kernels,
+                   occtrace::CrossRank* out) {
   for (const RankedGroup* g : by_time) {
-    if (out.kernels_size() >= max_kernels) break;
-    occtrace::RankKernel* k = out.add_kernels();
+    if (out->kernels_size() >= max_kernels) break;
+    occtrace::RankKernel* k = out->add_kernels();
     k->set_group_rank(g->shown_rank);
     k->set_name(g->group->name());
     k->set_launch(LaunchSummary(*g->group));
     k->set_owner_library(g->group->owner_library());
     *k->mutable_spread() = g->group->rank_spread();
   }
+}
 
-  // Configurations not every file ran, and whether their kernel ran on the others at all.
+// Configurations not every file ran, and whether their kernel ran on the others at all.
+void AddRankOnlyConfigs(const std::vector<RankedGroup>& groups,
+                        const std::vector<const RankedGroup*>& by_time, int n, int max_rank_only,
+                        occtrace::CrossRank* out) {
   std::map<std::string, std::set<int>> files_by_name;
   for (const auto& g : groups) {
     for (const auto& r : g.group->rank_spread().per_rank()) files_by_name[g.group->name()].insert(r.file_index());
@@ -211,9 +216,9 @@ occtrace::CrossRank BuildCrossRank(const std::vector<occtrace::InputFile>& files
   for (const RankedGroup* g : by_time) {
     const occtrace::RankSpread& spread = g->group->rank_spread();
     if (spread.ran_on() >= n) continue;
-    out.set_rank_only_configs_total(out.rank_only_configs_total() + 1);
-    if (out.rank_only_configs_size() >= max_rank_only) continue;
-    occtrace::RankOnlyConfig* c = out.add_rank_only_configs();
+    out->set_rank_only_configs_total(out->rank_only_configs_total() + 1);
+    if (out->rank_only_configs_size() >= max_rank_only) continue;
+    occtrace::RankOnlyConfig* c = out->add_rank_only_configs();
     c->set_group_rank(g->shown_rank);
     c->set_name(g->group->name());
     c->set_launch(LaunchSummary(*g->group));
@@ -222,6 +227,26 @@ occtrace::CrossRank BuildCrossRank(const std::vector<occtrace::InputFile>& files
     c->set_total_ns(g->group->total_ns());
     c->set_kernel_on_other_files(static_cast<int>(files_by_name[g->group->name()].size()) == n);
   }
+}
+
+}  // namespace
+
+occtrace::CrossRank BuildCrossRank(const std::vector<occtrace::InputFile>& files,
+                                   const std::vector<std::string>& warnings,
+                                   const std::vector<RankedGroup>& groups, int max_kernels,
+                                   int max_rank_only) {
+  occtrace::CrossRank out;
+  const int n = static_cast<int>(files.size());
+  SetRankIdentity(files, warnings, &out);
+  AddRanks(files, &out);
+  AddStragglerCauses(groups, n, &out);
+  std::vector<const RankedGroup*> by_time;
+  for (const auto& g : groups) by_time.push_back(&g);
+  std::stable_sort(by_time.begin(), by_time.end(), [](const RankedGroup* a, const RankedGroup* b) {
+    return a->group->total_ns() > b->group->total_ns();
+  });
+  AddTopKernels(by_time, max_kernels, &out);
+  AddRankOnlyConfigs(groups, by_time, n, max_rank_only, &out);
   return out;
 }
 

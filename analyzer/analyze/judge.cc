@@ -182,69 +182,58 @@ void FileWarning(JudgeContext* ctx, int file_index, const std::string& warning) 
   }
 }
 
-}  // namespace
-
-Judged JudgeGroup(JudgeContext* ctx, const Group& g, int64_t run_total_ns) {
-  Judged j;
-  occtrace::KernelGroup& out = j.group;
+// The GPU the group is judged on: the --gpu GPU, else the one it ran on. An error says why the
+// group cannot be judged (an absurd record, also warned about on its file; no register count;
+// an unknown GPU).
+StatusOr<const DeviceProps*> JudgedOn(JudgeContext* ctx, const Group& g) {
   const ConfigStats& c = g.stats;
-  FillIdentity(g, &out);
-  out.set_time_pct(run_total_ns > 0 ? 100.0 * static_cast<double>(c.total_ns) /
-                                          static_cast<double>(run_total_ns)
-                                    : 0);
-  auto unjudged = [&](const std::string& reason) {
-    out.set_judged(false);
-    out.set_not_judged_reason(reason);
-    return j;
-  };
   std::string absurd = AbsurdValue(c);
   if (!absurd.empty()) {
     FileWarning(ctx, *g.files.begin(), "kernel '" + Abbrev(c.name) + "': " + absurd +
                                            " in the trace: not judged");
-    return unjudged("the trace records an " + absurd);
+    return BadInput("the trace records an " + absurd);
   }
-  if (!c.registers_known) return unjudged("no register count recorded for this kernel");
-  const DeviceProps* device = nullptr;
-  if (ctx->what_if) {
-    device = &*ctx->what_if;
-  } else if (g.device == nullptr) {
-    return unjudged("device " + std::to_string(c.device_id) + " has no device row in the trace "
+  if (!c.registers_known) return BadInput("no register count recorded for this kernel");
+  if (ctx->what_if) return &*ctx->what_if;
+  if (g.device == nullptr) {
+    return BadInput("device " + std::to_string(c.device_id) + " has no device row in the trace "
                     "(unknown GPU; --gpu NAME evaluates it on a named GPU)");
-  } else if (!g.device->known) {
-    return unjudged("unknown GPU: " + g.device->unknown_reason +
-                    " (--gpu NAME evaluates it on a named GPU)");
-  } else {
-    device = &g.device->props;
   }
-  auto params = LaunchParamsFor(c, *device, /*on_traced_gpu=*/!ctx->what_if);
-  if (!params.ok()) return unjudged(params.status().message());
-  LaunchParams launch = *params;
+  if (!g.device->known) {
+    return BadInput("unknown GPU: " + g.device->unknown_reason +
+                    " (--gpu NAME evaluates it on a named GPU)");
+  }
+  return &g.device->props;
+}
+
+// The occupancy model's verdict and advice on the configuration, on `device`.
+StatusOr<LaunchAdvice> AdviseConfig(const ConfigStats& c, const DeviceProps& device,
+                                    bool on_traced_gpu) {
+  OCC_ASSIGN_OR_RETURN(const LaunchParams launch, LaunchParamsFor(c, device, on_traced_gpu));
   AdviceInputs inputs;
   inputs.grid_blocks = GridBlocks(c);
   inputs.local_memory_per_thread = static_cast<int>(c.local_mem_per_thread);
   inputs.barrier_count_known = c.barrier_count >= 0;
-  auto advice_or = AdviseLaunch(*device, launch, inputs);
-  if (!advice_or.ok()) return unjudged(advice_or.status().message());
-  j.device = device;
-  j.advice = std::move(*advice_or);
-  const LaunchAdvice& advice = j.advice;
+  return AdviseLaunch(device, launch, inputs);
+}
+
+void FillWaves(const Waves& w, occtrace::KernelGroup* out) {
+  out->set_waves_per_sm(w.waves_per_sm);
+  out->set_full_waves(w.full_waves);
+  out->set_tail_blocks(w.tail_blocks);
+  out->set_tail_pct(w.tail_pct);
+}
+
+// Issues: Nsight Compute's rules (occupancy-model.md §5.4), same thresholds, then the advice's
+// notes not said already. The rules' estimates are Nsight Compute's "Est. Speedup" (the most of
+// the kernel's time the fix could save), bounds of a change to the work's split (grid, block
+// shape), which the recoverable time (measured gains + the occupancy model's bounds,
+// run_figures.h) does not count: said in the issue, so "up to 51.5%" never reads against
+// "Recoverable none" a few lines below.
+void AddIssues(const ConfigStats& c, const DeviceProps* device, const LaunchAdvice& advice,
+               const Waves& w, occtrace::KernelGroup* out_group) {
+  occtrace::KernelGroup& out = *out_group;
   const OccupancyResult& r = advice.occupancy;
-  out.set_judged(true);
-  FillOccupancy(r, advice.limiter_sentence, out.mutable_occupancy());
-  out.set_limiting_factor(advice.primary_limiter);
-
-  Waves w = advice.waves ? *advice.waves
-                         : ComputeWaves(GridBlocks(c), r.active_blocks_per_sm, device->num_sms);
-  out.set_waves_per_sm(w.waves_per_sm);
-  out.set_full_waves(w.full_waves);
-  out.set_tail_blocks(w.tail_blocks);
-  out.set_tail_pct(w.tail_pct);
-
-  // Issues: Nsight Compute's rules (occupancy-model.md §5.4), same thresholds. Their estimates
-  // are Nsight Compute's "Est. Speedup" (the most of the kernel's time the fix could save), bounds
-  // of a change to the work's split (grid, block shape), which the recoverable time (measured
-  // gains + the occupancy model's bounds, run_figures.h) does not count: said in the issue, so
-  // "up to 51.5%" never reads against "Recoverable none" a few lines below.
   static constexpr const char* kNotCounted = " (Nsight Compute's bound, not counted in Recoverable)";
   const int64_t grid = GridBlocks(c);
   const int64_t threads = BlockThreads(c);
@@ -290,6 +279,40 @@ Judged JudgeGroup(JudgeContext* ctx, const Group& g, int64_t run_total_ns) {
     for (const auto& issue : out.issues()) dup |= issue == note;
     if (!dup) out.add_issues(note);
   }
+}
+
+}  // namespace
+
+Judged JudgeGroup(JudgeContext* ctx, const Group& g, int64_t run_total_ns) {
+  Judged j;
+  occtrace::KernelGroup& out = j.group;
+  const ConfigStats& c = g.stats;
+  FillIdentity(g, &out);
+  out.set_time_pct(run_total_ns > 0 ? 100.0 * static_cast<double>(c.total_ns) /
+                                          static_cast<double>(run_total_ns)
+                                    : 0);
+  auto unjudged = [&](const std::string& reason) {
+    out.set_judged(false);
+    out.set_not_judged_reason(reason);
+    return j;
+  };
+  auto device_or = JudgedOn(ctx, g);
+  if (!device_or.ok()) return unjudged(device_or.status().message());
+  const DeviceProps* device = *device_or;
+  auto advice_or = AdviseConfig(c, *device, /*on_traced_gpu=*/!ctx->what_if);
+  if (!advice_or.ok()) return unjudged(advice_or.status().message());
+  j.device = device;
+  j.advice = std::move(*advice_or);
+  const LaunchAdvice& advice = j.advice;
+  const OccupancyResult& r = advice.occupancy;
+  out.set_judged(true);
+  FillOccupancy(r, advice.limiter_sentence, out.mutable_occupancy());
+  out.set_limiting_factor(advice.primary_limiter);
+
+  Waves w = advice.waves ? *advice.waves
+                         : ComputeWaves(GridBlocks(c), r.active_blocks_per_sm, device->num_sms);
+  FillWaves(w, &out);
+  AddIssues(c, device, advice, w, &out);
 
   // Achieved occupancy: replay's per-launch measurements where the trace has them (exact per
   // launch), else PM sampling's clean samples (pm_attribution.h); PM's figure beside replay's.

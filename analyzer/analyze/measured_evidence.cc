@@ -336,9 +336,8 @@ void AddUnknownOwnerCaveat(occtrace::KernelGroup* g) {
   }
 }
 
-}  // namespace
-
-void ApplyOwnerAndEvidence(std::vector<occtrace::KernelGroup>* groups, int64_t run_total_ns) {
+// Each group's owner, from the library that loaded its code and its name (kernel_origin.h).
+std::vector<KernelOrigin> ClassifyOwners(std::vector<occtrace::KernelGroup>* groups) {
   std::vector<KernelOrigin> origins;
   origins.reserve(groups->size());
   // Triton's cache keeps one compilation per name, quoted only on the configuration it matches
@@ -361,11 +360,37 @@ void ApplyOwnerAndEvidence(std::vector<occtrace::KernelGroup>* groups, int64_t r
     g.set_owner_evidence(o.evidence);
     origins.push_back(std::move(o));
   }
-  MarkVariantsAndAutotuning(origins, groups);
-  // Same compiled function, same device: its configurations' measured speed on the same work.
-  // Autotuning trials are left out (the autotuner measured them already, and they are not the
-  // running program), and so are owners nobody identified (their measured alternative may be a
-  // library's choice).
+  return origins;
+}
+
+// `g` was measured slower than `best` on the same work: launch it as `best`, `gain` less GPU time.
+void SuggestMeasuredConfig(KernelOriginKind owner, const occtrace::KernelGroup& best, int64_t gain,
+                           occtrace::KernelGroup* g_out) {
+  occtrace::KernelGroup& g = *g_out;
+  const int64_t threads = Threads(g);
+  g.set_measured_gain_ns(gain);
+  occtrace::Suggestion* s = g.add_suggestions();
+  s->set_kind("measured_config");
+  s->set_block_size(static_cast<int32_t>(BlockThreads(best)));
+  s->set_block_x(best.block_x());
+  s->set_block_y(best.block_y());
+  s->set_block_z(best.block_z());
+  s->set_predicted_occupancy_pct(best.occupancy().theoretical_occupancy_pct());
+  s->set_text("Launch it as " + ConfigInOwnersWords(owner, best) + ": measured in this trace, block " +
+              BlockText(best) + " takes " + Micros(best.mean_ns()) + " for the same " +
+              Count(static_cast<double>(threads)) + " threads where block " + BlockText(g) +
+              " takes " + Micros(g.mean_ns()) + " (" + std::to_string(best.launches()) + " and " +
+              std::to_string(g.launches()) + " launches) — " + Micros(static_cast<double>(gain)) +
+              " less GPU time over this configuration's launches. Confidence: high (measured)");
+  s->set_assumptions("the same work per launch (threads launched equal up to rounding the grid to whole blocks)");
+}
+
+// Same compiled function, same device: its configurations' measured speed on the same work.
+// Autotuning trials are left out (the autotuner measured them already, and they are not the
+// running program), and so are owners nobody identified (their measured alternative may be a
+// library's choice).
+void AddMeasuredEvidence(const std::vector<KernelOrigin>& origins,
+                         std::vector<occtrace::KernelGroup>* groups) {
   std::map<FunctionKey, std::vector<size_t>> by_function;
   for (size_t i = 0; i < groups->size(); ++i) {
     const auto& g = (*groups)[i];
@@ -377,7 +402,6 @@ void ApplyOwnerAndEvidence(std::vector<occtrace::KernelGroup>* groups, int64_t r
     for (size_t i : members) {
       auto& g = (*groups)[i];
       if (!origins[i].tunable || origins[i].kind == KernelOriginKind::kUnknown || !g.autotuner().empty()) continue;
-      const int64_t threads = Threads(g);
       const occtrace::KernelGroup* best = nullptr;
       for (size_t j : members) {
         const auto& h = (*groups)[j];
@@ -386,56 +410,56 @@ void ApplyOwnerAndEvidence(std::vector<occtrace::KernelGroup>* groups, int64_t r
       }
       if (best == nullptr) continue;
       const int64_t gain = static_cast<int64_t>((g.mean_ns() - best->mean_ns()) * static_cast<double>(g.launches()));
-      g.set_measured_gain_ns(gain);
-      occtrace::Suggestion* s = g.add_suggestions();
-      s->set_kind("measured_config");
-      s->set_block_size(static_cast<int32_t>(BlockThreads(*best)));
-      s->set_block_x(best->block_x());
-      s->set_block_y(best->block_y());
-      s->set_block_z(best->block_z());
-      s->set_predicted_occupancy_pct(best->occupancy().theoretical_occupancy_pct());
-      s->set_text("Launch it as " + ConfigInOwnersWords(origins[i].kind, *best) + ": measured in this trace, block " +
-                  BlockText(*best) + " takes " + Micros(best->mean_ns()) + " for the same " +
-                  Count(static_cast<double>(threads)) + " threads where block " + BlockText(g) +
-                  " takes " + Micros(g.mean_ns()) + " (" + std::to_string(best->launches()) + " and " +
-                  std::to_string(g.launches()) + " launches) — " + Micros(static_cast<double>(gain)) +
-                  " less GPU time over this configuration's launches. Confidence: high (measured)");
-      s->set_assumptions("the same work per launch (threads launched equal up to rounding the grid to whole blocks)");
+      SuggestMeasuredConfig(origins[i].kind, *best, gain, &g);
     }
   }
-  for (size_t i = 0; i < groups->size(); ++i) {
-    auto& g = (*groups)[i];
-    if (g.autotuning_trial()) {
-      MarkAutotuningTrial(&g);
-      continue;
-    }
-    if (!origins[i].tunable) {
-      MarkNotTunable(origins[i], &g);
-      continue;
-    }
-    if (!g.autotuner().empty()) {
-      MarkAutotunerChoice(&g);
-      continue;
-    }
-    if (NearCeiling(g)) DropOccupancySuggestions(&g);
-    bool larger_not_faster = false;
-    for (size_t j = 0; j < groups->size(); ++j) {
-      const auto& h = (*groups)[j];
-      if (j != i && FunctionKeyOf(h) == FunctionKeyOf(g) && SameWork(g, h) &&
-          BlockThreads(h) > BlockThreads(g) && !(h.mean_ns() < kFasterRatio * g.mean_ns())) {
-        larger_not_faster = true;
-      }
-    }
-    for (auto& s : *g.mutable_suggestions()) {
-      if (s.kind() != "measured_config") PhraseForOwner(origins[i].kind, g, &s);
-    }
-    if (g.judged()) AddShortBlockAdvice(origins[i].kind, larger_not_faster, &g);
-    if (origins[i].kind == KernelOriginKind::kUnknown) AddUnknownOwnerCaveat(&g);
-    if (run_total_ns > 0 && g.measured_gain_ns() > 0) {
-      g.set_priority(std::max(g.priority(), 100.0 * static_cast<double>(g.measured_gain_ns()) /
-                                                static_cast<double>(run_total_ns)));
+}
+
+// The advice group `i` keeps for its owner: none for autotuning trials, library kernels and
+// autotuners' choices; otherwise phrased in the owner's words, with the measured gain as its
+// priority.
+void ApplyOwner(const KernelOrigin& origin, size_t i, int64_t run_total_ns,
+                std::vector<occtrace::KernelGroup>* groups) {
+  auto& g = (*groups)[i];
+  if (g.autotuning_trial()) {
+    MarkAutotuningTrial(&g);
+    return;
+  }
+  if (!origin.tunable) {
+    MarkNotTunable(origin, &g);
+    return;
+  }
+  if (!g.autotuner().empty()) {
+    MarkAutotunerChoice(&g);
+    return;
+  }
+  if (NearCeiling(g)) DropOccupancySuggestions(&g);
+  bool larger_not_faster = false;
+  for (size_t j = 0; j < groups->size(); ++j) {
+    const auto& h = (*groups)[j];
+    if (j != i && FunctionKeyOf(h) == FunctionKeyOf(g) && SameWork(g, h) &&
+        BlockThreads(h) > BlockThreads(g) && !(h.mean_ns() < kFasterRatio * g.mean_ns())) {
+      larger_not_faster = true;
     }
   }
+  for (auto& s : *g.mutable_suggestions()) {
+    if (s.kind() != "measured_config") PhraseForOwner(origin.kind, g, &s);
+  }
+  if (g.judged()) AddShortBlockAdvice(origin.kind, larger_not_faster, &g);
+  if (origin.kind == KernelOriginKind::kUnknown) AddUnknownOwnerCaveat(&g);
+  if (run_total_ns > 0 && g.measured_gain_ns() > 0) {
+    g.set_priority(std::max(g.priority(), 100.0 * static_cast<double>(g.measured_gain_ns()) /
+                                              static_cast<double>(run_total_ns)));
+  }
+}
+
+}  // namespace
+
+void ApplyOwnerAndEvidence(std::vector<occtrace::KernelGroup>* groups, int64_t run_total_ns) {
+  const std::vector<KernelOrigin> origins = ClassifyOwners(groups);
+  MarkVariantsAndAutotuning(origins, groups);
+  AddMeasuredEvidence(origins, groups);
+  for (size_t i = 0; i < groups->size(); ++i) ApplyOwner(origins[i], i, run_total_ns, groups);
 }
 
 }  // namespace occ

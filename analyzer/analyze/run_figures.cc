@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "analyzer/analyze/function_key.h"
 #include "analyzer/model/message_text.h"
@@ -36,13 +38,17 @@ std::string Ms(int64_t ns) {
                          : Fixed(static_cast<double>(ns) / 1e3, 1) + " µs";
 }
 
-}  // namespace
+// An action and the index in `judged` of the configuration it names.
+struct Built {
+  occtrace::Action action;
+  size_t group;
+};
 
-RunActions BuildRunActions(std::vector<occtrace::KernelGroup>* judged, int64_t run_total_ns) {
-  const auto pct = [&](int64_t ns) {
-    return run_total_ns > 0 ? 100.0 * static_cast<double>(ns) / static_cast<double>(run_total_ns) : 0.0;
-  };
-  // Functions in the order of their first configuration (the analysis' order is stable).
+// The functions with an action to build, in the order of their first configuration (the
+// analysis' order is stable), each with its configurations' indices in `judged`. Clears every
+// group's counted gain, which the actions set again.
+std::vector<std::pair<FunctionKey, std::vector<size_t>>> FunctionsToAct(
+    std::vector<occtrace::KernelGroup>* judged) {
   std::map<FunctionKey, std::vector<size_t>> by_function;
   std::vector<FunctionKey> order;
   for (size_t i = 0; i < judged->size(); ++i) {
@@ -55,124 +61,141 @@ RunActions BuildRunActions(std::vector<occtrace::KernelGroup>* judged, int64_t r
     if (!by_function.count(key)) order.push_back(key);
     by_function[key].push_back(i);
   }
-  struct Built {
-    occtrace::Action action;
-    size_t group;
-  };
-  std::vector<Built> built;
-  for (const FunctionKey& key : order) {
-    const std::vector<size_t>& members = by_function.at(key);
-    occtrace::Action a;
-    a.set_function_key(key.Text());
-    size_t named = members.front();
-    int64_t measured_sum = 0;
-    int measured_configs = 0;
-    for (size_t i : members) {
-      const auto& g = (*judged)[i];
-      if (g.measured_gain_ns() <= 0) continue;
-      measured_sum += g.measured_gain_ns();
-      ++measured_configs;
-      if ((*judged)[named].measured_gain_ns() <= 0 || g.measured_gain_ns() > (*judged)[named].measured_gain_ns()) {
-        named = i;
-      }
-    }
-    if (measured_configs > 0) {
-      // The best measured configuration, with the gains of every slower one summed.
-      const auto& g = (*judged)[named];
-      const occtrace::Suggestion* s = nullptr;
-      for (const auto& candidate : g.suggestions()) {
-        if (candidate.kind() == "measured_config") s = &candidate;
-      }
-      std::string change = s != nullptr ? s->text() : "";
-      if (measured_configs > 1) {
-        std::string others;
-        for (size_t i : members) {
-          const auto& h = (*judged)[i];
-          if (i == named || h.measured_gain_ns() <= 0) continue;
-          others += (others.empty() ? "" : ", ") + std::string("block ") + BlockOf(h) + ": " +
-                    Ms(h.measured_gain_ns());
-        }
-        // Before the confidence, which the measured suggestion ends with.
-        const std::string confidence = ". Confidence:";
-        const size_t at = change.rfind(confidence);
-        const std::string tail = at == std::string::npos ? "" : change.substr(at);
-        if (at != std::string::npos) change.erase(at);
-        change += "; with its other slower configurations (" + others + "), " + Ms(measured_sum) +
-                  " less GPU time in all" + tail;
-      }
-      for (size_t i : members) {
-        auto& h = (*judged)[i];
-        if (h.measured_gain_ns() <= 0) continue;
-        h.set_counted_gain_ns(h.measured_gain_ns());
-        h.set_counted_gain_kind("measured");
-      }
-      a.set_change(change);
-      a.set_evidence("another launch configuration of this function, measured in the trace");
-      a.set_gain_ns(measured_sum);
-      a.set_gain_kind("measured");
-      a.set_confidence("high");
-      a.set_configurations(measured_configs);
-    } else {
-      // The model's suggestion for the configuration with the most to gain (the most GPU time
-      // where none has a bound), with the upper bounds of all its configurations summed.
-      for (size_t i : members) {
-        const auto& g = (*judged)[i];
-        const auto& n = (*judged)[named];
-        if (std::make_pair(g.recoverable_ns_upper_bound(), g.total_ns()) >
-            std::make_pair(n.recoverable_ns_upper_bound(), n.total_ns())) {
-          named = i;
-        }
-      }
-      const auto& g = (*judged)[named];
-      const occtrace::Suggestion* chosen = StrongestSuggestion(g);
-      if (chosen == nullptr) continue;  // members all have suggestions; for the compiler
-      a.set_change(chosen->text());
-      if (EvidenceRank(*chosen) == 1) {
-        a.set_evidence(g.achieved().source() == "pm"
-                           ? "achieved occupancy from " + std::to_string(g.achieved().samples()) +
-                                 " clean PM samples; block lifetime from launch times"
-                           : "achieved occupancy measured on sampled launches; block lifetime from launch times");
-        a.set_gain_kind("not predicted");
-        a.set_confidence("medium");
-        a.set_configurations(1);
-      } else {
-        std::string evidence = "occupancy model (cuda_occupancy.h); " + chosen->assumptions();
-        std::string confidence = g.achieved().samples() > 0 ? "medium" : "low";
-        // Measured throughput says whether occupancy is what holds the kernel back.
-        if (g.achieved().has_throughput()) {
-          const auto& t = g.achieved().throughput();
-          evidence += "; measured throughput: " + t.summary();
-          if (t.verdict() == "near_ceiling") confidence = "low";
-        }
-        int64_t bound_sum = 0;
-        int bounded = 0;
-        for (size_t i : members) {
-          auto& h = (*judged)[i];
-          if (h.recoverable_ns_upper_bound() <= 0) continue;
-          bound_sum += h.recoverable_ns_upper_bound();
-          ++bounded;
-          h.set_counted_gain_ns(h.recoverable_ns_upper_bound());
-          h.set_counted_gain_kind("upper bound");
-        }
-        if (bounded > 1) {
-          a.set_change(a.change() + " (the bound sums its " + std::to_string(bounded) +
-                       " configurations with occupancy headroom)");
-        }
-        a.set_evidence(evidence);
-        a.set_gain_ns(bound_sum);
-        a.set_gain_kind("upper bound");
-        a.set_confidence(confidence);
-        a.set_configurations(std::max(1, bounded));
-      }
-    }
-    a.set_kernel((*judged)[named].short_name().empty() ? (*judged)[named].name() : (*judged)[named].short_name());
-    if ((*judged)[named].has_source()) *a.mutable_source() = (*judged)[named].source();
-    a.set_origin((*judged)[named].origin());
-    a.set_gain_pct(pct(a.gain_ns()));
-    built.push_back({std::move(a), named});
+  std::vector<std::pair<FunctionKey, std::vector<size_t>>> functions;
+  for (const FunctionKey& key : order) functions.emplace_back(key, std::move(by_function.at(key)));
+  return functions;
+}
+
+// The measured suggestion of `named`, the best configuration, with the gains of the function's
+// other slower configurations added before its confidence.
+std::string MeasuredChange(const std::vector<occtrace::KernelGroup>& judged,
+                           const std::vector<size_t>& members, size_t named, int measured_configs,
+                           int64_t measured_sum) {
+  const occtrace::Suggestion* s = nullptr;
+  for (const auto& candidate : judged[named].suggestions()) {
+    if (candidate.kind() == "measured_config") s = &candidate;
   }
-  // Measured gains first by size, then the rest by their (upper-bound) gain; ties by kernel name
-  // so that the order never depends on the input's order of groups.
+  std::string change = s != nullptr ? s->text() : "";
+  if (measured_configs <= 1) return change;
+  std::string others;
+  for (size_t i : members) {
+    const auto& h = judged[i];
+    if (i == named || h.measured_gain_ns() <= 0) continue;
+    others += (others.empty() ? "" : ", ") + std::string("block ") + BlockOf(h) + ": " +
+              Ms(h.measured_gain_ns());
+  }
+  // Before the confidence, which the measured suggestion ends with.
+  const std::string confidence = ". Confidence:";
+  const size_t at = change.rfind(confidence);
+  const std::string tail = at == std::string::npos ? "" : change.substr(at);
+  if (at != std::string::npos) change.erase(at);
+  return change + "; with its other slower configurations (" + others + "), " + Ms(measured_sum) +
+         " less GPU time in all" + tail;
+}
+
+// The best measured configuration of the function, with the gains of every slower one summed;
+// nullopt when none of its configurations was measured slower than another.
+std::optional<Built> MeasuredAction(const std::vector<size_t>& members,
+                                    std::vector<occtrace::KernelGroup>* judged) {
+  size_t named = members.front();
+  int64_t measured_sum = 0;
+  int measured_configs = 0;
+  for (size_t i : members) {
+    const auto& g = (*judged)[i];
+    if (g.measured_gain_ns() <= 0) continue;
+    measured_sum += g.measured_gain_ns();
+    ++measured_configs;
+    if ((*judged)[named].measured_gain_ns() <= 0 || g.measured_gain_ns() > (*judged)[named].measured_gain_ns()) {
+      named = i;
+    }
+  }
+  if (measured_configs == 0) return std::nullopt;
+  for (size_t i : members) {
+    auto& h = (*judged)[i];
+    if (h.measured_gain_ns() <= 0) continue;
+    h.set_counted_gain_ns(h.measured_gain_ns());
+    h.set_counted_gain_kind("measured");
+  }
+  occtrace::Action a;
+  a.set_change(MeasuredChange(*judged, members, named, measured_configs, measured_sum));
+  a.set_evidence("another launch configuration of this function, measured in the trace");
+  a.set_gain_ns(measured_sum);
+  a.set_gain_kind("measured");
+  a.set_confidence("high");
+  a.set_configurations(measured_configs);
+  return Built{std::move(a), named};
+}
+
+// The model's upper bound for the function: the bounds of all its configurations summed, with
+// the model's assumptions and, where measured, the kernel's throughput as evidence.
+void SetModelBound(const std::vector<size_t>& members, const occtrace::Suggestion& chosen,
+                   std::vector<occtrace::KernelGroup>* judged, const occtrace::KernelGroup& g,
+                   occtrace::Action* a) {
+  std::string evidence = "occupancy model (cuda_occupancy.h); " + chosen.assumptions();
+  std::string confidence = g.achieved().samples() > 0 ? "medium" : "low";
+  // Measured throughput says whether occupancy is what holds the kernel back.
+  if (g.achieved().has_throughput()) {
+    const auto& t = g.achieved().throughput();
+    evidence += "; measured throughput: " + t.summary();
+    if (t.verdict() == "near_ceiling") confidence = "low";
+  }
+  int64_t bound_sum = 0;
+  int bounded = 0;
+  for (size_t i : members) {
+    auto& h = (*judged)[i];
+    if (h.recoverable_ns_upper_bound() <= 0) continue;
+    bound_sum += h.recoverable_ns_upper_bound();
+    ++bounded;
+    h.set_counted_gain_ns(h.recoverable_ns_upper_bound());
+    h.set_counted_gain_kind("upper bound");
+  }
+  if (bounded > 1) {
+    a->set_change(a->change() + " (the bound sums its " + std::to_string(bounded) +
+                  " configurations with occupancy headroom)");
+  }
+  a->set_evidence(evidence);
+  a->set_gain_ns(bound_sum);
+  a->set_gain_kind("upper bound");
+  a->set_confidence(confidence);
+  a->set_configurations(std::max(1, bounded));
+}
+
+// The model's suggestion for the configuration with the most to gain (the most GPU time where
+// none has a bound), with the upper bounds of all its configurations summed.
+std::optional<Built> ModelAction(const std::vector<size_t>& members,
+                                 std::vector<occtrace::KernelGroup>* judged) {
+  size_t named = members.front();
+  for (size_t i : members) {
+    const auto& g = (*judged)[i];
+    const auto& n = (*judged)[named];
+    if (std::make_pair(g.recoverable_ns_upper_bound(), g.total_ns()) >
+        std::make_pair(n.recoverable_ns_upper_bound(), n.total_ns())) {
+      named = i;
+    }
+  }
+  const auto& g = (*judged)[named];
+  const occtrace::Suggestion* chosen = StrongestSuggestion(g);
+  if (chosen == nullptr) return std::nullopt;  // members all have suggestions; for the compiler
+  occtrace::Action a;
+  a.set_change(chosen->text());
+  if (EvidenceRank(*chosen) == 1) {
+    a.set_evidence(g.achieved().source() == "pm"
+                       ? "achieved occupancy from " + std::to_string(g.achieved().samples()) +
+                             " clean PM samples; block lifetime from launch times"
+                       : "achieved occupancy measured on sampled launches; block lifetime from launch times");
+    a.set_gain_kind("not predicted");
+    a.set_confidence("medium");
+    a.set_configurations(1);
+  } else {
+    SetModelBound(members, *chosen, judged, g, &a);
+  }
+  return Built{std::move(a), named};
+}
+
+// Measured gains first by size, then the rest by their (upper-bound) gain; ties by kernel name
+// so that the order never depends on the input's order of groups. Actions below
+// kMinorActionPct are minor when any other is not.
+RunActions SortActions(std::vector<Built> built) {
   std::stable_sort(built.begin(), built.end(), [](const Built& x, const Built& y) {
     const bool mx = x.action.gain_kind() == "measured", my = y.action.gain_kind() == "measured";
     if (mx != my) return mx;
@@ -192,6 +215,27 @@ RunActions BuildRunActions(std::vector<occtrace::KernelGroup>* judged, int64_t r
     }
   }
   return out;
+}
+
+}  // namespace
+
+RunActions BuildRunActions(std::vector<occtrace::KernelGroup>* judged, int64_t run_total_ns) {
+  std::vector<Built> built;
+  for (const auto& [key, members] : FunctionsToAct(judged)) {
+    std::optional<Built> b = MeasuredAction(members, judged);
+    if (!b) b = ModelAction(members, judged);
+    if (!b) continue;
+    occtrace::Action& a = b->action;
+    const occtrace::KernelGroup& named = (*judged)[b->group];
+    a.set_function_key(key.Text());
+    a.set_kernel(named.short_name().empty() ? named.name() : named.short_name());
+    if (named.has_source()) *a.mutable_source() = named.source();
+    a.set_origin(named.origin());
+    a.set_gain_pct(run_total_ns > 0 ? 100.0 * static_cast<double>(a.gain_ns()) / static_cast<double>(run_total_ns)
+                                    : 0.0);
+    built.push_back(std::move(*b));
+  }
+  return SortActions(std::move(built));
 }
 
 void SetRecoverable(const RunActions& run, occtrace::Summary* summary) {

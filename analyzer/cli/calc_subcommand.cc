@@ -142,69 +142,9 @@ class CalcSubcommand : public Subcommand {
   Status Run(const RunContext& ctx) override {
     OCC_ASSIGN_OR_RETURN(const int64_t sms, ParseCount("--sms", sms_.empty() ? "0" : sms_, false, 100000));
     OCC_ASSIGN_OR_RETURN(DeviceProps device, LookupGpu(gpu_, static_cast<int>(sms)));
-    OCC_ASSIGN_OR_RETURN(const Dims block, ParseDims("--block", block_, 1 << 20));
-    if (block.Product() > device.max_threads_per_block || block.Product() == 0) {
-      return InvalidArgument("block size " + std::to_string(block.Product()) + " (--block " + block_ +
-                             ") is outside 1.." + std::to_string(device.max_threads_per_block) +
-                             " threads per block on " + device.name);
-    }
-    if (block.z > 64) {
-      return InvalidArgument("--block " + block_ + ": z is " + std::to_string(block.z) +
-                             ", the limit is 64");
-    }
-    LaunchParams launch;
-    launch.block_threads = static_cast<int>(block.Product());
-    OCC_ASSIGN_OR_RETURN(const int64_t regs, ParseCount("--regs", regs_.empty() ? "0" : regs_, false, 1 << 20));
-    if (regs > 255) {
-      return InvalidArgument("--regs " + regs_ + " exceeds the maximum of 255 registers per thread");
-    }
-    launch.regs_per_thread = static_cast<int>(regs);
-    const int64_t smem_max = 1 << 30;
-    OCC_ASSIGN_OR_RETURN(const int64_t smem_static,
-                         ParseCount("--smem-static", smem_static_.empty() ? "0" : smem_static_, true, smem_max));
-    OCC_ASSIGN_OR_RETURN(const int64_t smem_dynamic,
-                         ParseCount("--smem-dynamic", smem_dynamic_.empty() ? "0" : smem_dynamic_, true, smem_max));
-    OCC_ASSIGN_OR_RETURN(const int64_t smem_config,
-                         ParseCount("--smem-config", smem_config_.empty() ? "0" : smem_config_, true, smem_max));
-    launch.static_smem = static_cast<int>(smem_static);
-    launch.dynamic_smem = static_cast<int>(smem_dynamic);
-    launch.executed_smem_config = static_cast<int>(smem_config);
-    if (smem_config > 0 && smem_config < static_cast<int64_t>(smem_static) + smem_dynamic + device.reserved_smem_per_block) {
-      return InvalidArgument("--smem-config " + smem_config_ + " is smaller than one block's " +
-                             std::to_string(smem_static + smem_dynamic + device.reserved_smem_per_block) +
-                             " B of shared memory (static + dynamic + driver reserve)");
-    }
-    if (opt_in_) {
-      launch.shmem_limit_config = ShmemLimitConfig::kOptIn;
-      launch.max_dynamic_smem = std::max(0, std::max(device.smem_per_block_optin, device.smem_per_block) -
-                                                launch.static_smem);
-    }
-    if (!carveout_.empty()) {
-      OCC_ASSIGN_OR_RETURN(const int64_t pct, ParseCount("--carveout", carveout_, false, 1 << 20));
-      if (pct > 100) return InvalidArgument("--carveout " + carveout_ + " is outside 0..100 (percent)");
-      launch.carveout_pct = static_cast<int>(pct);
-    }
-    if (cache_config_ == "shared") launch.cache_config = CacheConfig::kPreferShared;
-    if (cache_config_ == "l1") launch.cache_config = CacheConfig::kPreferL1;
-    if (cache_config_ == "equal") launch.cache_config = CacheConfig::kPreferEqual;
-    OCC_ASSIGN_OR_RETURN(const int64_t barriers,
-                         ParseCount("--barriers", barriers_.empty() ? "1" : barriers_, false, 1 << 20));
-    if (barriers > 16) {
-      return InvalidArgument("--barriers " + barriers_ + " exceeds the 16 named barriers per block");
-    }
-    launch.num_block_barriers = static_cast<int>(barriers);
-    AdviceInputs inputs;
-    inputs.barrier_count_known = !barriers_.empty();
-    if (!grid_.empty()) {
-      OCC_ASSIGN_OR_RETURN(const Dims grid, ParseDims("--grid", grid_, 2147483647LL));
-      if (grid.Product() == 0 || grid.y > 65535 || grid.z > 65535 || grid.Product() > kMaxGridBlocks) {
-        return InvalidArgument("--grid " + grid_ + ": needs 1..2147483647 x 1..65535 x 1..65535 blocks");
-      }
-      inputs.grid_blocks = grid.Product();
-    }
-    OCC_ASSIGN_OR_RETURN(const int64_t local_mem,
-                         ParseCount("--local-mem", local_mem_.empty() ? "0" : local_mem_, true, 1 << 24));
-    inputs.local_memory_per_thread = static_cast<int>(local_mem);
+    OCC_ASSIGN_OR_RETURN(const Dims block, ParseBlock(device));
+    OCC_ASSIGN_OR_RETURN(const LaunchParams launch, ParseLaunch(device, block));
+    OCC_ASSIGN_OR_RETURN(const AdviceInputs inputs, ParseAdviceInputs());
 
     OCC_ASSIGN_OR_RETURN(const LaunchAdvice advice, AdviseLaunch(device, launch, inputs));
     OCC_ASSIGN_OR_RETURN(const Curve curve, BlockSizeCurve(device, launch));
@@ -234,6 +174,90 @@ class CalcSubcommand : public Subcommand {
   }
 
  private:
+  // --block, within the GPU's threads per block.
+  StatusOr<Dims> ParseBlock(const DeviceProps& device) const {
+    OCC_ASSIGN_OR_RETURN(const Dims block, ParseDims("--block", block_, 1 << 20));
+    if (block.Product() > device.max_threads_per_block || block.Product() == 0) {
+      return InvalidArgument("block size " + std::to_string(block.Product()) + " (--block " + block_ +
+                             ") is outside 1.." + std::to_string(device.max_threads_per_block) +
+                             " threads per block on " + device.name);
+    }
+    if (block.z > 64) {
+      return InvalidArgument("--block " + block_ + ": z is " + std::to_string(block.z) +
+                             ", the limit is 64");
+    }
+    return block;
+  }
+
+  // The launch: --regs, the shared-memory flags, --carveout, --cache-config and --barriers.
+  StatusOr<LaunchParams> ParseLaunch(const DeviceProps& device, const Dims& block) const {
+    LaunchParams launch;
+    launch.block_threads = static_cast<int>(block.Product());
+    OCC_ASSIGN_OR_RETURN(const int64_t regs, ParseCount("--regs", regs_.empty() ? "0" : regs_, false, 1 << 20));
+    if (regs > 255) {
+      return InvalidArgument("--regs " + regs_ + " exceeds the maximum of 255 registers per thread");
+    }
+    launch.regs_per_thread = static_cast<int>(regs);
+    OCC_RETURN_IF_ERROR(ParseSharedMemory(device, &launch));
+    if (!carveout_.empty()) {
+      OCC_ASSIGN_OR_RETURN(const int64_t pct, ParseCount("--carveout", carveout_, false, 1 << 20));
+      if (pct > 100) return InvalidArgument("--carveout " + carveout_ + " is outside 0..100 (percent)");
+      launch.carveout_pct = static_cast<int>(pct);
+    }
+    if (cache_config_ == "shared") launch.cache_config = CacheConfig::kPreferShared;
+    if (cache_config_ == "l1") launch.cache_config = CacheConfig::kPreferL1;
+    if (cache_config_ == "equal") launch.cache_config = CacheConfig::kPreferEqual;
+    OCC_ASSIGN_OR_RETURN(const int64_t barriers,
+                         ParseCount("--barriers", barriers_.empty() ? "1" : barriers_, false, 1 << 20));
+    if (barriers > 16) {
+      return InvalidArgument("--barriers " + barriers_ + " exceeds the 16 named barriers per block");
+    }
+    launch.num_block_barriers = static_cast<int>(barriers);
+    return launch;
+  }
+
+  // --smem-static, --smem-dynamic, --smem-config and --opt-in into `launch`.
+  Status ParseSharedMemory(const DeviceProps& device, LaunchParams* launch) const {
+    const int64_t smem_max = 1 << 30;
+    OCC_ASSIGN_OR_RETURN(const int64_t smem_static,
+                         ParseCount("--smem-static", smem_static_.empty() ? "0" : smem_static_, true, smem_max));
+    OCC_ASSIGN_OR_RETURN(const int64_t smem_dynamic,
+                         ParseCount("--smem-dynamic", smem_dynamic_.empty() ? "0" : smem_dynamic_, true, smem_max));
+    OCC_ASSIGN_OR_RETURN(const int64_t smem_config,
+                         ParseCount("--smem-config", smem_config_.empty() ? "0" : smem_config_, true, smem_max));
+    launch->static_smem = static_cast<int>(smem_static);
+    launch->dynamic_smem = static_cast<int>(smem_dynamic);
+    launch->executed_smem_config = static_cast<int>(smem_config);
+    if (smem_config > 0 && smem_config < static_cast<int64_t>(smem_static) + smem_dynamic + device.reserved_smem_per_block) {
+      return InvalidArgument("--smem-config " + smem_config_ + " is smaller than one block's " +
+                             std::to_string(smem_static + smem_dynamic + device.reserved_smem_per_block) +
+                             " B of shared memory (static + dynamic + driver reserve)");
+    }
+    if (opt_in_) {
+      launch->shmem_limit_config = ShmemLimitConfig::kOptIn;
+      launch->max_dynamic_smem = std::max(0, std::max(device.smem_per_block_optin, device.smem_per_block) -
+                                                 launch->static_smem);
+    }
+    return OkStatus();
+  }
+
+  // What the advice needs beyond the launch: --grid, --local-mem, whether --barriers was given.
+  StatusOr<AdviceInputs> ParseAdviceInputs() const {
+    AdviceInputs inputs;
+    inputs.barrier_count_known = !barriers_.empty();
+    if (!grid_.empty()) {
+      OCC_ASSIGN_OR_RETURN(const Dims grid, ParseDims("--grid", grid_, 2147483647LL));
+      if (grid.Product() == 0 || grid.y > 65535 || grid.z > 65535 || grid.Product() > kMaxGridBlocks) {
+        return InvalidArgument("--grid " + grid_ + ": needs 1..2147483647 x 1..65535 x 1..65535 blocks");
+      }
+      inputs.grid_blocks = grid.Product();
+    }
+    OCC_ASSIGN_OR_RETURN(const int64_t local_mem,
+                         ParseCount("--local-mem", local_mem_.empty() ? "0" : local_mem_, true, 1 << 24));
+    inputs.local_memory_per_thread = static_cast<int>(local_mem);
+    return inputs;
+  }
+
   static void AddCurve(const Curve& curve,
                        google::protobuf::RepeatedPtrField<occtrace::OccupancyCurvePoint>* out) {
     for (const auto& p : curve.points) {
@@ -323,6 +347,19 @@ class CalcSubcommand : public Subcommand {
   }
 
   static void PrintText(const occtrace::OccupancyCalc& c, const LaunchParams& l, std::ostream& os) {
+    PrintLaunch(c, os);
+    PrintBlockLimits(c, os);
+    if (c.has_waves()) PrintWaves(c.waves(), os);
+    PrintBlockSizeCurve(c, l, os);
+    PrintAdvice(c, os);
+    if (!c.notes().empty()) {
+      os << "\nNotes\n";
+      for (const auto& note : c.notes()) os << "  - " << note << "\n";
+    }
+  }
+
+  // The GPU, the launch as given, its theoretical occupancy and the limiter in words.
+  static void PrintLaunch(const occtrace::OccupancyCalc& c, std::ostream& os) {
     os << c.gpu() << " (compute capability " << c.compute_capability() << ", " << c.num_sms()
        << " SMs)\n";
     os << "Launch: block " << c.block_dims() << " = " << c.block_size() << " threads ("
@@ -338,7 +375,10 @@ class CalcSubcommand : public Subcommand {
        << c.active_warps_per_sm() << " of " << c.max_warps_per_sm() << " warps/SM, "
        << c.active_blocks_per_sm() << (c.active_blocks_per_sm() == 1 ? " block/SM)\n" : " blocks/SM)\n");
     os << c.limiter_sentence() << "\n\n";
+  }
 
+  // Nsight Compute's block-limit rows, the binding ones marked.
+  static void PrintBlockLimits(const occtrace::OccupancyCalc& c, std::ostream& os) {
     os << "Block limit (blocks/SM)\n";
     auto row = [&](const char* name, int value, const char* factor, const std::string& note) {
       bool header_bit = false, real = false;
@@ -367,21 +407,22 @@ class CalcSubcommand : public Subcommand {
        << (c.shared_mem_config() > 0 ? " (executed carveout " + std::to_string(c.shared_mem_config()) + " B)"
                                      : " (executed carveout unknown: header value)")
        << "\n";
+  }
 
-    if (c.has_waves()) {
-      const auto& w = c.waves();
-      char buf[200];
-      if (w.blocks_per_wave() == 0) {
-        std::snprintf(buf, sizeof(buf), "\nWaves: none (no block of this launch fits on an SM)");
-      } else {
-        std::snprintf(buf, sizeof(buf), "\nWaves: %.2f per SM (%lld blocks per wave)",
-                      w.waves_per_sm(), static_cast<long long>(w.blocks_per_wave()));
-      }
-      os << buf;
-      if (!w.tail_sentence().empty()) os << "; " << w.tail_sentence();
-      os << "\n";
+  static void PrintWaves(const occtrace::WaveStats& w, std::ostream& os) {
+    char buf[200];
+    if (w.blocks_per_wave() == 0) {
+      std::snprintf(buf, sizeof(buf), "\nWaves: none (no block of this launch fits on an SM)");
+    } else {
+      std::snprintf(buf, sizeof(buf), "\nWaves: %.2f per SM (%lld blocks per wave)",
+                    w.waves_per_sm(), static_cast<long long>(w.blocks_per_wave()));
     }
+    os << buf;
+    if (!w.tail_sentence().empty()) os << "; " << w.tail_sentence();
+    os << "\n";
+  }
 
+  static void PrintBlockSizeCurve(const occtrace::OccupancyCalc& c, const LaunchParams& l, std::ostream& os) {
     os << "\nOccupancy vs block size (" << l.regs_per_thread << " registers/thread and "
        << (l.static_smem + l.dynamic_smem) << " B shared memory per block held fixed)\n";
     for (const auto& p : c.block_size_curve()) {
@@ -391,7 +432,10 @@ class CalcSubcommand : public Subcommand {
                     Pct(p.occupancy_pct()).c_str(), std::string(static_cast<size_t>(width), '#').c_str());
       os << buf << (p.x() == c.block_size() ? " <- current" : "") << "\n";
     }
+  }
 
+  // The numbered suggestions, then each resource's verdict with its steps.
+  static void PrintAdvice(const occtrace::OccupancyCalc& c, std::ostream& os) {
     os << "\nAdvice\n";
     if (c.suggestions().empty()) {
       os << "  No change raises theoretical occupancy or the use of the GPU for this launch.\n";
@@ -428,10 +472,6 @@ class CalcSubcommand : public Subcommand {
            << Pct(s.occupancy_pct()) << ");";
       }
       os << "\n";
-    }
-    if (!c.notes().empty()) {
-      os << "\nNotes\n";
-      for (const auto& note : c.notes()) os << "  - " << note << "\n";
     }
   }
 

@@ -59,6 +59,153 @@ std::string JsonNumber(double v) {
   return buffer.GetString();
 }
 
+// One launch as every format shows it: the report's figures for its configuration
+// (launch_occupancy.h) beside the launch's own measurement.
+struct LaunchFacts {
+  const occtrace::KernelGroup* group = nullptr;  // the report's configuration; null when none
+  std::string kernel;       // the report's name for the kernel (Numba's without its ABI tags)
+  bool judged = false;
+  double theo_pct = -1;
+  std::string theo;         // "-" when not judged
+  bool replay = false;      // achieved occupancy replayed for this launch
+  bool pm = false;          // else from the launch's own clean PM samples
+  double ach_pct = -1;
+  bool is_above = false;    // achieved above theoretical, as printed
+  std::string ach;          // "p" for PM, "n/e" too few clean samples, "!" above theoretical
+  std::string source;       // "replay", "pm" or ""
+  bool timed = false;       // a replayed launch has no CUPTI timestamp (start 0)
+  int64_t start = 0;        // after the file's first timed launch
+};
+
+LaunchFacts FactsOf(const LaunchRow& row, const ConfigStats& c, const occtrace::KernelGroup* group,
+                    int64_t origin) {
+  LaunchFacts l;
+  l.group = group;
+  l.judged = group != nullptr && group->judged();
+  l.kernel = group != nullptr ? group->name() : c.name;
+  l.theo_pct = l.judged ? group->occupancy().theoretical_occupancy_pct() : -1;
+  l.theo = l.judged ? Fixed(l.theo_pct, 1) : "-";
+  // Replay's value for this launch, else the launch's own clean PM samples ("p"), else
+  // "n/e" where PM samples touched it but too few were clean.
+  l.replay = row.achieved_pct >= 0;
+  l.pm = !l.replay && row.pm_pct >= 0;
+  l.ach_pct = l.replay ? row.achieved_pct : l.pm ? row.pm_pct : -1;
+  l.is_above = l.judged && l.ach_pct >= 0 && AboveTheoretical(l.ach_pct, l.theo_pct);
+  l.ach = l.replay ? Fixed(row.achieved_pct, 1)
+          : l.pm   ? Fixed(row.pm_pct, 1) + "p"
+          : row.pm_clean_samples > 0 ? "n/e"
+          : row.achieved_status.empty() ? "-"
+                                        : "n/a";
+  if (l.is_above) l.ach += "!";
+  l.source = l.replay ? "replay" : l.pm ? "pm" : "";
+  l.timed = row.start > 0;
+  l.start = l.timed ? row.start - origin : 0;
+  return l;
+}
+
+// What the legend under the text table counts.
+struct Tally {
+  int64_t printed = 0;
+  int64_t untimed = 0;
+  int64_t above = 0;
+  int64_t not_judged = 0;
+  double above_by = 0;  // the most achieved exceeds theoretical by, in points
+
+  void Count(const LaunchFacts& l) {
+    if (!l.judged) ++not_judged;
+    if (l.is_above) {
+      ++above;
+      above_by = std::max(above_by, l.ach_pct - l.theo_pct);
+    }
+    if (!l.timed) ++untimed;
+  }
+};
+
+void WriteCsvRow(bool multi, size_t file, const LaunchRow& row, const ConfigStats& c,
+                 const LaunchFacts& l, std::ostream& out) {
+  if (multi) out << file << ',';
+  out << (l.timed ? std::to_string(l.start) : "") << ',' << row.duration << ','
+      << c.grid[0] << ',' << c.grid[1] << ',' << c.grid[2] << ',' << c.block[0] << ','
+      << c.block[1] << ',' << c.block[2] << ','
+      << (c.registers_known ? std::to_string(c.registers_per_thread) : "") << ','
+      << c.static_smem << ',' << c.dynamic_smem << ',' << (l.judged ? l.theo : "") << ','
+      << (l.replay ? l.ach.substr(0, l.ach.find('!')) : l.pm ? Fixed(row.pm_pct, 2) : row.achieved_status) << ','
+      << l.source << ',' << (l.is_above ? "yes" : "") << ','
+      << (row.pm_clean_samples > 0 ? std::to_string(row.pm_clean_samples) : "") << ','
+      << c.device_id << ',' << row.stream_id << ',' << row.correlation_id << ','
+      << CsvField(l.kernel) << '\n';
+}
+
+// `first`: the first launch of the array.
+void WriteJsonRow(bool first, size_t file, const LaunchRow& row, const ConfigStats& c,
+                  const LaunchFacts& l, std::ostream& out) {
+  out << (first ? "\n    {" : ",\n    {") << "\"file_index\": " << file
+      << ", \"start_ns\": " << (l.timed ? std::to_string(l.start) : "null")
+      << ", \"duration_ns\": " << row.duration << ", \"grid\": [" << c.grid[0] << ", "
+      << c.grid[1] << ", " << c.grid[2] << "], \"block\": [" << c.block[0] << ", "
+      << c.block[1] << ", " << c.block[2] << "], \"cluster\": [" << c.cluster[0] << ", "
+      << c.cluster[1] << ", " << c.cluster[2] << "], \"registers_per_thread\": "
+      << (c.registers_known ? std::to_string(c.registers_per_thread) : "null")
+      << ", \"static_shared_mem\": " << c.static_smem
+      << ", \"dynamic_shared_mem\": " << c.dynamic_smem
+      << ", \"shared_mem_executed\": " << c.smem_executed
+      << ", \"device_id\": " << c.device_id << ", \"stream_id\": " << row.stream_id
+      << ", \"correlation_id\": " << row.correlation_id
+      << ", \"name\": " << JsonText(l.kernel) << ", \"theoretical_occupancy_pct\": "
+      << (l.judged ? JsonNumber(l.theo_pct) : "null");
+  if (l.group != nullptr) {
+    // The report's configuration the launch is counted in: a replayed launch's
+    // own executed carveout is not the program's (launch_occupancy.h).
+    out << ", \"configuration\": {\"shared_mem_executed\": " << l.group->shared_mem_executed()
+        << ", \"launches\": " << l.group->launches() << "}";
+    if (!l.judged) out << ", \"not_judged_reason\": " << JsonText(l.group->not_judged_reason());
+  }
+  out << ", \"achieved_occupancy_pct\": " << (l.ach_pct >= 0 ? JsonNumber(l.ach_pct) : "null")
+      << ", \"achieved_source\": " << JsonText(l.source)
+      << ", \"achieved_status\": " << JsonText(row.achieved_status)
+      << ", \"pm_clean_samples\": " << row.pm_clean_samples
+      << ", \"achieved_above_theoretical\": " << (l.is_above ? "true" : "false") << "}";
+}
+
+void WriteTextRow(bool multi, size_t file, const LaunchRow& row, const ConfigStats& c,
+                  const LaunchFacts& l, std::ostream& out) {
+  std::string grid = "(" + std::to_string(c.grid[0]) + " " + std::to_string(c.grid[1]) +
+                     " " + std::to_string(c.grid[2]) + ")";
+  std::string block = "(" + std::to_string(c.block[0]) + " " +
+                      std::to_string(c.block[1]) + " " + std::to_string(c.block[2]) +
+                      ")";
+  char line[512];
+  std::snprintf(line, sizeof line, "%s%16s %12lld %16s %14s %5s %8lld %8lld %6s %7s %4lld %6lld  ",
+                multi ? (std::to_string(file) + "    ").substr(0, 5).c_str() : "",
+                l.timed ? std::to_string(l.start).c_str() : "-",
+                static_cast<long long>(row.duration), grid.c_str(), block.c_str(),
+                c.registers_known ? std::to_string(c.registers_per_thread).c_str() : "-",
+                static_cast<long long>(c.static_smem),
+                static_cast<long long>(c.dynamic_smem), l.theo.c_str(), l.ach.c_str(),
+                static_cast<long long>(c.device_id),
+                static_cast<long long>(row.stream_id));
+  out << line << OneLine(l.kernel) << '\n';
+}
+
+// What the text table's columns and marks mean, for the launches it listed.
+void WriteTextLegend(bool multi, const Tally& tally, std::ostream& out) {
+  out << "\nStart: ns after " << (multi ? "each file's" : "the trace's") << " first timed launch";
+  if (tally.untimed > 0) {
+    out << "; - : " << tally.untimed << (tally.untimed == 1 ? " launch" : " launches")
+        << " replayed by the profiler, which records no start (duration: the profiler's)";
+  }
+  out << ".\nTheo%: the report's theoretical occupancy for the launch's configuration";
+  if (tally.not_judged > 0) out << " (-: not judged; `occ-report` says why)";
+  out << ". Ach%: measured by replay, or p: PM sampling.\n";
+  if (tally.above > 0) {
+    out << "!: " << tally.above << (tally.above == 1 ? " launch reads" : " launches read")
+        << " achieved occupancy above theoretical (by up to " << Fixed(tally.above_by, 1)
+        << " points). No SM can hold more warps than that, so the measurement overstates it "
+           "(sampling noise, or a launch that was not alone on the GPU), or the model lacks "
+           "an input (named barriers, a carveout) the trace did not record.\n";
+  }
+}
+
 class LaunchesSubcommand : public Subcommand {
  public:
   std::string name() const override { return "launches"; }
@@ -97,22 +244,63 @@ class LaunchesSubcommand : public Subcommand {
     // The report's groups and verdicts: every launch's theoretical occupancy is its
     // configuration's figure in the report, never one of its own (launch_occupancy.h).
     OCC_ASSIGN_OR_RETURN(LaunchOccupancy model, LaunchOccupancy::Build(reader_list));
-    const bool csv = format_ == "csv";
-    const bool json = format_ == "json";
-    const bool multi = files_.size() > 1;
     std::ostream& out = *ctx.out;
     std::vector<int64_t> origins;
     for (size_t f = 0; f < reader_list.size(); ++f) origins.push_back(model.first_start(f));
-    if (csv) {
+    WriteHeader(reader_list, origins, out);
+    Tally tally;
+    int64_t remaining = limit_;
+    for (size_t f = 0; f < readers.size(); ++f) {
+      TraceInput& reader = *reader_list[f];
+      std::vector<ConfigStats> configs;
+      Status status = reader.ForEachLaunch(
+          kernel_regex_, remaining, &configs, [&](const LaunchRow& row) -> Status {
+            const ConfigStats& c = configs[row.config];
+            const LaunchFacts facts = FactsOf(row, c, model.Find(c, reader.devices()), origins[f]);
+            tally.Count(facts);
+            WriteRow(f, row, c, facts, tally.printed == 0, out);
+            ++tally.printed;
+            return OkStatus();
+          });
+      OCC_RETURN_IF_ERROR(status);
+      for (const auto& warning : reader.info().warnings()) {
+        *ctx.err << "occ-report: warning: " << reader.info().path() << ": " << warning << "\n";
+      }
+      if (limit_ > 0) {
+        remaining = limit_ - tally.printed;
+        if (remaining <= 0) break;
+      }
+    }
+    if (format_ == "json") {
+      out << (tally.printed ? "\n  ]" : "]") << ",\n  \"achieved_above_theoretical\": " << tally.above
+          << "\n}\n";
+    } else if (format_ == "text" && tally.printed > 0) {
+      WriteTextLegend(files_.size() > 1, tally, out);
+    }
+    out.flush();
+    if (!out) return IoError("cannot write to standard output");
+    if (tally.printed == 0) {
+      return NotFound(kernel_regex_.empty() ? "no kernel launches in the input"
+                                            : "no launch matches --kernel '" + kernel_regex_ + "'");
+    }
+    return OkStatus();
+  }
+
+ private:
+  // The CSV header row, the JSON document up to its launches array, or the text table's header.
+  void WriteHeader(const std::vector<TraceInput*>& readers, const std::vector<int64_t>& origins,
+                   std::ostream& out) const {
+    const bool multi = files_.size() > 1;
+    if (format_ == "csv") {
       out << (multi ? "File," : "")
           << "Start (ns),Duration (ns),GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (B),"
              "DymSMem (B),Theoretical Occupancy (%),Achieved Occupancy (%),Achieved Source,"
              "Achieved Above Theoretical,PM Clean Samples,Device,Strm,CorrId,Name\n";
-    } else if (json) {
+    } else if (format_ == "json") {
       out << "{\n  \"files\": [";
-      for (size_t f = 0; f < reader_list.size(); ++f) {
+      for (size_t f = 0; f < readers.size(); ++f) {
         out << (f ? ",\n    " : "\n    ") << "{\"file_index\": " << f
-            << ", \"path\": " << JsonText(reader_list[f]->info().path())
+            << ", \"path\": " << JsonText(readers[f]->info().path())
             << ", \"first_start_ns\": " << origins[f] << "}";
       }
       out << "\n  ],\n  \"launches\": [";
@@ -124,142 +312,20 @@ class LaunchesSubcommand : public Subcommand {
                     "Name");
       out << header;
     }
-    int64_t printed = 0;
-    int64_t remaining = limit_;
-    int64_t untimed = 0, above = 0, not_judged = 0;
-    double above_by = 0;
-    for (size_t f = 0; f < readers.size(); ++f) {
-      TraceInput& reader = *reader_list[f];
-      std::vector<ConfigStats> configs;
-      Status status = reader.ForEachLaunch(
-          kernel_regex_, remaining, &configs, [&](const LaunchRow& row) -> Status {
-            const ConfigStats& c = configs[row.config];
-            const occtrace::KernelGroup* group = model.Find(c, reader.devices());
-            const bool judged = group != nullptr && group->judged();
-            // The report's name for the kernel (Numba's without its ABI tags).
-            const std::string& kernel = group != nullptr ? group->name() : c.name;
-            const double theo_pct = judged ? group->occupancy().theoretical_occupancy_pct() : -1;
-            std::string theo = judged ? Fixed(theo_pct, 1) : "-";
-            if (!judged) ++not_judged;
-            // Replay's value for this launch, else the launch's own clean PM samples ("p"), else
-            // "n/e" where PM samples touched it but too few were clean.
-            const bool replay = row.achieved_pct >= 0;
-            const bool pm = !replay && row.pm_pct >= 0;
-            const double ach_pct = replay ? row.achieved_pct : pm ? row.pm_pct : -1;
-            const bool is_above = judged && ach_pct >= 0 && AboveTheoretical(ach_pct, theo_pct);
-            if (is_above) {
-              ++above;
-              above_by = std::max(above_by, ach_pct - theo_pct);
-            }
-            std::string ach = replay ? Fixed(row.achieved_pct, 1)
-                              : pm   ? Fixed(row.pm_pct, 1) + "p"
-                              : row.pm_clean_samples > 0 ? "n/e"
-                              : row.achieved_status.empty() ? "-"
-                                                            : "n/a";
-            if (is_above) ach += "!";
-            const std::string source = replay ? "replay" : pm ? "pm" : "";
-            // A replayed launch has no CUPTI timestamp (start 0); others count from the first.
-            const bool timed = row.start > 0;
-            if (!timed) ++untimed;
-            const int64_t start = timed ? row.start - origins[f] : 0;
-            if (csv) {
-              if (multi) out << f << ',';
-              out << (timed ? std::to_string(start) : "") << ',' << row.duration << ','
-                  << c.grid[0] << ',' << c.grid[1] << ',' << c.grid[2] << ',' << c.block[0] << ','
-                  << c.block[1] << ',' << c.block[2] << ','
-                  << (c.registers_known ? std::to_string(c.registers_per_thread) : "") << ','
-                  << c.static_smem << ',' << c.dynamic_smem << ',' << (judged ? theo : "") << ','
-                  << (replay ? ach.substr(0, ach.find('!')) : pm ? Fixed(row.pm_pct, 2) : row.achieved_status) << ','
-                  << source << ',' << (is_above ? "yes" : "") << ','
-                  << (row.pm_clean_samples > 0 ? std::to_string(row.pm_clean_samples) : "") << ','
-                  << c.device_id << ',' << row.stream_id << ',' << row.correlation_id << ','
-                  << CsvField(kernel) << '\n';
-            } else if (json) {
-              out << (printed ? ",\n    {" : "\n    {") << "\"file_index\": " << f
-                  << ", \"start_ns\": " << (timed ? std::to_string(start) : "null")
-                  << ", \"duration_ns\": " << row.duration << ", \"grid\": [" << c.grid[0] << ", "
-                  << c.grid[1] << ", " << c.grid[2] << "], \"block\": [" << c.block[0] << ", "
-                  << c.block[1] << ", " << c.block[2] << "], \"cluster\": [" << c.cluster[0] << ", "
-                  << c.cluster[1] << ", " << c.cluster[2] << "], \"registers_per_thread\": "
-                  << (c.registers_known ? std::to_string(c.registers_per_thread) : "null")
-                  << ", \"static_shared_mem\": " << c.static_smem
-                  << ", \"dynamic_shared_mem\": " << c.dynamic_smem
-                  << ", \"shared_mem_executed\": " << c.smem_executed
-                  << ", \"device_id\": " << c.device_id << ", \"stream_id\": " << row.stream_id
-                  << ", \"correlation_id\": " << row.correlation_id
-                  << ", \"name\": " << JsonText(kernel) << ", \"theoretical_occupancy_pct\": "
-                  << (judged ? JsonNumber(theo_pct) : "null");
-              if (group != nullptr) {
-                // The report's configuration the launch is counted in: a replayed launch's
-                // own executed carveout is not the program's (launch_occupancy.h).
-                out << ", \"configuration\": {\"shared_mem_executed\": " << group->shared_mem_executed()
-                    << ", \"launches\": " << group->launches() << "}";
-                if (!judged) out << ", \"not_judged_reason\": " << JsonText(group->not_judged_reason());
-              }
-              out << ", \"achieved_occupancy_pct\": " << (ach_pct >= 0 ? JsonNumber(ach_pct) : "null")
-                  << ", \"achieved_source\": " << JsonText(source)
-                  << ", \"achieved_status\": " << JsonText(row.achieved_status)
-                  << ", \"pm_clean_samples\": " << row.pm_clean_samples
-                  << ", \"achieved_above_theoretical\": " << (is_above ? "true" : "false") << "}";
-            } else {
-              std::string grid = "(" + std::to_string(c.grid[0]) + " " + std::to_string(c.grid[1]) +
-                                 " " + std::to_string(c.grid[2]) + ")";
-              std::string block = "(" + std::to_string(c.block[0]) + " " +
-                                  std::to_string(c.block[1]) + " " + std::to_string(c.block[2]) +
-                                  ")";
-              char line[512];
-              std::snprintf(line, sizeof line, "%s%16s %12lld %16s %14s %5s %8lld %8lld %6s %7s %4lld %6lld  ",
-                            multi ? (std::to_string(f) + "    ").substr(0, 5).c_str() : "",
-                            timed ? std::to_string(start).c_str() : "-",
-                            static_cast<long long>(row.duration), grid.c_str(), block.c_str(),
-                            c.registers_known ? std::to_string(c.registers_per_thread).c_str() : "-",
-                            static_cast<long long>(c.static_smem),
-                            static_cast<long long>(c.dynamic_smem), theo.c_str(), ach.c_str(),
-                            static_cast<long long>(c.device_id),
-                            static_cast<long long>(row.stream_id));
-              out << line << OneLine(kernel) << '\n';
-            }
-            ++printed;
-            return OkStatus();
-          });
-      OCC_RETURN_IF_ERROR(status);
-      for (const auto& warning : reader.info().warnings()) {
-        *ctx.err << "occ-report: warning: " << reader.info().path() << ": " << warning << "\n";
-      }
-      if (limit_ > 0) {
-        remaining = limit_ - printed;
-        if (remaining <= 0) break;
-      }
-    }
-    if (json) {
-      out << (printed ? "\n  ]" : "]") << ",\n  \"achieved_above_theoretical\": " << above << "\n}\n";
-    } else if (!csv && printed > 0) {
-      out << "\nStart: ns after " << (multi ? "each file's" : "the trace's") << " first timed launch";
-      if (untimed > 0) {
-        out << "; - : " << untimed << (untimed == 1 ? " launch" : " launches")
-            << " replayed by the profiler, which records no start (duration: the profiler's)";
-      }
-      out << ".\nTheo%: the report's theoretical occupancy for the launch's configuration";
-      if (not_judged > 0) out << " (-: not judged; `occ-report` says why)";
-      out << ". Ach%: measured by replay, or p: PM sampling.\n";
-      if (above > 0) {
-        out << "!: " << above << (above == 1 ? " launch reads" : " launches read")
-            << " achieved occupancy above theoretical (by up to " << Fixed(above_by, 1)
-            << " points). No SM can hold more warps than that, so the measurement overstates it "
-               "(sampling noise, or a launch that was not alone on the GPU), or the model lacks "
-               "an input (named barriers, a carveout) the trace did not record.\n";
-      }
-    }
-    out.flush();
-    if (!out) return IoError("cannot write to standard output");
-    if (printed == 0) {
-      return NotFound(kernel_regex_.empty() ? "no kernel launches in the input"
-                                            : "no launch matches --kernel '" + kernel_regex_ + "'");
-    }
-    return OkStatus();
   }
 
- private:
+  void WriteRow(size_t file, const LaunchRow& row, const ConfigStats& c, const LaunchFacts& facts,
+                bool first, std::ostream& out) const {
+    const bool multi = files_.size() > 1;
+    if (format_ == "csv") {
+      WriteCsvRow(multi, file, row, c, facts, out);
+    } else if (format_ == "json") {
+      WriteJsonRow(first, file, row, c, facts, out);
+    } else {
+      WriteTextRow(multi, file, row, c, facts, out);
+    }
+  }
+
   std::vector<std::string> files_;
   std::string kernel_regex_;
   int64_t limit_ = 0;

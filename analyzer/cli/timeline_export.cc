@@ -165,6 +165,83 @@ struct ConfigText {
   std::string nccl_marker;  // "" unless an NCCL kernel: the instant event's name, JSON-quoted
 };
 
+// Kineto's occupancy args from blocks per SM (libkineto computeOccupancyMetrics), with the
+// theoretical occupancy and limiter they come from.
+void WriteOccupancyFigures(const ConfigStats& c, const DeviceProps& p, double grid_per_sm,
+                           int active_blocks_per_sm, double theoretical_pct,
+                           const std::string& limiter, JsonWriter* w) {
+  const double effective = std::min<double>(active_blocks_per_sm, grid_per_sm);
+  w->Key("est. achieved occupancy %");
+  w->Int64(std::llround(100.0 * effective * static_cast<double>(BlockThreads(c)) / p.max_threads_per_sm));
+  w->Key("theoretical occupancy %");
+  w->Double(std::round(theoretical_pct * 100) / 100);
+  w->Key("active blocks per SM");
+  w->Int(active_blocks_per_sm);
+  w->Key("limiter");
+  w->String(limiter.c_str());
+}
+
+// Blocks and warps per SM on the device, then the report's occupancy figures for the
+// configuration (`group`), or this model's where the report has none, or why none.
+void WriteOccupancyArgs(const ConfigStats& c, const DeviceProps& p, const occtrace::KernelGroup* group,
+                        JsonWriter* w) {
+  const double grid_per_sm = static_cast<double>(GridBlocks(c)) / p.num_sms;
+  w->Key("blocks per SM");
+  w->Double(std::round(grid_per_sm * 1000) / 1000);
+  w->Key("warps per SM");
+  w->Double(std::round(grid_per_sm * static_cast<double>(BlockThreads(c)) / p.warp_size * 1000) / 1000);
+  auto params = c.registers_known ? LaunchParamsFor(c, p) : StatusOr<LaunchParams>(BadInput("registers not recorded"));
+  StatusOr<OccupancyResult> result = params.ok() ? ComputeOccupancy(p, *params)
+                                                 : StatusOr<OccupancyResult>(params.status());
+  if (group != nullptr && group->judged()) {
+    // The report's figures for the configuration, as `occ-report launches` shows them.
+    const occtrace::Occupancy& o = group->occupancy();
+    WriteOccupancyFigures(c, p, grid_per_sm, o.active_blocks_per_sm(), o.theoretical_occupancy_pct(),
+                          group->limiting_factor(), w);
+  } else if (group != nullptr) {
+    w->Key("limiter");
+    const std::string why = "not modeled: " + group->not_judged_reason();
+    w->String(why.c_str());
+  } else if (result.ok()) {
+    // Kineto's estimate, from this model's blocks per SM.
+    WriteOccupancyFigures(c, p, grid_per_sm, result->active_blocks_per_sm,
+                          result->theoretical_occupancy_pct, PrimaryLimiter(*result), w);
+  } else {
+    w->Key("limiter");
+    const std::string why = "not modeled: " + result.status().message();
+    w->String(why.c_str());
+  }
+}
+
+// Who owns the kernel and, for Triton's, where it comes from (OCC_TRITON_SOURCE), as the
+// reports write it beside the name.
+void WriteOwnerArgs(const ConfigStats& c, JsonWriter* w) {
+  const KernelOrigin origin = ClassifyKernel(c.mangled_name, c.name, c.triton_num_warps >= 0);
+  const std::string owner = origin.library.empty() ? std::string(OriginName(origin.kind))
+                                                   : origin.library;
+  w->Key("owner");
+  w->String(owner.c_str());
+  w->Key("origin");
+  w->String(std::string(OriginName(origin.kind)).c_str());
+  w->Key("tunable");
+  w->Bool(origin.tunable);
+  if (!c.source_nodes.empty()) {
+    w->Key("source nodes");
+    w->String(c.source_nodes.c_str());
+  }
+  if (!c.original_aten.empty()) {
+    w->Key("original aten");
+    w->String(c.original_aten.c_str());
+  }
+  if (c.source_nodes.empty() && c.original_aten.empty() && !c.source_file.empty()) {
+    // The file name only: never the tracing machine's folders.
+    const std::string defined = c.source_file.substr(c.source_file.rfind('/') + 1) +
+                                (c.source_line > 0 ? ":" + std::to_string(c.source_line) : "");
+    w->Key("defined at");
+    w->String(defined.c_str());
+  }
+}
+
 // `group`: the report's configuration the launches are counted in (launch_occupancy.h), whose
 // theoretical occupancy, blocks per SM and limiter the event shows; nullptr: computed here.
 ConfigText MakeConfigText(const ConfigStats& c, const TraceDevice* device, const occtrace::KernelGroup* group) {
@@ -189,78 +266,12 @@ ConfigText MakeConfigText(const ConfigStats& c, const TraceDevice* device, const
   w.StartArray();
   for (int64_t v : c.block) w.Int64(v);
   w.EndArray();
-  const KernelOrigin origin = ClassifyKernel(c.mangled_name, c.name, c.triton_num_warps >= 0);
-  const bool nccl = IsCommunicationKernel(c.mangled_name, c.name);
   if (device != nullptr && device->known && device->props.num_sms > 0 &&
       device->props.max_threads_per_sm > 0) {
-    const DeviceProps& p = device->props;
-    const double grid_per_sm = static_cast<double>(GridBlocks(c)) / p.num_sms;
-    w.Key("blocks per SM");
-    w.Double(std::round(grid_per_sm * 1000) / 1000);
-    w.Key("warps per SM");
-    w.Double(std::round(grid_per_sm * static_cast<double>(BlockThreads(c)) / p.warp_size * 1000) / 1000);
-    auto params = c.registers_known ? LaunchParamsFor(c, p) : StatusOr<LaunchParams>(BadInput("registers not recorded"));
-    StatusOr<OccupancyResult> result = params.ok() ? ComputeOccupancy(p, *params)
-                                                   : StatusOr<OccupancyResult>(params.status());
-    if (group != nullptr && group->judged()) {
-      // The report's figures for the configuration, as `occ-report launches` shows them.
-      const occtrace::Occupancy& o = group->occupancy();
-      const double effective = std::min<double>(o.active_blocks_per_sm(), grid_per_sm);
-      w.Key("est. achieved occupancy %");
-      w.Int64(std::llround(100.0 * effective * static_cast<double>(BlockThreads(c)) / p.max_threads_per_sm));
-      w.Key("theoretical occupancy %");
-      w.Double(std::round(o.theoretical_occupancy_pct() * 100) / 100);
-      w.Key("active blocks per SM");
-      w.Int(o.active_blocks_per_sm());
-      w.Key("limiter");
-      w.String(group->limiting_factor().c_str());
-    } else if (group != nullptr) {
-      w.Key("limiter");
-      const std::string why = "not modeled: " + group->not_judged_reason();
-      w.String(why.c_str());
-    } else if (result.ok()) {
-      // Kineto's estimate, from this model's blocks per SM (libkineto computeOccupancyMetrics).
-      const double effective = std::min<double>(result->active_blocks_per_sm, grid_per_sm);
-      w.Key("est. achieved occupancy %");
-      w.Int64(std::llround(100.0 * effective * static_cast<double>(BlockThreads(c)) / p.max_threads_per_sm));
-      w.Key("theoretical occupancy %");
-      w.Double(std::round(result->theoretical_occupancy_pct * 100) / 100);
-      w.Key("active blocks per SM");
-      w.Int(result->active_blocks_per_sm);
-      const std::string limiter = PrimaryLimiter(*result);
-      w.Key("limiter");
-      w.String(limiter.c_str());
-    } else {
-      w.Key("limiter");
-      const std::string why = "not modeled: " + result.status().message();
-      w.String(why.c_str());
-    }
+    WriteOccupancyArgs(c, device->props, group, &w);
   }
-  const std::string owner = origin.library.empty() ? std::string(OriginName(origin.kind))
-                                                   : origin.library;
-  w.Key("owner");
-  w.String(owner.c_str());
-  w.Key("origin");
-  w.String(std::string(OriginName(origin.kind)).c_str());
-  w.Key("tunable");
-  w.Bool(origin.tunable);
-  // Where a Triton kernel comes from (OCC_TRITON_SOURCE), as the reports write it beside the name.
-  if (!c.source_nodes.empty()) {
-    w.Key("source nodes");
-    w.String(c.source_nodes.c_str());
-  }
-  if (!c.original_aten.empty()) {
-    w.Key("original aten");
-    w.String(c.original_aten.c_str());
-  }
-  if (c.source_nodes.empty() && c.original_aten.empty() && !c.source_file.empty()) {
-    // The file name only: never the tracing machine's folders.
-    const std::string defined = c.source_file.substr(c.source_file.rfind('/') + 1) +
-                                (c.source_line > 0 ? ":" + std::to_string(c.source_line) : "");
-    w.Key("defined at");
-    w.String(defined.c_str());
-  }
-  if (nccl) {
+  WriteOwnerArgs(c, &w);
+  if (IsCommunicationKernel(c.mangled_name, c.name)) {
     const std::string op = NcclOperation(c.name);
     w.Key("nccl");
     w.String(op.c_str());
@@ -311,155 +322,195 @@ std::string DevicePropertiesJson(const std::vector<TraceDevice>& devices) {
   return buffer.GetString();
 }
 
-// One input's timeline into `path`.
-Status ExportOne(TraceInput& reader, const std::string& path, const std::string& kernel_regex,
-                 const LaunchOccupancy& model, TimelineExportStats* stats) {
-  OCC_ASSIGN_OR_RETURN(int64_t base, reader.FirstLaunchStart());
-  OCC_ASSIGN_OR_RETURN(std::unique_ptr<Sink> sink, Sink::Open(path));
-  const occtrace::InputFile& info = reader.info();
-  NumberText num;
-  sink->Write("{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": ");
-  sink->Write(DevicePropertiesJson(reader.devices()));
-  if (info.rank() >= 0) {
-    // HTA finds a file's rank with the pattern "rank":\s+(\d+) (hta/common/trace_file.py),
-    // so the space after the colon matters.
-    // The backend only where the input says it (torch.profiler's distributedInfo): an occtrace
-    // trace does not know it, and a guess would be wrong for gloo jobs.
-    sink->Write(",\n  \"distributedInfo\": {");
-    if (const std::string backend = reader.DistributedBackend(); !backend.empty()) {
-      sink->Write("\"backend\": ");
-      sink->Write(JsonString(backend));
-      sink->Write(", ");
+// One timeline's JSON: the document around the events, and each event after its separator.
+// A device's process and a stream's thread are named before their first event.
+class TimelineWriter {
+ public:
+  TimelineWriter(Sink* sink, const std::vector<TraceDevice>& devices, int64_t base)
+      : sink_(sink), devices_(devices), base_(base) {}
+
+  // From the document's start to the open traceEvents array, with the devices' process names.
+  void WriteHeader(const TraceInput& reader) {
+    const occtrace::InputFile& info = reader.info();
+    sink_->Write("{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": ");
+    sink_->Write(DevicePropertiesJson(devices_));
+    if (info.rank() >= 0) {
+      // HTA finds a file's rank with the pattern "rank":\s+(\d+) (hta/common/trace_file.py),
+      // so the space after the colon matters.
+      // The backend only where the input says it (torch.profiler's distributedInfo): an occtrace
+      // trace does not know it, and a guess would be wrong for gloo jobs.
+      sink_->Write(",\n  \"distributedInfo\": {");
+      if (const std::string backend = reader.DistributedBackend(); !backend.empty()) {
+        sink_->Write("\"backend\": ");
+        sink_->Write(JsonString(backend));
+        sink_->Write(", ");
+      }
+      sink_->Write("\"rank\": ");
+      sink_->Write(num_.Int(info.rank()));
+      if (info.world_size() > 0) {
+        sink_->Write(", \"world_size\": ");
+        sink_->Write(num_.Int(info.world_size()));
+      }
+      sink_->Write("}");
     }
-    sink->Write("\"rank\": ");
-    sink->Write(num.Int(info.rank()));
-    if (info.world_size() > 0) {
-      sink->Write(", \"world_size\": ");
-      sink->Write(num.Int(info.world_size()));
-    }
-    sink->Write("}");
+    sink_->Write(",\n  \"occtrace\": {\"source\": ");
+    sink_->Write(JsonString(info.path()));
+    sink_->Write(", \"format\": ");
+    sink_->Write(JsonString(info.format()));
+    sink_->Write("},\n  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": ");
+    sink_->Write(num_.Int(base_));
+    sink_->Write(",\n  \"traceEvents\": [\n");
+    // Process names for the devices the trace describes; threads (streams) as they appear.
+    for (const TraceDevice& d : devices_) NameDevice(d.device_id);
   }
-  sink->Write(",\n  \"occtrace\": {\"source\": ");
-  sink->Write(JsonString(info.path()));
-  sink->Write(", \"format\": ");
-  sink->Write(JsonString(info.format()));
-  sink->Write("},\n  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": ");
-  sink->Write(num.Int(base));
-  sink->Write(",\n  \"traceEvents\": [\n");
 
-  bool first = true;
-  auto begin_event = [&] {
-    if (!first) sink->Write(",\n");
-    first = false;
-  };
-  // Process names for the devices the trace describes; threads (streams) as they appear.
-  std::set<int64_t> named_devices;
-  auto name_device = [&](int64_t device_id) {
-    if (!named_devices.insert(device_id).second) return;
-    const TraceDevice* d = FindDevice(reader.devices(), device_id);
+  // One launch's "X" slice, and for an NCCL kernel an instant marker at its start.
+  void WriteLaunch(const LaunchRow& row, int64_t device_id, const ConfigText& text) {
+    NameDevice(device_id);
+    NameStream(device_id, row.stream_id);
+    BeginEvent();
+    sink_->Write(text.head);
+    sink_->Write(num_.Int(device_id));
+    sink_->Write(",\"tid\":");
+    sink_->Write(num_.Int(row.stream_id));
+    sink_->Write(",\"ts\":");
+    sink_->Write(num_.Micros(row.start - base_));
+    sink_->Write(",\"dur\":");
+    sink_->Write(num_.Micros(row.duration));
+    sink_->Write(",\"args\":{\"device\":");
+    sink_->Write(num_.Int(device_id));
+    sink_->Write(",\"stream\":");
+    sink_->Write(num_.Int(row.stream_id));
+    sink_->Write(",\"correlation\":");
+    sink_->Write(num_.Int(row.correlation_id));
+    sink_->Write(',');
+    sink_->Write(text.args);
+    if (row.achieved_pct >= 0) {
+      sink_->Write(",\"achieved occupancy %\":");
+      sink_->Write(num_.Real(row.achieved_pct, 2));
+    }
+    sink_->Write("}}");
+    if (text.nccl_marker.empty()) return;
+    BeginEvent();
+    sink_->Write("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"nccl\",\"name\":");
+    sink_->Write(text.nccl_marker);
+    sink_->Write(",\"pid\":");
+    sink_->Write(num_.Int(device_id));
+    sink_->Write(",\"tid\":");
+    sink_->Write(num_.Int(row.stream_id));
+    sink_->Write(",\"ts\":");
+    sink_->Write(num_.Micros(row.start - base_));
+    sink_->Write('}');
+  }
+
+  // One point of the device's "achieved occupancy %" counter track.
+  void WriteCounter(int64_t device_id, int64_t start, double pct) {
+    NameDevice(device_id);
+    BeginEvent();
+    sink_->Write("{\"ph\":\"C\",\"cat\":\"occupancy\",\"name\":\"achieved occupancy %\",\"pid\":");
+    sink_->Write(num_.Int(device_id));
+    sink_->Write(",\"tid\":0,\"ts\":");
+    sink_->Write(num_.Micros(start - base_));
+    sink_->Write(",\"args\":{\"achieved occupancy %\":");
+    sink_->Write(num_.Real(pct, 2));
+    sink_->Write("}}");
+  }
+
+  // Closes the events array and the document.
+  void WriteFooter(const std::string& path) {
+    sink_->Write("\n  ],\n  \"traceName\": ");
+    sink_->Write(JsonString(path));
+    sink_->Write("\n}\n");
+  }
+
+ private:
+  void BeginEvent() {
+    if (!first_) sink_->Write(",\n");
+    first_ = false;
+  }
+
+  void NameDevice(int64_t device_id) {
+    if (!named_devices_.insert(device_id).second) return;
+    const TraceDevice* d = FindDevice(devices_, device_id);
     const std::string label = d != nullptr ? DeviceLabel(*d) : "GPU " + std::to_string(device_id);
-    begin_event();
-    sink->Write("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
-    sink->Write(num.Int(device_id));
-    sink->Write(",\"tid\":0,\"args\":{\"name\":");
-    sink->Write(JsonString(label));
-    sink->Write("}},\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":");
-    sink->Write(num.Int(device_id));
-    sink->Write(",\"tid\":0,\"args\":{\"sort_index\":");
-    sink->Write(num.Int(device_id));
-    sink->Write("}}");
-  };
-  for (const TraceDevice& d : reader.devices()) name_device(d.device_id);
-  std::set<std::pair<int64_t, int64_t>> named_streams;
+    BeginEvent();
+    sink_->Write("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
+    sink_->Write(num_.Int(device_id));
+    sink_->Write(",\"tid\":0,\"args\":{\"name\":");
+    sink_->Write(JsonString(label));
+    sink_->Write("}},\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":");
+    sink_->Write(num_.Int(device_id));
+    sink_->Write(",\"tid\":0,\"args\":{\"sort_index\":");
+    sink_->Write(num_.Int(device_id));
+    sink_->Write("}}");
+  }
 
-  std::vector<ConfigStats> configs;
-  std::vector<std::unique_ptr<ConfigText>> texts;            // by config index (occtrace)
-  std::map<std::string, std::unique_ptr<ConfigText>> keyed;  // by configuration (nsys)
-  const bool one_config_per_row = reader.one_config_per_launch();
-  Status status = reader.ForEachLaunch(
-      kernel_regex, 0, &configs, [&](const LaunchRow& row) -> Status {
-        if (row.start <= 0) {
-          ++stats->skipped_untimed;
-          if (one_config_per_row) configs.clear();
-          return OkStatus();
-        }
-        const ConfigStats& c = configs[row.config];
-        // An nsys export's listing makes one ConfigStats per row: those are looked up by what
-        // they hold and dropped after each row (below), so memory stays per configuration.
-        std::unique_ptr<ConfigText>* slot = nullptr;
-        if (one_config_per_row) {
-          std::string key = KinetoKey(c.device_id, c.name, c.grid, c.block, c.registers_per_thread,
-                                      c.dynamic_smem);
-          for (int64_t v : {c.static_smem, c.smem_executed, c.smem_limit_config, c.carveout_pct,
-                            c.cluster[0], c.cluster[1], c.cluster[2], c.local_mem_per_thread}) {
-            key += '|' + std::to_string(v);
-          }
-          slot = &keyed[key];
-        } else {
-          if (texts.size() < configs.size()) texts.resize(configs.size());
-          slot = &texts[row.config];
-        }
-        std::unique_ptr<ConfigText>& text = *slot;
-        if (!text) {
-          text = std::make_unique<ConfigText>(
-              MakeConfigText(c, FindDevice(reader.devices(), c.device_id), model.Find(c, reader.devices())));
-        }
-        if (!named_devices.count(c.device_id)) name_device(c.device_id);
-        if (named_streams.emplace(c.device_id, row.stream_id).second) {
-          begin_event();
-          sink->Write("{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":");
-          sink->Write(num.Int(c.device_id));
-          sink->Write(",\"tid\":");
-          sink->Write(num.Int(row.stream_id));
-          sink->Write(",\"args\":{\"name\":\"stream ");
-          sink->Write(num.Int(row.stream_id));
-          sink->Write("\"}}");
-        }
-        begin_event();
-        sink->Write(text->head);
-        sink->Write(num.Int(c.device_id));
-        sink->Write(",\"tid\":");
-        sink->Write(num.Int(row.stream_id));
-        sink->Write(",\"ts\":");
-        sink->Write(num.Micros(row.start - base));
-        sink->Write(",\"dur\":");
-        sink->Write(num.Micros(row.duration));
-        sink->Write(",\"args\":{\"device\":");
-        sink->Write(num.Int(c.device_id));
-        sink->Write(",\"stream\":");
-        sink->Write(num.Int(row.stream_id));
-        sink->Write(",\"correlation\":");
-        sink->Write(num.Int(row.correlation_id));
-        sink->Write(',');
-        sink->Write(text->args);
-        if (row.achieved_pct >= 0) {
-          sink->Write(",\"achieved occupancy %\":");
-          sink->Write(num.Real(row.achieved_pct, 2));
-        }
-        sink->Write("}}");
-        if (!text->nccl_marker.empty()) {
-          begin_event();
-          sink->Write("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"nccl\",\"name\":");
-          sink->Write(text->nccl_marker);
-          sink->Write(",\"pid\":");
-          sink->Write(num.Int(c.device_id));
-          sink->Write(",\"tid\":");
-          sink->Write(num.Int(row.stream_id));
-          sink->Write(",\"ts\":");
-          sink->Write(num.Micros(row.start - base));
-          sink->Write('}');
-        }
-        ++stats->slices;
-        if (one_config_per_row) configs.clear();
-        return OkStatus();
-      });
-  OCC_RETURN_IF_ERROR(status);
+  void NameStream(int64_t device_id, int64_t stream_id) {
+    if (!named_streams_.emplace(device_id, stream_id).second) return;
+    BeginEvent();
+    sink_->Write("{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":");
+    sink_->Write(num_.Int(device_id));
+    sink_->Write(",\"tid\":");
+    sink_->Write(num_.Int(stream_id));
+    sink_->Write(",\"args\":{\"name\":\"stream ");
+    sink_->Write(num_.Int(stream_id));
+    sink_->Write("\"}}");
+  }
 
-  // The achieved-occupancy counter track: each PM sample's device-wide warps over its active
-  // SM cycles (docs/achieved.md), at the sample's start.
+  Sink* sink_;
+  const std::vector<TraceDevice>& devices_;
+  const int64_t base_;
+  NumberText num_;
+  bool first_ = true;
+  std::set<int64_t> named_devices_;
+  std::set<std::pair<int64_t, int64_t>> named_streams_;
+};
+
+// Each configuration's ConfigText, made at its first launch. An nsys export's listing makes one
+// ConfigStats per row, dropped after each row: those are looked up by what they hold, so memory
+// stays per configuration; an occtrace listing's by their index.
+class ConfigTexts {
+ public:
+  ConfigTexts(const TraceInput& reader, const LaunchOccupancy& model, bool one_config_per_row)
+      : reader_(reader), model_(model), one_config_per_row_(one_config_per_row) {}
+
+  const ConfigText& For(const std::vector<ConfigStats>& configs, size_t index) {
+    const ConfigStats& c = configs[index];
+    std::unique_ptr<ConfigText>* slot = nullptr;
+    if (one_config_per_row_) {
+      std::string key = KinetoKey(c.device_id, c.name, c.grid, c.block, c.registers_per_thread,
+                                  c.dynamic_smem);
+      for (int64_t v : {c.static_smem, c.smem_executed, c.smem_limit_config, c.carveout_pct,
+                        c.cluster[0], c.cluster[1], c.cluster[2], c.local_mem_per_thread}) {
+        key += '|' + std::to_string(v);
+      }
+      slot = &keyed_[key];
+    } else {
+      if (by_index_.size() < configs.size()) by_index_.resize(configs.size());
+      slot = &by_index_[index];
+    }
+    std::unique_ptr<ConfigText>& text = *slot;
+    if (!text) {
+      text = std::make_unique<ConfigText>(MakeConfigText(
+          c, FindDevice(reader_.devices(), c.device_id), model_.Find(c, reader_.devices())));
+    }
+    return *text;
+  }
+
+ private:
+  const TraceInput& reader_;
+  const LaunchOccupancy& model_;
+  const bool one_config_per_row_;
+  std::vector<std::unique_ptr<ConfigText>> by_index_;          // occtrace
+  std::map<std::string, std::unique_ptr<ConfigText>> keyed_;  // nsys
+};
+
+// The achieved-occupancy counter track: each PM sample's device-wide warps over its active
+// SM cycles (docs/achieved.md), at the sample's start.
+Status WriteAchievedCounter(TraceInput& reader, TimelineWriter* timeline, TimelineExportStats* stats) {
   int64_t last_device = -1;
   double max_warps = 0;
-  OCC_RETURN_IF_ERROR(reader.ForEachPmSample([&](const TraceInput::PmSampleRow& s) -> Status {
+  return reader.ForEachPmSample([&](const TraceInput::PmSampleRow& s) -> Status {
     if (s.device_id != last_device) {
       last_device = s.device_id;
       const TraceDevice* d = FindDevice(reader.devices(), s.device_id);
@@ -472,21 +523,37 @@ Status ExportOne(TraceInput& reader, const std::string& path, const std::string&
     }
     const double pct = 100.0 * s.warps_active / (s.sm_cycles_active * max_warps);
     if (!(pct >= 0 && pct <= 100.5)) return OkStatus();
-    name_device(s.device_id);
-    begin_event();
-    sink->Write("{\"ph\":\"C\",\"cat\":\"occupancy\",\"name\":\"achieved occupancy %\",\"pid\":");
-    sink->Write(num.Int(s.device_id));
-    sink->Write(",\"tid\":0,\"ts\":");
-    sink->Write(num.Micros(s.start - base));
-    sink->Write(",\"args\":{\"achieved occupancy %\":");
-    sink->Write(num.Real(pct, 2));
-    sink->Write("}}");
+    timeline->WriteCounter(s.device_id, s.start, pct);
     ++stats->counter_events;
     return OkStatus();
-  }));
-  sink->Write("\n  ],\n  \"traceName\": ");
-  sink->Write(JsonString(path));
-  sink->Write("\n}\n");
+  });
+}
+
+// One input's timeline into `path`.
+Status ExportOne(TraceInput& reader, const std::string& path, const std::string& kernel_regex,
+                 const LaunchOccupancy& model, TimelineExportStats* stats) {
+  OCC_ASSIGN_OR_RETURN(int64_t base, reader.FirstLaunchStart());
+  OCC_ASSIGN_OR_RETURN(std::unique_ptr<Sink> sink, Sink::Open(path));
+  TimelineWriter timeline(sink.get(), reader.devices(), base);
+  timeline.WriteHeader(reader);
+  std::vector<ConfigStats> configs;
+  const bool one_config_per_row = reader.one_config_per_launch();
+  ConfigTexts texts(reader, model, one_config_per_row);
+  Status status = reader.ForEachLaunch(
+      kernel_regex, 0, &configs, [&](const LaunchRow& row) -> Status {
+        if (row.start <= 0) {
+          ++stats->skipped_untimed;
+        } else {
+          const ConfigText& text = texts.For(configs, row.config);
+          timeline.WriteLaunch(row, configs[row.config].device_id, text);
+          ++stats->slices;
+        }
+        if (one_config_per_row) configs.clear();
+        return OkStatus();
+      });
+  OCC_RETURN_IF_ERROR(status);
+  OCC_RETURN_IF_ERROR(WriteAchievedCounter(reader, &timeline, stats));
+  timeline.WriteFooter(path);
   OCC_RETURN_IF_ERROR(sink->Close());
   ++stats->files;
   return OkStatus();

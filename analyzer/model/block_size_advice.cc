@@ -64,6 +64,73 @@ BlockSizeCandidate Candidate(const DeviceProps& d, const OccupancyResult& r, int
   return c;
 }
 
+// Every block size from one warp up to the limit, in warp steps, and the current one.
+StatusOr<std::vector<BlockSizeCandidate>> Candidates(const DeviceProps& d, const LaunchParams& l,
+                                                     bool grid_known, int64_t total_threads,
+                                                     const BlockSizeCandidate& current) {
+  std::vector<BlockSizeCandidate> all;
+  LaunchParams t = WhatIf(l);
+  bool current_listed = false;
+  for (int b = d.warp_size; b <= BlockSizeLimit(d, l); b += d.warp_size) {
+    // A block larger than all the work (e.g. grid 1 x block 1) only adds idle lanes.
+    if (grid_known && b > total_threads && b != l.block_threads) continue;
+    t.block_threads = b;
+    OCC_ASSIGN_OR_RETURN(const OccupancyResult r, ComputeOccupancyUnchecked(d, t));
+    all.push_back(b == l.block_threads ? current : Candidate(d, r, b, total_threads, 0));
+    current_listed = current_listed || b == l.block_threads;
+  }
+  if (!current_listed) all.push_back(current);
+  return all;
+}
+
+// Whether `x` ranks above `y`: by score, then Nsight Compute's "128-256 threads as a start",
+// then the smaller block (more blocks balance better).
+bool RanksAbove(const BlockSizeCandidate& x, const BlockSizeCandidate& y, int num_sms, bool grid_known) {
+  auto kx = Score(x, num_sms, grid_known).Key();
+  auto ky = Score(y, num_sms, grid_known).Key();
+  if (kx != ky) return kx > ky;
+  auto off_range = [](int b) { return b < 128 ? 128 - b : (b > 256 ? b - 256 : 0); };
+  if (off_range(x.block_size) != off_range(y.block_size)) {
+    return off_range(x.block_size) < off_range(y.block_size);
+  }
+  return x.block_size < y.block_size;
+}
+
+// What `best` gains over `current`, in the order the score weighs it: "busy SMs 64 → 132 of
+// 132, theoretical occupancy 50% → 100%, ...".
+std::string Gains(const DeviceProps& d, const BlockSizeCandidate& best,
+                  const BlockSizeCandidate& current, bool grid_known) {
+  std::string why;
+  auto add = [&why](const std::string& part) { why += (why.empty() ? "" : ", ") + part; };
+  const BlockScore bs = Score(best, d.num_sms, grid_known);
+  const BlockScore cs = Score(current, d.num_sms, grid_known);
+  auto busy_sms = [&](const BlockSizeCandidate& c) {
+    return c.active_blocks_per_sm > 0 ? std::min<int64_t>(c.grid_blocks, d.num_sms) : 0;
+  };
+  if (bs.balance > cs.balance && busy_sms(current) > 0) {
+    // Fewer busy SMs can come with a better balance (e.g. 132 -> 124 SMs, each one full); only
+    // a rise is worth naming as a gain.
+    if (busy_sms(best) > busy_sms(current)) {
+      add("busy SMs " + std::to_string(busy_sms(current)) + " → " +
+          std::to_string(busy_sms(best)) + " of " + std::to_string(d.num_sms));
+    }
+    add("SM load balance " + Pct(100.0 * SmBalance(current.grid_blocks, d.num_sms)) + " → " +
+        Pct(100.0 * SmBalance(best.grid_blocks, d.num_sms)));
+  }
+  if (best.occupancy_pct != current.occupancy_pct) {
+    add("theoretical occupancy " + Pct(current.occupancy_pct) + " → " + Pct(best.occupancy_pct));
+  }
+  if (grid_known && current.active_blocks_per_sm > 0 &&
+      std::fabs(best.waves.waves_per_sm - current.waves.waves_per_sm) >= 0.005) {
+    add("waves " + Fixed(current.waves.waves_per_sm, 2) + " → " + Fixed(best.waves.waves_per_sm, 2));
+  }
+  if (best.warp_waste_pct < current.warp_waste_pct) {
+    add("idle lanes " + Pct(current.warp_waste_pct) + " → " + Pct(best.warp_waste_pct));
+  }
+  if (bs.two_blocks > cs.two_blocks) add("≥ 2 blocks/SM");
+  return why;
+}
+
 }  // namespace
 
 StatusOr<BlockSizeAdvice> AdviseBlockSize(const DeviceProps& d, const LaunchParams& l,
@@ -81,32 +148,11 @@ StatusOr<BlockSizeAdvice> AdviseBlockSize(const DeviceProps& d, const LaunchPara
   if (grid_known) advice.current.grid_blocks = grid_blocks;
   advice.current.waves = ComputeWaves(advice.current.grid_blocks, current.active_blocks_per_sm, d.num_sms);
 
-  std::vector<BlockSizeCandidate> all;
-  LaunchParams t = WhatIf(l);
-  bool current_listed = false;
-  for (int b = d.warp_size; b <= BlockSizeLimit(d, l); b += d.warp_size) {
-    // A block larger than all the work (e.g. grid 1 x block 1) only adds idle lanes.
-    if (grid_known && b > total_threads && b != l.block_threads) continue;
-    t.block_threads = b;
-    OCC_ASSIGN_OR_RETURN(const OccupancyResult r, ComputeOccupancyUnchecked(d, t));
-    all.push_back(b == l.block_threads ? advice.current : Candidate(d, r, b, total_threads, 0));
-    current_listed = current_listed || b == l.block_threads;
-  }
-  if (!current_listed) all.push_back(advice.current);
-
-  auto better = [&](const BlockSizeCandidate& x, const BlockSizeCandidate& y) {
-    auto kx = Score(x, d.num_sms, grid_known).Key();
-    auto ky = Score(y, d.num_sms, grid_known).Key();
-    if (kx != ky) return kx > ky;
-    // Equal merit: Nsight Compute's "128-256 threads as a start", then the smaller block (more
-    // blocks balance better).
-    auto off_range = [](int b) { return b < 128 ? 128 - b : (b > 256 ? b - 256 : 0); };
-    if (off_range(x.block_size) != off_range(y.block_size)) {
-      return off_range(x.block_size) < off_range(y.block_size);
-    }
-    return x.block_size < y.block_size;
-  };
-  std::stable_sort(all.begin(), all.end(), better);
+  OCC_ASSIGN_OR_RETURN(std::vector<BlockSizeCandidate> all,
+                       Candidates(d, l, grid_known, total_threads, advice.current));
+  std::stable_sort(all.begin(), all.end(), [&](const BlockSizeCandidate& x, const BlockSizeCandidate& y) {
+    return RanksAbove(x, y, d.num_sms, grid_known);
+  });
   advice.ranked = all;
 
   const BlockSizeCandidate& best = all.front();
@@ -128,38 +174,9 @@ StatusOr<BlockSizeAdvice> AdviseBlockSize(const DeviceProps& d, const LaunchPara
   s.predicted_blocks_per_sm = best.active_blocks_per_sm;
   s.predicted_waves_per_sm = grid_known ? best.waves.waves_per_sm : 0;
   s.assumptions = advice.assumptions;
-  std::string why;
-  auto add = [&why](const std::string& part) { why += (why.empty() ? "" : ", ") + part; };
-  const BlockScore bs = Score(best, d.num_sms, grid_known);
-  const BlockScore cs = Score(advice.current, d.num_sms, grid_known);
-  auto busy_sms = [&](const BlockSizeCandidate& c) {
-    return c.active_blocks_per_sm > 0 ? std::min<int64_t>(c.grid_blocks, d.num_sms) : 0;
-  };
-  if (bs.balance > cs.balance && busy_sms(advice.current) > 0) {
-    // Fewer busy SMs can come with a better balance (e.g. 132 -> 124 SMs, each one full); only
-    // a rise is worth naming as a gain.
-    if (busy_sms(best) > busy_sms(advice.current)) {
-      add("busy SMs " + std::to_string(busy_sms(advice.current)) + " → " +
-          std::to_string(busy_sms(best)) + " of " + std::to_string(d.num_sms));
-    }
-    add("SM load balance " + Pct(100.0 * SmBalance(advice.current.grid_blocks, d.num_sms)) + " → " +
-        Pct(100.0 * SmBalance(best.grid_blocks, d.num_sms)));
-  }
-  if (best.occupancy_pct != advice.current.occupancy_pct) {
-    add("theoretical occupancy " + Pct(advice.current.occupancy_pct) + " → " + Pct(best.occupancy_pct));
-  }
-  if (grid_known && advice.current.active_blocks_per_sm > 0 &&
-      std::fabs(best.waves.waves_per_sm - advice.current.waves.waves_per_sm) >= 0.005) {
-    add("waves " + Fixed(advice.current.waves.waves_per_sm, 2) + " → " +
-        Fixed(best.waves.waves_per_sm, 2));
-  }
-  if (best.warp_waste_pct < advice.current.warp_waste_pct) {
-    add("idle lanes " + Pct(advice.current.warp_waste_pct) + " → " + Pct(best.warp_waste_pct));
-  }
-  if (bs.two_blocks > cs.two_blocks) add("≥ 2 blocks/SM");
   s.text = "Use " + std::to_string(best.block_size) + " threads per block" +
            (grid_known ? " (grid " + std::to_string(best.grid_blocks) + ")" : std::string()) +
-           ": " + why;
+           ": " + Gains(d, best, advice.current, grid_known);
   advice.verdict = s.text;
   advice.suggestion = s;
   return advice;

@@ -181,10 +181,8 @@ Status CheckDevice(const DeviceProps& d) {
   return OkStatus();
 }
 
-}  // namespace
-
-StatusOr<OccupancyResult> ComputeOccupancyUnchecked(const DeviceProps& d, const LaunchParams& l) {
-  // What cudaOccMaxActiveBlocksPerMultiprocessor and cudaOccInputCheck reject.
+// What cudaOccMaxActiveBlocksPerMultiprocessor and cudaOccInputCheck reject.
+Status CheckOccupancyInputs(const DeviceProps& d, const LaunchParams& l) {
   if (l.block_threads <= 0) {
     return InvalidArgument("block size " + std::to_string(l.block_threads) +
                            " is invalid: a block needs at least 1 thread");
@@ -201,6 +199,13 @@ StatusOr<OccupancyResult> ComputeOccupancyUnchecked(const DeviceProps& d, const 
   if (l.static_smem < 0 || l.dynamic_smem < 0 || l.max_dynamic_smem < 0) {
     return InvalidArgument("shared memory sizes must be >= 0");
   }
+  return OkStatus();
+}
+
+}  // namespace
+
+StatusOr<OccupancyResult> ComputeOccupancyUnchecked(const DeviceProps& d, const LaunchParams& l) {
+  OCC_RETURN_IF_ERROR(CheckOccupancyInputs(d, l));
   OCC_ASSIGN_OR_RETURN(const ArchConstants* arch_ptr, FindArchConstants(d.cc_major, d.cc_minor));
   const ArchConstants& arch = *arch_ptr;
 

@@ -221,6 +221,62 @@ void MergeNsysPartial(NsysPartial* into, NsysPartial&& from) {
   into->last_end = std::max(into->last_end, from.last_end);
 }
 
+// Each configuration's fields from its key, its names from StringIds and whether --kernel
+// matches it: once per distinct configuration, not per row.
+Status FillConfigs(const sql::Db& db, int file_index, const std::vector<NsysKey>& keys,
+                   const std::string& kernel_regex, std::vector<ConfigStats>* configs) {
+  OCC_ASSIGN_OR_RETURN(sql::Stmt name_stmt, db.Prepare("SELECT value FROM StringIds WHERE id = ?1"));
+  OCC_ASSIGN_OR_RETURN(sql::Stmt match_stmt, db.Prepare("SELECT ?1 REGEXP ?2"));
+  std::unordered_map<int64_t, std::string> names;
+  auto name_of = [&](int64_t id) -> StatusOr<std::string> {
+    if (id == kNullValue) return std::string();
+    auto found = names.find(id);
+    if (found != names.end()) return found->second;
+    OCC_RETURN_IF_ERROR(name_stmt.Reset());
+    OCC_RETURN_IF_ERROR(name_stmt.BindInt64(1, id));
+    OCC_ASSIGN_OR_RETURN(bool row, name_stmt.Step());
+    std::string value = row ? name_stmt.Text(0) : "";
+    names.emplace(id, value);
+    return value;
+  };
+  for (size_t n = 0; n < configs->size(); ++n) {
+    ConfigStats& c = (*configs)[n];
+    c.file_index = file_index;
+    const NsysKey& k = keys[n];
+    auto value = [&](size_t i, int64_t if_null) { return k[i] == kNullValue ? if_null : k[i]; };
+    c.device_id = value(0, 0);
+    OCC_ASSIGN_OR_RETURN(std::string demangled, name_of(k[1]));
+    OCC_ASSIGN_OR_RETURN(c.short_name, name_of(k[2]));
+    OCC_ASSIGN_OR_RETURN(c.mangled_name, name_of(k[3]));
+    c.name = !demangled.empty() ? demangled : !c.short_name.empty() ? c.short_name : c.mangled_name;
+    if (c.name.empty()) c.name = "(unnamed kernel)";
+    for (size_t i = 0; i < 3; ++i) {
+      c.grid[i] = value(4 + i, 0);
+      c.block[i] = value(7 + i, 0);
+      c.cluster[i] = value(18 + i, 1);
+    }
+    c.registers_known = k[10] != kNullValue;
+    c.registers_per_thread = value(10, 0);
+    c.static_smem = value(11, 0);
+    c.dynamic_smem = value(12, 0);
+    c.local_mem_per_thread = value(13, 0);
+    c.smem_executed = value(14, 0);
+    c.smem_limit_config = value(15, 0);
+    // Nsight Systems exports write a column's default where the value is missing (every column
+    // is NOT NULL): a 0 % request there is no evidence of a request, so it reads as none.
+    c.carveout_pct = NsysCarveoutRequest(value(16, -1));
+    c.cache_config = value(17, 0);
+    if (!kernel_regex.empty()) {
+      OCC_RETURN_IF_ERROR(match_stmt.Reset());
+      OCC_RETURN_IF_ERROR(match_stmt.BindText(1, c.name));
+      OCC_RETURN_IF_ERROR(match_stmt.BindText(2, kernel_regex));
+      OCC_ASSIGN_OR_RETURN(bool row, match_stmt.Step());
+      c.matched = row && match_stmt.Int64(0) != 0;
+    }
+  }
+  return OkStatus();
+}
+
 }  // namespace
 
 // Streams the kernel table and aggregates per configuration in a hash map, over rowid ranges
@@ -259,56 +315,7 @@ StatusOr<TraceScan> NsysExportReader::ScanLaunches(const std::string& kernel_reg
   const int64_t first_start = all.first_start, last_end = all.last_end;
   const std::vector<NsysKey>& keys = all.keys;
 
-  // Names and --kernel for the few distinct configurations, not per row.
-  OCC_ASSIGN_OR_RETURN(sql::Stmt name_stmt, db_->Prepare("SELECT value FROM StringIds WHERE id = ?1"));
-  OCC_ASSIGN_OR_RETURN(sql::Stmt match_stmt, db_->Prepare("SELECT ?1 REGEXP ?2"));
-  std::unordered_map<int64_t, std::string> names;
-  auto name_of = [&](int64_t id) -> StatusOr<std::string> {
-    if (id == kNullValue) return std::string();
-    auto found = names.find(id);
-    if (found != names.end()) return found->second;
-    OCC_RETURN_IF_ERROR(name_stmt.Reset());
-    OCC_RETURN_IF_ERROR(name_stmt.BindInt64(1, id));
-    OCC_ASSIGN_OR_RETURN(bool row, name_stmt.Step());
-    std::string value = row ? name_stmt.Text(0) : "";
-    names.emplace(id, value);
-    return value;
-  };
-  for (size_t n = 0; n < scan.configs.size(); ++n) {
-    ConfigStats& c = scan.configs[n];
-    c.file_index = file_index_;
-    const NsysKey& k = keys[n];
-    auto value = [&](size_t i, int64_t if_null) { return k[i] == kNullValue ? if_null : k[i]; };
-    c.device_id = value(0, 0);
-    OCC_ASSIGN_OR_RETURN(std::string demangled, name_of(k[1]));
-    OCC_ASSIGN_OR_RETURN(c.short_name, name_of(k[2]));
-    OCC_ASSIGN_OR_RETURN(c.mangled_name, name_of(k[3]));
-    c.name = !demangled.empty() ? demangled : !c.short_name.empty() ? c.short_name : c.mangled_name;
-    if (c.name.empty()) c.name = "(unnamed kernel)";
-    for (size_t i = 0; i < 3; ++i) {
-      c.grid[i] = value(4 + i, 0);
-      c.block[i] = value(7 + i, 0);
-      c.cluster[i] = value(18 + i, 1);
-    }
-    c.registers_known = k[10] != kNullValue;
-    c.registers_per_thread = value(10, 0);
-    c.static_smem = value(11, 0);
-    c.dynamic_smem = value(12, 0);
-    c.local_mem_per_thread = value(13, 0);
-    c.smem_executed = value(14, 0);
-    c.smem_limit_config = value(15, 0);
-    // Nsight Systems exports write a column's default where the value is missing (every column
-    // is NOT NULL): a 0 % request there is no evidence of a request, so it reads as none.
-    c.carveout_pct = NsysCarveoutRequest(value(16, -1));
-    c.cache_config = value(17, 0);
-    if (!kernel_regex.empty()) {
-      OCC_RETURN_IF_ERROR(match_stmt.Reset());
-      OCC_RETURN_IF_ERROR(match_stmt.BindText(1, c.name));
-      OCC_RETURN_IF_ERROR(match_stmt.BindText(2, kernel_regex));
-      OCC_ASSIGN_OR_RETURN(bool row, match_stmt.Step());
-      c.matched = row && match_stmt.Int64(0) != 0;
-    }
-  }
+  OCC_RETURN_IF_ERROR(FillConfigs(*db_, file_index_, keys, kernel_regex, &scan.configs));
   if (bad > 0) {
     AddWarning(std::to_string(bad) + " kernel rows with a missing or negative start/duration: "
                "skipped");

@@ -353,36 +353,45 @@ StatusOr<int64_t> StringId(LoadState* s, const std::string& text) {
   return id;
 }
 
-// Kernel event `index` into the database; BadInput naming the event and field when it is not
-// a kernel record this reader can use.
-Status AddKernel(LoadState* s, const Event& e, int64_t index) {
-  const std::string where = s->path + ": traceEvents[" + std::to_string(index) + "] (kernel '" +
-                            AbbrevOneLine(e.name.text, 60) + "')";
-  auto integer = [&](const Scalar& v, const char* field, bool required, int64_t fallback,
-                     int64_t min, int64_t max) -> StatusOr<int64_t> {
-    if (v.kind == Scalar::kNone && !required) return fallback;
-    if (v.kind == Scalar::kNone) return BadInput(where + ": no " + field);
-    std::optional<int64_t> value;
-    if (v.kind == Scalar::kNumber) value = ParseInteger(v.text);
-    if (!value) {
-      return BadInput(where + ": " + field + " is not an integer (" + AbbrevOneLine(v.text, 40) + ")");
-    }
-    if (*value < min || *value > max) {
-      return BadInput(where + ": " + field + " " + std::to_string(*value) + " is out of range");
-    }
-    return *value;
-  };
-  auto dims = [&](const std::vector<Scalar>& values, bool not_array,
-                  const char* field) -> StatusOr<std::array<int64_t, 3>> {
-    if (not_array || values.size() != 3) {
-      return BadInput(where + ": args." + field + " is not an array of 3 integers");
-    }
-    std::array<int64_t, 3> out{};
-    for (size_t i = 0; i < 3; ++i) {
-      OCC_ASSIGN_OR_RETURN(out[i], integer(values[i], field, true, 0, 0, INT32_MAX));
-    }
-    return out;
-  };
+// An integer field of a kernel event, in [min, max]; `fallback` when absent and not required.
+// BadInput naming the event (`where`) and the field.
+StatusOr<int64_t> IntegerField(const std::string& where, const Scalar& v, const char* field,
+                               bool required, int64_t fallback, int64_t min, int64_t max) {
+  if (v.kind == Scalar::kNone && !required) return fallback;
+  if (v.kind == Scalar::kNone) return BadInput(where + ": no " + field);
+  std::optional<int64_t> value;
+  if (v.kind == Scalar::kNumber) value = ParseInteger(v.text);
+  if (!value) {
+    return BadInput(where + ": " + field + " is not an integer (" + AbbrevOneLine(v.text, 40) + ")");
+  }
+  if (*value < min || *value > max) {
+    return BadInput(where + ": " + field + " " + std::to_string(*value) + " is out of range");
+  }
+  return *value;
+}
+
+// args.grid or args.block: an array of 3 non-negative integers.
+StatusOr<std::array<int64_t, 3>> DimsField(const std::string& where, const std::vector<Scalar>& values,
+                                           bool not_array, const char* field) {
+  if (not_array || values.size() != 3) {
+    return BadInput(where + ": args." + field + " is not an array of 3 integers");
+  }
+  std::array<int64_t, 3> out{};
+  for (size_t i = 0; i < 3; ++i) {
+    OCC_ASSIGN_OR_RETURN(out[i], IntegerField(where, values[i], field, true, 0, 0, INT32_MAX));
+  }
+  return out;
+}
+
+// What a kernel event records, checked.
+struct KernelFields {
+  int64_t ts = 0, dur = 0;  // ns from the trace's origin
+  int64_t device = 0, stream = 0, correlation = 0, context = 0, registers = 0;
+  int64_t static_smem = 0, dynamic_smem = 0;
+  std::array<int64_t, 3> grid{}, block{};
+};
+
+StatusOr<KernelFields> ParseKernel(LoadState* s, const Event& e, const std::string& where) {
   if (e.name.kind != Scalar::kString) return BadInput(where + ": name is not a string");
   if (e.ts.kind != Scalar::kNumber || e.dur.kind != Scalar::kNumber) {
     return BadInput(where + ": ts or dur is missing or not a number");
@@ -397,77 +406,101 @@ Status AddKernel(LoadState* s, const Event& e, int64_t index) {
   if (!dur || *dur < 0 || *dur > int64_t{1'000'000'000'000'000}) {
     return BadInput(where + ": dur " + AbbrevOneLine(e.dur.text, 40) + " is not a duration in microseconds");
   }
-  OCC_ASSIGN_OR_RETURN(int64_t device, integer(e.device, "args.device", true, 0, 0, INT32_MAX));
-  OCC_ASSIGN_OR_RETURN(int64_t stream, integer(e.stream, "args.stream", false, 0, INT64_MIN, INT64_MAX));
-  OCC_ASSIGN_OR_RETURN(int64_t correlation,
+  KernelFields k;
+  k.ts = *ts;
+  k.dur = *dur;
+  auto integer = [&](const Scalar& v, const char* field, bool required, int64_t fallback,
+                     int64_t min, int64_t max) {
+    return IntegerField(where, v, field, required, fallback, min, max);
+  };
+  OCC_ASSIGN_OR_RETURN(k.device, integer(e.device, "args.device", true, 0, 0, INT32_MAX));
+  OCC_ASSIGN_OR_RETURN(k.stream, integer(e.stream, "args.stream", false, 0, INT64_MIN, INT64_MAX));
+  OCC_ASSIGN_OR_RETURN(k.correlation,
                        integer(e.correlation, "args.correlation", false, 0, INT64_MIN, INT64_MAX));
-  OCC_ASSIGN_OR_RETURN(int64_t context, integer(e.context, "args.context", false, 0, INT64_MIN, INT64_MAX));
-  OCC_ASSIGN_OR_RETURN(int64_t registers,
+  OCC_ASSIGN_OR_RETURN(k.context, integer(e.context, "args.context", false, 0, INT64_MIN, INT64_MAX));
+  OCC_ASSIGN_OR_RETURN(k.registers,
                        integer(e.registers, "args.\"registers per thread\"", true, 0, 0, 65536));
   OCC_ASSIGN_OR_RETURN(int64_t smem,
                        integer(e.shared_memory, "args.\"shared memory\"", true, 0, 0, INT32_MAX));
-  int64_t static_smem = 0, dynamic_smem = smem;
+  k.dynamic_smem = smem;
   if (e.static_smem.kind == Scalar::kNone || e.dynamic_smem.kind == Scalar::kNone) {
     ++s->summed_smem;
   } else {
-    OCC_ASSIGN_OR_RETURN(static_smem,
+    OCC_ASSIGN_OR_RETURN(k.static_smem,
                          integer(e.static_smem, "args.\"static shared memory\"", true, 0, 0, INT32_MAX));
-    OCC_ASSIGN_OR_RETURN(dynamic_smem,
+    OCC_ASSIGN_OR_RETURN(k.dynamic_smem,
                          integer(e.dynamic_smem, "args.\"dynamic shared memory\"", true, 0, 0, INT32_MAX));
   }
-  OCC_ASSIGN_OR_RETURN(auto grid, dims(e.grid, e.grid_not_array, "grid"));
-  OCC_ASSIGN_OR_RETURN(auto block, dims(e.block, e.block_not_array, "block"));
+  OCC_ASSIGN_OR_RETURN(k.grid, DimsField(where, e.grid, e.grid_not_array, "grid"));
+  OCC_ASSIGN_OR_RETURN(k.block, DimsField(where, e.block, e.block_not_array, "block"));
+  return k;
+}
 
-  const ConfigKey key{device, e.name.text, grid, block, registers, static_smem, dynamic_smem};
-  auto found = s->configs.find(key);
-  int64_t config_id = 0;
-  if (found != s->configs.end()) {
-    config_id = found->second;
-  } else {
-    config_id = static_cast<int64_t>(s->configs.size()) + 1;
-    OCC_ASSIGN_OR_RETURN(int64_t name_id, StringId(s, e.name.text));
-    OCC_ASSIGN_OR_RETURN(int64_t empty_id, StringId(s, ""));
-    sql::Stmt& c = *s->insert_config;
-    OCC_RETURN_IF_ERROR(c.Reset());
-    int col = 1;
-    for (int64_t v : {config_id, device, context, name_id, name_id, empty_id, registers, grid[0],
-                      grid[1], grid[2], block[0], block[1], block[2], static_smem, dynamic_smem,
-                      // Kineto sums static and dynamic shared memory; a kernel can only have
-                      // launched above the default 48 KiB per block by opting in, so such a
-                      // launch is read as an opted-in one.
-                      int64_t{static_smem + dynamic_smem > 48 * 1024 ? 1 : 0}}) {
-      OCC_RETURN_IF_ERROR(c.BindInt64(col++, v));
-    }
-    OCC_RETURN_IF_ERROR(c.Step().status());
-    s->configs.emplace(key, config_id);
-    // Kineto's own estimate, kept to compare with the model's (the first launch's: it depends
-    // only on the configuration and the device).
-    KinetoEstimate estimate;
-    if (e.est_occupancy.kind == Scalar::kNumber) {
-      if (auto v = ParseReal(e.est_occupancy.text); v && *v >= 0 && *v <= 1000) estimate.est_pct = *v;
-    }
-    if (e.active_blocks.kind == Scalar::kNumber) {
-      if (auto v = ParseInteger(e.active_blocks.text); v && *v >= 0 && *v <= 4096) {
-        estimate.active_blocks = static_cast<int>(*v);
-      }
-    }
-    if (e.limiting_factors.kind == Scalar::kString) {
-      estimate.limiting_factors = AbbrevOneLine(e.limiting_factors.text, 40);
-    }
-    if (estimate.est_pct >= 0) (*s->estimates)[KinetoKey(device, e.name.text, grid.data(), block.data(), registers, dynamic_smem)] = estimate;
+// Kineto's own estimate, kept to compare with the model's (the first launch's: it depends only
+// on the configuration and the device).
+void KeepKinetoEstimate(LoadState* s, const Event& e, const KernelFields& k) {
+  KinetoEstimate estimate;
+  if (e.est_occupancy.kind == Scalar::kNumber) {
+    if (auto v = ParseReal(e.est_occupancy.text); v && *v >= 0 && *v <= 1000) estimate.est_pct = *v;
   }
+  if (e.active_blocks.kind == Scalar::kNumber) {
+    if (auto v = ParseInteger(e.active_blocks.text); v && *v >= 0 && *v <= 4096) {
+      estimate.active_blocks = static_cast<int>(*v);
+    }
+  }
+  if (e.limiting_factors.kind == Scalar::kString) {
+    estimate.limiting_factors = AbbrevOneLine(e.limiting_factors.text, 40);
+  }
+  if (estimate.est_pct >= 0) {
+    (*s->estimates)[KinetoKey(k.device, e.name.text, k.grid.data(), k.block.data(), k.registers,
+                              k.dynamic_smem)] = estimate;
+  }
+}
+
+// The configuration row of the kernel's launch, inserted at its first launch.
+StatusOr<int64_t> ConfigId(LoadState* s, const Event& e, const KernelFields& k) {
+  const ConfigKey key{k.device, e.name.text, k.grid, k.block, k.registers, k.static_smem, k.dynamic_smem};
+  auto found = s->configs.find(key);
+  if (found != s->configs.end()) return found->second;
+  const int64_t config_id = static_cast<int64_t>(s->configs.size()) + 1;
+  OCC_ASSIGN_OR_RETURN(int64_t name_id, StringId(s, e.name.text));
+  OCC_ASSIGN_OR_RETURN(int64_t empty_id, StringId(s, ""));
+  sql::Stmt& c = *s->insert_config;
+  OCC_RETURN_IF_ERROR(c.Reset());
+  int col = 1;
+  for (int64_t v : {config_id, k.device, k.context, name_id, name_id, empty_id, k.registers, k.grid[0],
+                    k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2], k.static_smem, k.dynamic_smem,
+                    // Kineto sums static and dynamic shared memory; a kernel can only have
+                    // launched above the default 48 KiB per block by opting in, so such a
+                    // launch is read as an opted-in one.
+                    int64_t{k.static_smem + k.dynamic_smem > 48 * 1024 ? 1 : 0}}) {
+    OCC_RETURN_IF_ERROR(c.BindInt64(col++, v));
+  }
+  OCC_RETURN_IF_ERROR(c.Step().status());
+  s->configs.emplace(key, config_id);
+  KeepKinetoEstimate(s, e, k);
+  return config_id;
+}
+
+// Kernel event `index` into the database; BadInput naming the event and field when it is not
+// a kernel record this reader can use.
+Status AddKernel(LoadState* s, const Event& e, int64_t index) {
+  const std::string where = s->path + ": traceEvents[" + std::to_string(index) + "] (kernel '" +
+                            AbbrevOneLine(e.name.text, 60) + "')";
+  OCC_ASSIGN_OR_RETURN(const KernelFields k, ParseKernel(s, e, where));
+  OCC_ASSIGN_OR_RETURN(const int64_t config_id, ConfigId(s, e, k));
   int64_t start = 0;
-  if (__builtin_add_overflow(s->base_ns, *ts, &start) || start < 0) {
+  if (__builtin_add_overflow(s->base_ns, k.ts, &start) || start < 0) {
     return BadInput(where + ": ts " + AbbrevOneLine(e.ts.text, 40) +
                     " lies before the trace's time origin");
   }
   sql::Stmt& l = *s->insert_launch;
   OCC_RETURN_IF_ERROR(l.Reset());
   OCC_RETURN_IF_ERROR(l.BindInt64(1, start));
-  OCC_RETURN_IF_ERROR(l.BindInt64(2, *dur));
+  OCC_RETURN_IF_ERROR(l.BindInt64(2, k.dur));
   OCC_RETURN_IF_ERROR(l.BindInt64(3, config_id));
-  OCC_RETURN_IF_ERROR(l.BindInt64(4, stream));
-  OCC_RETURN_IF_ERROR(l.BindInt64(5, correlation));
+  OCC_RETURN_IF_ERROR(l.BindInt64(4, k.stream));
+  OCC_RETURN_IF_ERROR(l.BindInt64(5, k.correlation));
   OCC_RETURN_IF_ERROR(l.Step().status());
   return OkStatus();
 }
@@ -538,24 +571,15 @@ Status AddMeta(sql::Db& db, meta::CheckedMetaKey<meta::kTorchImport> name, const
   return stmt.Step().status();
 }
 
-}  // namespace
-
-StatusOr<sql::Db> LoadTorchProfiler(const std::string& path,
-                                    std::map<std::string, KinetoEstimate>* estimates) {
-  OCC_ASSIGN_OR_RETURN(sql::Db db, sql::Db::OpenMemory(path));
-  OCC_RETURN_IF_ERROR(db.Exec(kTraceSchemaSql));
-  OCC_RETURN_IF_ERROR(db.Exec("BEGIN"));
-  LoadState state;
-  state.path = path;
-  state.db = &db;
-  state.estimates = estimates;
-  OCC_ASSIGN_OR_RETURN(state.insert_launch, db.Prepare(
+// The statements the import inserts with, prepared once.
+Status PrepareInserts(sql::Db& db, LoadState* state) {
+  OCC_ASSIGN_OR_RETURN(state->insert_launch, db.Prepare(
       "INSERT INTO OCC_LAUNCH (start, duration, configId, streamId, correlationId) "
       "VALUES (?1, ?2, ?3, ?4, ?5)"));
-  OCC_ASSIGN_OR_RETURN(state.insert_string, db.Prepare("INSERT INTO StringIds VALUES (?1, ?2)"));
+  OCC_ASSIGN_OR_RETURN(state->insert_string, db.Prepare("INSERT INTO StringIds VALUES (?1, ?2)"));
   // Columns Kineto does not record are 0 as the schema documents them (not reported / none):
   // no executed carveout, no carveout request, no cluster, no graph.
-  OCC_ASSIGN_OR_RETURN(state.insert_config, db.Prepare(
+  OCC_ASSIGN_OR_RETURN(state->insert_config, db.Prepare(
       "INSERT INTO OCC_KERNEL_CONFIG (id, deviceId, contextId, demangledName, shortName, "
       "mangledName, registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ, "
       "staticSharedMemory, dynamicSharedMemory, sharedMemoryLimitConfig, launchType, cacheConfig, "
@@ -564,34 +588,38 @@ StatusOr<sql::Db> LoadTorchProfiler(const std::string& path,
       "maxPotentialClusterSize, maxActiveClusters, isDeviceLaunched) VALUES (?1, ?2, ?3, ?4, ?5, "
       "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, 0, 0, 0, 0, NULL, 0, 0, 1, 1, 1, 0, 0, "
       "0, 0)"));
+  return OkStatus();
+}
 
+// Parses the file, each kernel event into the database as it is read. BadInput for a file that
+// is not a readable torch.profiler trace, naming where it fails.
+Status ParseTrace(const std::string& path, Handler* handler, LoadState* state) {
   gzFile file = gzopen(path.c_str(), "rb");
   if (file == nullptr) return BadInput(path + ": cannot open for reading: " + std::strerror(errno));
   gzbuffer(file, 1 << 17);
-  Handler handler;
   Status event_status = OkStatus();
-  handler.on_event = [&](const Event& e, int64_t index) {
+  handler->on_event = [&](const Event& e, int64_t index) {
     if (!IsKernelEvent(e)) return true;
-    event_status = AddKernel(&state, e, index);
+    event_status = AddKernel(state, e, index);
     return event_status.ok();
   };
   // The base time must be known before the first kernel: Kineto writes it before traceEvents.
   // A file that gives it later has relative times read as absolute, which changes no duration.
   bool base_checked = false;
   auto check_base = [&]() -> Status {
-    if (base_checked || handler.base_time_ns.kind == Scalar::kNone) return OkStatus();
+    if (base_checked || handler->base_time_ns.kind == Scalar::kNone) return OkStatus();
     base_checked = true;
-    auto v = handler.base_time_ns.kind == Scalar::kNumber ? ParseInteger(handler.base_time_ns.text)
-                                                          : std::nullopt;
+    auto v = handler->base_time_ns.kind == Scalar::kNumber ? ParseInteger(handler->base_time_ns.text)
+                                                           : std::nullopt;
     if (!v || *v < 0 || *v > (int64_t{1} << 62)) {
       return BadInput(path + ": baseTimeNanoseconds is not a time in nanoseconds (" +
-                      AbbrevOneLine(handler.base_time_ns.text, 40) + ")");
+                      AbbrevOneLine(handler->base_time_ns.text, 40) + ")");
     }
-    state.base_ns = *v;
+    state->base_ns = *v;
     return OkStatus();
   };
-  auto wrapped = handler.on_event;
-  handler.on_event = [&](const Event& e, int64_t index) {
+  auto wrapped = handler->on_event;
+  handler->on_event = [&](const Event& e, int64_t index) {
     event_status = check_base();
     if (!event_status.ok()) return false;
     return wrapped(e, index);
@@ -600,11 +628,11 @@ StatusOr<sql::Db> LoadTorchProfiler(const std::string& path,
   rapidjson::Reader reader;
   constexpr unsigned kFlags = rapidjson::kParseIterativeFlag | rapidjson::kParseNumbersAsStringsFlag |
                               rapidjson::kParseValidateEncodingFlag;
-  const rapidjson::ParseResult parsed = reader.Parse<kFlags>(stream, handler);
+  const rapidjson::ParseResult parsed = reader.Parse<kFlags>(stream, *handler);
   const std::string gz_error = stream.error();
   gzclose(file);
   if (!event_status.ok()) return event_status;
-  if (!handler.failure.empty()) return BadInput(path + ": " + handler.failure);
+  if (!handler->failure.empty()) return BadInput(path + ": " + handler->failure);
   if (!gz_error.empty()) return BadInput(path + ": cannot decompress: " + gz_error);
   if (parsed.IsError()) {
     const bool at_end = parsed.Code() == rapidjson::kParseErrorDocumentEmpty ||
@@ -614,13 +642,17 @@ StatusOr<sql::Db> LoadTorchProfiler(const std::string& path,
                     rapidjson::GetParseError_En(parsed.Code()));
   }
   OCC_RETURN_IF_ERROR(check_base());
-  if (!handler.saw_trace_events) {
+  if (!handler->saw_trace_events) {
     return BadInput(path + ": JSON without a \"traceEvents\" array: not a torch.profiler trace");
   }
-  OCC_RETURN_IF_ERROR(AddDevices(&state, handler.devices));
+  return OkStatus();
+}
+
+// OCC_META: what the import knows of the run, and the rank and backend distributedInfo names.
+Status AddImportMeta(sql::Db& db, const Handler& handler, int64_t summed_smem) {
   OCC_RETURN_IF_ERROR(AddMeta(db, "schema_version", std::to_string(kSupportedTraceSchemaVersion)));
   OCC_RETURN_IF_ERROR(AddMeta(db, "trace_mode", "full"));
-  OCC_RETURN_IF_ERROR(AddMeta(db, "torch_summed_shared_memory", std::to_string(state.summed_smem)));
+  OCC_RETURN_IF_ERROR(AddMeta(db, "torch_summed_shared_memory", std::to_string(summed_smem)));
   // Kineto records no hardware counters: the report says why achieved occupancy is absent.
   OCC_RETURN_IF_ERROR(AddMeta(db, "achieved_status",
                               "Kineto records no hardware counters in torch.profiler traces"));
@@ -646,6 +678,25 @@ StatusOr<sql::Db> LoadTorchProfiler(const std::string& path,
                   [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':' || c == ','; })) {
     OCC_RETURN_IF_ERROR(AddMeta(db, "distributed_backend", backend->second.text));
   }
+  return OkStatus();
+}
+
+}  // namespace
+
+StatusOr<sql::Db> LoadTorchProfiler(const std::string& path,
+                                    std::map<std::string, KinetoEstimate>* estimates) {
+  OCC_ASSIGN_OR_RETURN(sql::Db db, sql::Db::OpenMemory(path));
+  OCC_RETURN_IF_ERROR(db.Exec(kTraceSchemaSql));
+  OCC_RETURN_IF_ERROR(db.Exec("BEGIN"));
+  LoadState state;
+  state.path = path;
+  state.db = &db;
+  state.estimates = estimates;
+  OCC_RETURN_IF_ERROR(PrepareInserts(db, &state));
+  Handler handler;
+  OCC_RETURN_IF_ERROR(ParseTrace(path, &handler, &state));
+  OCC_RETURN_IF_ERROR(AddDevices(&state, handler.devices));
+  OCC_RETURN_IF_ERROR(AddImportMeta(db, handler, state.summed_smem));
   state.insert_launch.reset();
   state.insert_config.reset();
   state.insert_string.reset();
