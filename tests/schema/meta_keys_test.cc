@@ -86,7 +86,7 @@ TEST(MetaKeys, TheGeneratedListReplacesOnlyWhatIsBetweenTheMarkers) {
 // One row per key, hand-checked against the table's rows.
 TEST(MetaKeys, ARowSaysUnitWritersAndValue) {
   const std::string markdown = MetaKeysMarkdown();
-  EXPECT_NE(markdown.find("| `pm_samples` | count | writer, session | rows in `OCC_PM_SAMPLE`, updated at every commit |\n"),
+  EXPECT_NE(markdown.find("| `pm_samples` | count | writer | rows in `OCC_PM_SAMPLE`, updated at every commit |\n"),
             std::string::npos);
   EXPECT_NE(markdown.find("| `light_reattach_ms` | count, median ms, max ms | tracer | what attaching again took |\n"),
             std::string::npos);
