@@ -83,7 +83,11 @@ if ! "$tmp/build-venv/bin/pip" install -q --disable-pip-version-check scikit-bui
   tail -n 2 "$tmp/pip.log"
 else
   cached() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
-  defines=(-Ccmake.build-type="$(cached CMAKE_BUILD_TYPE)" -Ccmake.define.OCC_WERROR="$(cached OCC_WERROR)")
+  # The same compilers as BUILD_DIR's, by the same path: ccache hashes the compiler, and pip's
+  # build found g++ where CMake had found c++ (the same binary), which missed every compile.
+  defines=(-Ccmake.build-type="$(cached CMAKE_BUILD_TYPE)" -Ccmake.define.OCC_WERROR="$(cached OCC_WERROR)"
+           -Ccmake.define.CMAKE_CXX_COMPILER="$(cached CMAKE_CXX_COMPILER)"
+           -Ccmake.define.CMAKE_C_COMPILER="$(cached CMAKE_C_COMPILER)")
   if [[ "$(cached CMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit)" == ON ]]; then
     defines+=(-Ccmake.define.CMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON)
   fi
