@@ -21,7 +21,9 @@
 // Markdown (no `|`: they become table cells).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <string_view>
 
 namespace occ::meta {
@@ -341,18 +343,26 @@ constexpr bool MetaKeyMatches(std::string_view declared, std::string_view name) 
   return n == name.size();
 }
 
+// The index of the row declaring `name`, or std::size(kMetaKeys). An index, not a pointer:
+// GCC 12 with -fsanitize refuses to compare a pointer into the table with nullptr in a constant
+// expression, which CheckedMetaKey needs.
+constexpr size_t FindMetaKeyIndex(std::string_view name) {
+  for (size_t i = 0; i < std::size(kMetaKeys); ++i) {
+    if (MetaKeyMatches(kMetaKeys[i].name, name)) return i;
+  }
+  return std::size(kMetaKeys);
+}
+
 // The row declaring `name`, or nullptr.
 constexpr const MetaKey* FindMetaKey(std::string_view name) {
-  for (const MetaKey& key : kMetaKeys) {
-    if (MetaKeyMatches(key.name, name)) return &key;
-  }
-  return nullptr;
+  const size_t i = FindMetaKeyIndex(name);
+  return i < std::size(kMetaKeys) ? &kMetaKeys[i] : nullptr;
 }
 
 // Whether `name` is declared as written by one of `writers` (Writer bits).
 constexpr bool IsDeclared(std::string_view name, uint16_t writers = kAnyWriter) {
-  const MetaKey* key = FindMetaKey(name);
-  return key != nullptr && (key->writers & writers) != 0;
+  const size_t i = FindMetaKeyIndex(name);
+  return i < std::size(kMetaKeys) && (kMetaKeys[i].writers & writers) != 0;
 }
 
 namespace detail {
