@@ -71,7 +71,8 @@ namespace occ::inj {
 inline constexpr uint64_t kEnoughSampleIntervals = 25;
 // A sample longer than this many intervals is rejected (pm_samples_rejected_long). PM sampling
 // is triggered by GPU time, so a healthy sample is one interval long; one 10.7 s long, at a
-// 20 us interval, came out of a stopped sampler (issue 41) and counted 15 configurations.
+// 20 us interval, came out of a stopped sampler in a torch.compile run and was counted by 15
+// configurations.
 inline constexpr uint64_t kMaxSampleIntervals = 4;
 // The longest an image waits for kernel records (steady clock): beyond their usual lag (the
 // session's 500 ms record age + a 250 ms flush period).
