@@ -143,7 +143,7 @@ class LaunchesSubcommand : public Subcommand {
             std::string theo = judged ? Fixed(theo_pct, 1) : "-";
             if (!judged) ++not_judged;
             // Replay's value for this launch, else the launch's own clean PM samples ("p"), else
-            // "n/e" where PM samples touched it but too few were clean.
+            // "n/e" where it had clean PM samples but their error is too large to show a figure.
             const bool replay = row.achieved_pct >= 0;
             const bool pm = !replay && row.pm_pct >= 0;
             const double ach_pct = replay ? row.achieved_pct : pm ? row.pm_pct : -1;

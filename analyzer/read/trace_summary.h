@@ -19,7 +19,7 @@
 namespace occ {
 
 inline constexpr char kSummaryFormatMarker[] = "occtrace-summary";
-inline constexpr int kSummaryVersion = 1;
+inline constexpr int kSummaryVersion = 2;
 inline constexpr char kSummaryExtension[] = ".summary.json";
 
 // A summary by its name (ends in .summary.json) or its start: '{' and, within the first 512
