@@ -358,7 +358,16 @@ std::string PmSamplesText(const occtrace::PmAchieved& pm) {
 // PM's figure where replay gives the group's: "PM samples: 49.5% ± 0.3 over 50 clean samples",
 // or "PM samples: no figure" and why.
 std::string PmBesideText(const occtrace::PmAchieved& pm) {
-  if (pm.achieved_pct() < 0) return "PM samples: no figure (" + pm.status() + ")";
+  if (pm.achieved_pct() < 0) {
+    const std::string& status = pm.status();
+    return "PM samples: no figure (" +
+           std::string(status == "too_uncertain"   ? "error too large"
+                       : status == "not_separable" ? "not separable from the kernels beside it"
+                       : status == "implausible"   ? "the samples do not add up"
+                       : status == "no_samples"    ? "no sample while it ran"
+                                                   : status) +
+           ")";
+  }
   return "PM samples: " + FormatPct(pm.achieved_pct()) + PmErrorText(pm) + " over " + PmSamplesText(pm);
 }
 

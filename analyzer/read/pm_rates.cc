@@ -321,71 +321,84 @@ void PmRateSolver::BuildEquations(Fit* fit, std::vector<PmRates>* out) const {
   fit->h_cycles = h_cycles(fit->columns);
 }
 
-// Which units the samples can tell apart (pm_rates.h, step 1), and each unit's partner.
-void PmRateSolver::Separate(Fit* fit, std::vector<PmRates>* out) {
-  const std::vector<int32_t>& units = fit->component->units;
+// Each unit's partner: the unit whose time column correlates most with its own. Times are never
+// negative, so the largest entry of the unit-diagonal Gram matrix is the largest correlation.
+void PmRateSolver::FindPartners(const Fit& fit, std::vector<PmRates>* out) {
+  const std::vector<int32_t>& units = fit.component->units;
   const Index unit_count = static_cast<Index>(units.size());
-  fit->scale = fit->gram.diagonal().cwiseSqrt();
-  const VectorXd inverse = fit->scale.cwiseInverse();
-  fit->unit_gram = inverse.asDiagonal() * fit->gram * inverse.asDiagonal();
-  const MatrixXd& r = fit->unit_gram;
-  auto time_position = [&](Index unit) { return fit->position[static_cast<size_t>(kColumnsPerUnit * unit)]; };
-  // Times are never negative, so the largest entry is the largest correlation.
+  auto time_position = [&](Index unit) { return fit.position[static_cast<size_t>(kColumnsPerUnit * unit)]; };
   for (Index i = 0; i < unit_count; ++i) {
     Index best = -1;
     for (Index k = 0; k < unit_count; ++k) {
-      const double rik = r(time_position(i), time_position(k));
-      if (k != i && rik > 0 && (best < 0 || rik > r(time_position(i), time_position(best)))) best = k;
+      const double rik = fit.unit_gram(time_position(i), time_position(k));
+      if (k != i && rik > 0 && (best < 0 || rik > fit.unit_gram(time_position(i), time_position(best)))) best = k;
     }
     (*out)[static_cast<size_t>(units[static_cast<size_t>(i)])].partner = best < 0 ? -1 : units[static_cast<size_t>(best)];
   }
-  fit->separable.assign(static_cast<size_t>(unit_count), true);
-  // A unit's ramp or tail column that its own time column (and other one) explain costs nothing
-  // (a kernel of one length: its time is a multiple of its starts); drop those first, unit by
-  // unit, so that one Cholesky factor of what is left nearly always shows it full rank.
+}
+
+// The positions left when each unit's ramp or tail column that its own other columns explain is
+// dropped: that costs nothing (a kernel of one length: its time is a multiple of its starts), and
+// what is left is then nearly always of full rank, which one Cholesky factor shows.
+std::vector<std::ptrdiff_t> PmRateSolver::OwnIndependentPositions(const Fit& fit) {
   std::vector<Index> candidates;
-  for (Index i = 0; i < unit_count; ++i) {
+  for (Index i = 0; i < static_cast<Index>(fit.component->units.size()); ++i) {
     std::vector<Index> own;
     for (Index k = 0; k < kColumnsPerUnit; ++k) {
-      if (fit->position[static_cast<size_t>(kColumnsPerUnit * i + k)] >= 0) own.push_back(fit->position[static_cast<size_t>(kColumnsPerUnit * i + k)]);
+      const Index p = fit.position[static_cast<size_t>(kColumnsPerUnit * i + k)];
+      if (p >= 0) own.push_back(p);
     }
     std::vector<bool> time_first(own.size(), false);
     time_first[0] = true;  // a unit's time column always has a position
     MatrixXd own_l;
-    for (const Index k : PivotedCholesky(MatrixXd(r(own, own)), time_first, kDependentPivot, &own_l)) {
+    for (const Index k : PivotedCholesky(MatrixXd(fit.unit_gram(own, own)), time_first, kDependentPivot, &own_l)) {
       candidates.push_back(own[static_cast<size_t>(k)]);
     }
   }
   std::sort(candidates.begin(), candidates.end());
-  fit->kept_factor.compute(MatrixXd(r(candidates, candidates)));
+  return candidates;
+}
+
+// Which units the samples can tell apart (pm_rates.h, step 1), and each unit's partner.
+void PmRateSolver::Separate(Fit* fit, std::vector<PmRates>* out) {
+  fit->scale = fit->gram.diagonal().cwiseSqrt();
+  const VectorXd inverse = fit->scale.cwiseInverse();
+  fit->unit_gram = inverse.asDiagonal() * fit->gram * inverse.asDiagonal();
+  FindPartners(*fit, out);
+  fit->separable.assign(fit->component->units.size(), true);
+  const std::vector<Index> candidates = OwnIndependentPositions(*fit);
+  fit->kept_factor.compute(MatrixXd(fit->unit_gram(candidates, candidates)));
   if (fit->kept_factor.info() == Eigen::Success &&
       fit->kept_factor.matrixLLT().diagonal().cwiseAbs2().minCoeff() >= kDependentPivot) {
     fit->kept = candidates;
     return;
   }
-  // Else some units' columns combine others': which (pm_rates.h, step 1).
-  std::vector<bool> rates;  // rates before ramp and tail terms: a unit's time column goes only when other units' explain it
+  MarkInseparable(fit, candidates, out);
+}
+
+// Some units' columns combine others': a pivoted Cholesky of the candidates (rates before ramp
+// and tail terms: a unit's time column goes only when other units' explain it) keeps the rest;
+// every unit with a share in a dropped column's combination shares its counts.
+void PmRateSolver::MarkInseparable(Fit* fit, const std::vector<std::ptrdiff_t>& candidates, std::vector<PmRates>* out) {
+  const std::vector<int32_t>& units = fit->component->units;
+  std::vector<bool> rates;
   for (const Index p : candidates) rates.push_back(fit->columns[static_cast<size_t>(p)] % kColumnsPerUnit == 0);
   MatrixXd l_candidates;
-  std::vector<Index> kept_candidates = PivotedCholesky(MatrixXd(r(candidates, candidates)), rates, kDependentPivot, &l_candidates);
+  const std::vector<Index> kept_candidates =
+      PivotedCholesky(MatrixXd(fit->unit_gram(candidates, candidates)), rates, kDependentPivot, &l_candidates);
   fit->kept.clear();
   for (const Index k : kept_candidates) fit->kept.push_back(candidates[static_cast<size_t>(k)]);
-  fit->kept_factor.compute(MatrixXd(r(fit->kept, fit->kept)));
-  const Index kept = static_cast<Index>(fit->kept.size()), n = r.rows();
-  // L over every position (rows of those not candidates stay zero: they were own-dependent).
-  MatrixXd l = MatrixXd::Zero(n, kept);
-  l(candidates, Eigen::all) = l_candidates;
-  std::vector<bool> is_kept(static_cast<size_t>(n), false);
-  for (const Index p : fit->kept) is_kept[static_cast<size_t>(p)] = true;
-  std::vector<bool> is_candidate(static_cast<size_t>(n), false);
-  for (const Index p : candidates) is_candidate[static_cast<size_t>(p)] = true;
+  fit->kept_factor.compute(MatrixXd(fit->unit_gram(fit->kept, fit->kept)));
+  const Index kept = static_cast<Index>(fit->kept.size());
   // The kept rows of L, in pivot order, are lower triangular; a dropped column is Σ_m x_m × (kept
-  // column m), with Lkᵀ x = its row of L. The units with a share in that sum share its counts.
-  const MatrixXd lk = l(fit->kept, Eigen::all);  // kept rows in pivot order: see PivotedCholesky
-  for (Index d = 0; d < n; ++d) {
-    if (is_kept[static_cast<size_t>(d)] || !is_candidate[static_cast<size_t>(d)]) continue;
+  // column m), with Lkᵀ x = its row of L.
+  const MatrixXd lk = l_candidates(kept_candidates, Eigen::all);
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    const Index d = candidates[c];
+    if (std::find(fit->kept.begin(), fit->kept.end(), d) != fit->kept.end()) continue;
     const Index unit_d = fit->columns[static_cast<size_t>(d)] / kColumnsPerUnit;
-    const VectorXd x = lk.triangularView<Eigen::Lower>().transpose().solve(VectorXd(l.row(d).transpose()));
+    const VectorXd x = lk.triangularView<Eigen::Lower>().transpose().solve(
+        VectorXd(l_candidates.row(static_cast<Index>(c)).transpose()));
     const double largest = x.cwiseAbs().maxCoeff();
     Index partner = -1;
     for (Index m = 0; m < kept; ++m) {
@@ -395,7 +408,7 @@ void PmRateSolver::Separate(Fit* fit, std::vector<PmRates>* out) {
       fit->separable[static_cast<size_t>(unit_m)] = false;
       (*out)[static_cast<size_t>(units[static_cast<size_t>(unit_m)])].partner = units[static_cast<size_t>(unit_d)];
     }
-    // A column that only needs its own unit's (a kernel of one length) costs nothing.
+    // A column that only needs its own unit's costs nothing.
     if (partner < 0) continue;
     fit->separable[static_cast<size_t>(unit_d)] = false;
     (*out)[static_cast<size_t>(units[static_cast<size_t>(unit_d)])].partner =
@@ -466,6 +479,21 @@ void PmRateSolver::ResidualMeats(const Fit& fit, const std::vector<Index>& slot,
   }
 }
 
+// The variance factor of a unit's totals had it run alone: gᵀ G_own⁻¹ g over its own free
+// columns, g its time, starts and ends; against gᵀ G⁻¹ g over every free column, its inflation.
+double PmRateSolver::VarianceAlone(const Fit& fit, const std::vector<std::ptrdiff_t>& slot, std::ptrdiff_t unit) {
+  std::vector<Index> own;
+  std::vector<double> own_totals;
+  for (Index k = 0; k < kColumnsPerUnit; ++k) {
+    const Index p = fit.position[static_cast<size_t>(kColumnsPerUnit * unit + k)];
+    if (p < 0 || slot[static_cast<size_t>(p)] < 0) continue;
+    own.push_back(p);
+    own_totals.push_back(fit.totals(unit, k));
+  }
+  const VectorXd g = Eigen::Map<const VectorXd>(own_totals.data(), static_cast<Index>(own_totals.size()));
+  return g.dot(MatrixXd(fit.gram(own, own)).llt().solve(g));
+}
+
 // Each unit's whole-launch totals and their sandwich covariance (pm_rates.h, step 3).
 void PmRateSolver::Totals(const Fit& fit, std::vector<PmRates>* out) const {
   const std::vector<int32_t>& units = fit.component->units;
@@ -525,18 +553,7 @@ void PmRateSolver::Totals(const Fit& fit, std::vector<PmRates>* out) const {
   const VectorXd cov = QuadraticForms(q, meats.Matrix(2)) * hc1;
   for (size_t s = 0; s < solved.size(); ++s) {
     const Index si = static_cast<Index>(s);
-    // Inflation: the variance of its totals' combination with every free column, over that with
-    // its own columns only.
-    std::vector<Index> own;
-    std::vector<double> own_totals;
-    for (Index k = 0; k < kColumnsPerUnit; ++k) {
-      const Index p = position(solved[s], k);
-      if (p < 0 || slot[static_cast<size_t>(p)] < 0) continue;
-      own.push_back(p);
-      own_totals.push_back(fit.totals(solved[s], k));
-    }
-    const VectorXd g = Eigen::Map<const VectorXd>(own_totals.data(), static_cast<Index>(own_totals.size()));
-    const double alone = g.dot(MatrixXd(fit.gram(own, own)).llt().solve(g));
+    const double alone = VarianceAlone(fit, slot, solved[s]);
     PmRates& rates = (*out)[static_cast<size_t>(units[static_cast<size_t>(solved[s])])];
     rates.status = PmRates::Status::kSolved;
     rates.warps = warps[s];

@@ -121,7 +121,11 @@ class PmRateSolver {
   void SolveComponent(const Component& component, std::vector<PmRates>* out) const;
   void BuildEquations(Fit* fit, std::vector<PmRates>* out) const;
   static void Separate(Fit* fit, std::vector<PmRates>* out);
+  static void FindPartners(const Fit& fit, std::vector<PmRates>* out);
+  static std::vector<std::ptrdiff_t> OwnIndependentPositions(const Fit& fit);
+  static void MarkInseparable(Fit* fit, const std::vector<std::ptrdiff_t>& candidates, std::vector<PmRates>* out);
   void Totals(const Fit& fit, std::vector<PmRates>* out) const;
+  static double VarianceAlone(const Fit& fit, const std::vector<std::ptrdiff_t>& slot, std::ptrdiff_t unit);
   struct Meats;  // the sandwich's middle (pm_rates.cc)
   void ResidualMeats(const Fit& fit, const std::vector<std::ptrdiff_t>& slot, Meats* meats) const;
 
