@@ -23,7 +23,8 @@ std::vector<std::string> Header(bool what_if) {
       "Max (ns)", "Time (%)", "Time Estimated", "Timed Instances", "Time 95% Interval (ns)", "Judged", "Theoretical Occupancy (%)",
       "Theoretical Active Warps per SM", "Achieved Occupancy (measured) (%)",
       "Achieved Measured Launches", "Achieved Source", "PM Achieved Occupancy (%)", "PM Clean Samples",
-      "PM Mixed Samples", "Throughput Verdict", "Busiest Unit", "Busiest Unit (% of peak)",
+      "PM Mixed Samples", "PM Standard Error (points)", "PM From Mixed Samples", "PM Status",
+      "Achieved Not Measured Reason", "Throughput Verdict", "Busiest Unit", "Busiest Unit (% of peak)",
       "DRAM Throughput (%)", "L2 Throughput (%)", "L1 Throughput (%)", "Issue Slots Busy (%)",
       "Tensor Pipe Busy (%)", "Limiter", "Block Limit Registers", "Block Limit Shared Mem",
       "Block Limit Warps", "Block Limit SM", "Block Limit Barriers", "Allocated Reg/Trd",
@@ -115,7 +116,7 @@ std::vector<std::string> LaunchCells(const occtrace::KernelGroup& g) {
   };
 }
 
-// Judged .. PM Mixed Samples: theoretical occupancy and the achieved measurements.
+// Judged .. Achieved Not Measured Reason: theoretical occupancy and the achieved measurements.
 std::vector<std::string> OccupancyCells(const occtrace::KernelGroup& g) {
   const occtrace::Occupancy& occ = g.occupancy();
   const bool judged = g.judged();
@@ -132,6 +133,10 @@ std::vector<std::string> OccupancyCells(const occtrace::KernelGroup& g) {
       g.achieved().has_pm() && pm.achieved_pct() >= 0 ? FormatFixed(pm.achieved_pct(), 2) : "",
       g.achieved().has_pm() ? std::to_string(pm.clean_samples()) : "",
       g.achieved().has_pm() ? std::to_string(pm.mixed_samples()) : "",
+      g.achieved().has_pm() && pm.standard_error() >= 0 ? FormatFixed(pm.standard_error(), 2) : "",
+      g.achieved().has_pm() ? (pm.from_mixed() ? "yes" : "no") : "",
+      pm.status(),
+      HasAchieved(g) ? "" : g.achieved().not_measured_reason(),
   };
 }
 

@@ -300,8 +300,8 @@ void PrintTopTable(const occtrace::Report& report, std::ostream& out) {
       out << "<td class=\"num\" data-v=\"-1\">not judged</td>";
     }
     if (AchievedSource(g) == "pm") {
-      out << PctCell(g.achieved().mean_pct(), "(PM, " + FormatCount(g.achieved().samples()) + " samples)");
-    } else if (PmNotEnough(g)) {
+      out << PctCell(g.achieved().mean_pct(), PmFigureNote(g));
+    } else if (PmNoFigure(g)) {
       out << "<td class=\"num\" data-v=\"-1\">" << E(AchievedWideCell(g)) << "</td>";
     } else if (HasAchieved(g)) {
       out << PctCell(g.achieved().mean_pct());

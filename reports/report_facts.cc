@@ -127,6 +127,54 @@ std::string FileVersions(const occtrace::InputFile& file) {
   return cuda + (cuda.empty() ? "" : "; ") + "traced by occtrace " + file.occtrace_version();
 }
 
+namespace {
+
+// What the tracer did not store (OCC_META; -1: not recorded): "; not stored: 1,234 lost (1,000
+// busy), 56 never decoded, 7 too long (a stopped sampler)", or "". Too long: more than 4
+// intervals (analyzer/read/pm_attribution.h, kMaxPmSampleIntervals).
+std::string PmLossText(const occtrace::InputFile& file) {
+  std::string out;
+  auto add = [&out](const std::string& text) { out += (out.empty() ? "" : ", ") + text; };
+  if (file.pm_samples_lost() > 0) {
+    add(FormatCount(file.pm_samples_lost()) + " lost" +
+        (file.pm_samples_lost_busy() >= 0 ? " (" + FormatCount(file.pm_samples_lost_busy()) + " busy)" : ""));
+  }
+  if (file.pm_samples_undecoded() > 0) add(FormatCount(file.pm_samples_undecoded()) + " never decoded");
+  if (file.pm_samples_rejected_long() > 0) {
+    add(FormatCount(file.pm_samples_rejected_long()) + " too long (a stopped sampler)");
+  }
+  return out.empty() ? "" : "; not stored: " + out;
+}
+
+// "PM sampling every 20.0 µs, on for 9.6 s of 90.8 s: 71 samples (40 clean, 29 mixed, 2 beside no
+// traced launch); not stored: ...", or "PM sampling off (why)": so that a user sees when it was
+// off and why, and what became of its samples. Each sample is counted once.
+std::string PmSamplingText(const occtrace::InputFile& file) {
+  const std::string& status = file.pm_status();
+  if (!status.empty() && status != "on") return "PM sampling off (" + status + ")";
+  std::string out = "PM sampling";
+  if (file.pm_interval_ns() > 0) out += " every " + FormatDuration(file.pm_interval_ns());
+  // Paused by the CPU bound: the samples cover only part of the run.
+  if (file.pm_run_ns() > 0 && file.pm_sampling_ns() < file.pm_run_ns()) {
+    out += ", on for " + FormatDuration(file.pm_sampling_ns()) + " of " + FormatDuration(file.pm_run_ns());
+  }
+  out += ": " + FormatCount(file.pm_samples()) + " samples (" + FormatCount(file.pm_clean_samples()) + " clean, " +
+         FormatCount(file.pm_mixed_samples()) + " mixed, " + FormatCount(file.pm_unattributed_samples()) +
+         " beside no traced launch";
+  if (file.pm_long_samples() > 0) {
+    out += ", " + FormatCount(file.pm_long_samples()) + " too long, not used";
+  }
+  out += ")" + PmLossText(file);
+  if (file.pm_overflows() > 0) {
+    out += ", " + FormatCount(file.pm_overflows()) +
+           (file.pm_overflows() == 1 ? " buffer overflow" : " buffer overflows") + " (samples lost)";
+  }
+  if (file.pm_decode_errors() > 0) out += ", " + FormatCount(file.pm_decode_errors()) + " decode errors";
+  return out;
+}
+
+}  // namespace
+
 std::string AchievedModeText(const occtrace::InputFile& file) {
   std::string out;
   const std::string& mode = file.achieved_mode();
@@ -146,29 +194,7 @@ std::string AchievedModeText(const occtrace::InputFile& file) {
     out = "not measured";
   }
   if (!file.achieved_status().empty() && mode != "pm") out += " (" + file.achieved_status() + ")";
-  // PM sampling: whether it ran, and what became of its samples, so that a user sees when it was
-  // off and why, or lost samples.
-  if (!file.pm_status().empty() || file.pm_samples() > 0) {
-    const std::string& status = file.pm_status();
-    if (!status.empty() && status != "on") {
-      out += "; PM sampling off (" + status + ")";
-    } else {
-      out += "; PM sampling";
-      if (file.pm_interval_ns() > 0) out += " every " + FormatDuration(file.pm_interval_ns());
-      // Paused by the CPU bound: the samples cover only part of the run.
-      if (file.pm_run_ns() > 0 && file.pm_sampling_ns() < file.pm_run_ns()) {
-        out += ", on for " + FormatDuration(file.pm_sampling_ns()) + " of " + FormatDuration(file.pm_run_ns());
-      }
-      out += ": " + FormatCount(file.pm_samples()) + " samples (" + FormatCount(file.pm_clean_samples()) +
-             " clean, " + FormatCount(file.pm_mixed_samples()) + " mixed, " +
-             FormatCount(file.pm_unattributed_samples()) + " beside no traced launch)";
-      if (file.pm_overflows() > 0) {
-        out += ", " + FormatCount(file.pm_overflows()) +
-               (file.pm_overflows() == 1 ? " buffer overflow" : " buffer overflows") + " (samples lost)";
-      }
-      if (file.pm_decode_errors() > 0) out += ", " + FormatCount(file.pm_decode_errors()) + " decode errors";
-    }
-  }
+  if (!file.pm_status().empty() || file.pm_samples() > 0) out += "; " + PmSamplingText(file);
   return out;
 }
 
@@ -317,42 +343,52 @@ bool AnyAchieved(const occtrace::Report& report) {
 
 namespace {
 
-// "PM samples: 47.6% over 45 clean samples" (`with_value`: the figure is not said before it),
-// "PM samples: 45 clean samples" or "PM: 7 clean samples, 20 needed", and the mixed samples left out.
-std::string PmText(const occtrace::PmAchieved& pm, bool with_value) {
-  std::string out;
+// " ± 0.3": a PM figure's standard error, in points.
+std::string PmErrorText(const occtrace::PmAchieved& pm) {
+  return pm.standard_error() >= 0 ? " ± " + FormatFixed(pm.standard_error(), 1) : "";
+}
+
+// "50 clean samples" or "80 samples, 30 shared with other kernels": what a PM figure rests on.
+std::string PmSamplesText(const occtrace::PmAchieved& pm) {
+  if (!pm.from_mixed()) return FormatCount(pm.samples()) + " clean samples";
+  return FormatCount(pm.samples()) + " samples, " + FormatCount(pm.mixed_samples()) +
+         " shared with other kernels (least squares)";
+}
+
+// PM's figure where replay gives the group's: "PM samples: 49.5% ± 0.3 over 50 clean samples",
+// or "PM samples: no figure" and why.
+std::string PmBesideText(const occtrace::PmAchieved& pm) {
   if (pm.achieved_pct() < 0) {
-    out = "PM: " + FormatCount(pm.clean_samples()) + " clean samples, " + FormatCount(pm.min_samples()) +
-          " needed";
-  } else if (with_value) {
-    out = "PM samples: " + FormatPct(pm.achieved_pct()) + " over " + FormatCount(pm.clean_samples()) +
-          " clean samples";
-  } else {
-    out = "PM samples: " + FormatCount(pm.clean_samples()) + " clean samples";
+    const std::string& status = pm.status();
+    return "PM samples: no figure (" +
+           std::string(status == "too_uncertain"   ? "error too large"
+                       : status == "not_separable" ? "not separable from the kernels beside it"
+                       : status == "implausible"   ? "the samples do not add up"
+                       : status == "no_samples"    ? "no sample while it ran"
+                                                   : status) +
+           ")";
   }
-  if (pm.mixed_samples() > 0) {
-    out += "; " + FormatCount(pm.mixed_samples()) + " shared with other kernels, not used";
-  }
-  return out;
+  return "PM samples: " + FormatPct(pm.achieved_pct()) + PmErrorText(pm) + " over " + PmSamplesText(pm);
 }
 
 }  // namespace
 
 const std::string_view kPmTableLegend =
-    "p = from PM samples (device-wide counters, samples in which only this kernel ran), else "
-    "replay on measured launches; n/e = not enough PM samples.";
+    "p = from PM samples (device-wide counters) in which only this kernel ran, m = from PM samples "
+    "including ones shared with other kernels (least squares), else replay on measured launches; "
+    "n/e = PM error too large for a figure, n/s = PM samples cannot separate it from kernels beside it.";
 const std::string_view kPmWideTableLegend =
-    "A figure marked PM comes from PM samples (device-wide counters, over the samples in which "
-    "only this configuration ran), with their count; unmarked figures come from replay on the "
-    "measured launches.";
+    "A figure marked PM comes from PM samples (device-wide counters), with its standard error and "
+    "sample count; \"mixed\" counts the samples it shared with other kernels, whose counts the "
+    "least-squares solve split between them; unmarked figures come from replay on the measured launches.";
 
 const std::string& AchievedSource(const occtrace::KernelGroup& group) {
   static const std::string kNone;
   return HasAchieved(group) ? group.achieved().source() : kNone;
 }
 
-bool PmNotEnough(const occtrace::KernelGroup& group) {
-  return !HasAchieved(group) && group.achieved().has_pm() && group.achieved().pm().achieved_pct() < 0;
+bool PmNoFigure(const occtrace::KernelGroup& group) {
+  return !HasAchieved(group) && group.achieved().has_pm();
 }
 
 bool AnyPm(const occtrace::Report& report) {
@@ -363,40 +399,57 @@ bool AnyPm(const occtrace::Report& report) {
 }
 
 std::string AchievedNarrowCell(const occtrace::KernelGroup& group) {
-  if (PmNotEnough(group)) return "n/e";
+  if (PmNoFigure(group)) {
+    const std::string& status = group.achieved().pm().status();
+    return status == "too_uncertain" ? "n/e" : status == "not_separable" ? "n/s" : "–";
+  }
   if (!HasAchieved(group)) return "–";
   const double pct = group.achieved().mean_pct();
   if (AchievedSource(group) != "pm") return FormatFixed(pct, 1);
-  return (pct >= 99.95 ? FormatFixed(pct, 0) : FormatFixed(pct, 1)) + "p";
+  return (pct >= 99.95 ? FormatFixed(pct, 0) : FormatFixed(pct, 1)) + (group.achieved().pm().from_mixed() ? "m" : "p");
 }
 
 std::string AchievedWideCell(const occtrace::KernelGroup& group) {
-  if (PmNotEnough(group)) {
-    return "not enough samples (PM, " + FormatCount(group.achieved().pm().clean_samples()) + ")";
+  const occtrace::PmAchieved& pm = group.achieved().pm();
+  if (PmNoFigure(group)) {
+    if (pm.status() == "too_uncertain") {
+      return pm.standard_error() > pm.max_standard_error()
+                 ? "error too large (PM," + PmErrorText(pm) + " over " + FormatCount(pm.samples()) + " samples)"
+                 : "too few samples (PM, " + FormatCount(pm.samples()) + ")";
+    }
+    if (pm.status() == "not_separable") return "not separable (PM)";
+    if (pm.status() == "implausible") return "samples do not add up (PM)";
+    if (pm.status() == "no_samples") return "no PM sample";
+    return "–";
   }
   if (!HasAchieved(group)) return "–";
   const std::string value = FormatFixed(group.achieved().mean_pct(), 1);
   if (AchievedSource(group) != "pm") return value;
-  return value + " (PM, " + FormatCount(group.achieved().samples()) + " samples)";
+  return value + " " + PmFigureNote(group);
+}
+
+std::string PmFigureNote(const occtrace::KernelGroup& group) {
+  const occtrace::PmAchieved& pm = group.achieved().pm();
+  std::string out = (pm.standard_error() >= 0 ? "± " + FormatFixed(pm.standard_error(), 1) + " " : "") + "(PM, " +
+                    FormatCount(pm.samples()) + " samples";
+  if (pm.from_mixed()) out += ", " + FormatCount(pm.mixed_samples()) + " mixed";
+  return out + ")";
 }
 
 std::string AchievedText(const occtrace::KernelGroup& group) {
   const occtrace::Achieved& a = group.achieved();
   if (!HasAchieved(group)) {
-    if (a.has_pm()) {
-      std::string out = "not enough samples (" + PmText(a.pm(), true) + ")";
-      if (a.not_measured() > 0) out += "; replay: " + FormatCount(a.not_measured()) + " launches not measured";
-      if (!a.not_measured_reason().empty()) out += ": " + a.not_measured_reason();
-      return out;
-    }
-    std::string out = "not measured";
-    if (!a.not_measured_reason().empty()) out += ": " + a.not_measured_reason();
-    return out;
+    // The judge always says why (achieved_figure.h); a report made before it did may not.
+    return a.not_measured_reason().empty() ? "not measured" : "not measured: " + a.not_measured_reason();
   }
   if (a.source() == "pm") {
-    std::string out = FormatPct(a.mean_pct()) + " (" + PmText(a.pm(), false);
-    if (a.pm().inside_pct() >= 0 && a.pm().inside_samples() < a.pm().clean_samples()) {
-      out += "; " + FormatPct(a.pm().inside_pct()) + " over the " + FormatCount(a.pm().inside_samples()) +
+    const occtrace::PmAchieved& pm = a.pm();
+    std::string out = FormatPct(a.mean_pct()) + PmErrorText(pm) + " (PM samples: " + PmSamplesText(pm);
+    if (pm.from_mixed() && pm.clean_pct() >= 0) {
+      out += "; " + FormatPct(pm.clean_pct()) + " over its " + FormatCount(pm.clean_samples()) + " clean ones alone";
+    }
+    if (pm.inside_pct() >= 0 && pm.inside_samples() < pm.samples()) {
+      out += "; " + FormatPct(pm.inside_pct()) + " over the " + FormatCount(pm.inside_samples()) +
              " inside one launch";
     }
     if (a.not_measured() > 0) out += "; replay: " + FormatCount(a.not_measured()) + " launches not measured";
@@ -410,7 +463,7 @@ std::string AchievedText(const occtrace::KernelGroup& group) {
            ", max " + FormatPct(a.max_pct());
   }
   if (a.not_measured() > 0) out += "; " + FormatCount(a.not_measured()) + " not measured";
-  if (a.has_pm()) out += "; " + PmText(a.pm(), true);
+  if (a.has_pm()) out += "; " + PmBesideText(a.pm());
   return out + ")";
 }
 
@@ -653,14 +706,15 @@ std::vector<Metric> OccupancyMetrics(const occtrace::KernelGroup& g) {
                       FormatFixed(a.mean_pct() * occ.max_warps_per_sm() / 100.0, 2)});
     }
     if (pm) {
-      rows.push_back({"Clean PM Samples", FormatCount(a.samples())});
+      rows.push_back({"PM Samples", PmSamplesText(a.pm())});
+      rows.push_back({"PM Standard Error", FormatFixed(a.pm().standard_error(), 2) + " points"});
     } else {
       std::string samples = FormatCount(a.samples());
       if (a.samples() > 1) {
         samples += " (min " + FormatFixed(a.min_pct(), 2) + " %, max " + FormatFixed(a.max_pct(), 2) + " %)";
       }
       rows.push_back({"Measured Launches", samples});
-      if (a.has_pm()) rows.push_back({"Achieved Occupancy (PM samples)", PmText(a.pm(), true)});
+      if (a.has_pm()) rows.push_back({"Achieved Occupancy (PM samples)", PmBesideText(a.pm())});
     }
   } else {
     rows.push_back({"Achieved Occupancy", AchievedText(g)});

@@ -75,22 +75,26 @@ std::string TimeText(const occtrace::KernelGroup& group);
 std::string LimiterLine(const occtrace::KernelGroup& group);
 bool HasAchieved(const occtrace::KernelGroup& group);
 bool AnyAchieved(const occtrace::Report& report);
-// "48.1% (replay: mean of 12 launches, min 40.2%, max 55.0%)", "47.6% (PM samples: 45 clean
-// samples ...)", "not enough samples (PM: 7 clean samples, 20 needed)" or "not measured: <reason>";
-// with replay, PM's figure beside it when the trace has one.
+// "48.1% (replay: mean of 12 launches, min 40.2%, max 55.0%)", "47.6% ± 0.4 (PM samples: 45
+// clean samples ...)" or "not measured: <reason>" (PM's reason when PM samples touched it); with
+// replay, PM's figure beside it when the trace has one.
 std::string AchievedText(const occtrace::KernelGroup& group);
 // Which measurement the group's achieved figure came from: "replay", "pm" or "" (none).
 const std::string& AchievedSource(const occtrace::KernelGroup& group);
-// PM samples touched the group but too few were clean for a figure ("not enough samples").
-bool PmNotEnough(const occtrace::KernelGroup& group);
+// PM samples touched the group but give no figure (PmAchieved.status says why).
+bool PmNoFigure(const occtrace::KernelGroup& group);
 // Any group with PM figures or PM samples: printers then explain their table marks.
 bool AnyPm(const occtrace::Report& report);
-// The achieved cell of a narrow table (text): "48.1" (replay), "47.6p" (PM samples), "n/e" (not
-// enough PM samples) or "–".
+// The achieved cell of a narrow table (text): "48.1" (replay), "47.6p" (PM, clean samples only),
+// "47.6m" (PM, mixed samples too), "n/e" (PM error too large), "n/s" (PM cannot separate it) or "–".
 std::string AchievedNarrowCell(const occtrace::KernelGroup& group);
-// The achieved cell of a wide table (Markdown, HTML): "48.1" (replay), "47.6 (PM, 45 samples)",
-// "not enough samples (PM, 7)" or "–".
+// The achieved cell of a wide table (Markdown, HTML): "48.1" (replay), "47.6 ± 0.4 (PM, 45
+// samples)", "47.6 ± 0.9 (PM, 80 samples, 30 mixed)", "error too large (PM, ± 3.1 over 19
+// samples)", "too few samples (PM, 3)", "not separable (PM)", "samples do not add up (PM)", "no
+// PM sample" or "–".
 std::string AchievedWideCell(const occtrace::KernelGroup& group);
+// What follows a PM figure's value in a wide cell: "± 0.4 (PM, 80 samples, 30 mixed)".
+std::string PmFigureNote(const occtrace::KernelGroup& group);
 // The legend of those cells' marks; "" when the report has no PM samples.
 extern const std::string_view kPmTableLegend;
 extern const std::string_view kPmWideTableLegend;

@@ -6,13 +6,15 @@
 //                                (ConfigStats, trace_rows.h), by the reader of its format
 //                                (read/registry/input_formats.h: occtrace/, nsys/,
 //                                torch_profiler/, or a summary/ written by `occ-report summarize`)
-//   attribute pm_attribution.h   a trace's PM samples -> the configurations that ran alone in
-//                                them (clean samples) and their achieved occupancy; run by the
-//                                occtrace reader, its sums travel in ConfigStats::pm
+//   attribute pm_attribution.h   a trace's PM samples -> each configuration's share of their
+//                                counters (least squares over every sample, pm_rates.h) and its
+//                                error; run by the occtrace reader, its sums travel in
+//                                ConfigStats::pm
 //   group   grouping.h           the rows of every file -> groups of one kernel, configuration
 //                                and GPU model; profiled launches folded into their siblings'
 //   judge   judge.h              a group -> its verdict: theoretical occupancy (occupancy.h),
 //                                limiter, waves, issues, achieved occupancy and its gap
+//           achieved_figure.h    which achieved figure a group shows, or why none
 //   advise  advice.h             a launch -> the model's suggestions (block size, register cap,
 //                                shared memory, barriers, grid size)
 //           group_advice.h       which suggestions fit the traced group; headroom, priority

@@ -22,17 +22,6 @@ std::string DeviceKey(const TraceDevice* d) {
   return key.str();
 }
 
-std::string ConfigKey(const ConfigStats& c, bool with_executed_carveout = true) {
-  std::ostringstream key;
-  key << DimsText(c.grid) << '|' << DimsText(c.block) << '|' << c.registers_per_thread << '|'
-      << c.registers_known << '|' << c.static_smem << '|' << c.dynamic_smem << '|'
-      << (with_executed_carveout ? c.smem_executed : -1) << '|' << c.smem_limit_config << '|'
-      << c.carveout_pct << '|'
-      << c.cache_config << '|' << DimsText(c.cluster) << '|' << c.local_mem_per_thread << '|'
-      << c.name;
-  return key.str();
-}
-
 }  // namespace
 
 void FileShare::Add(const ConfigStats& c) {
@@ -50,7 +39,7 @@ void FileShare::Add(const FileShare& other) {
 }
 
 std::string GroupKey(const ConfigStats& c, const TraceDevice* device, bool what_if) {
-  return (what_if ? std::string("what-if") : DeviceKey(device)) + "#" + ConfigKey(c);
+  return (what_if ? std::string("what-if") : DeviceKey(device)) + "#" + LaunchConfigKey(c);
 }
 
 std::string LaunchGroups::Resolve(const std::string& key) const {
@@ -97,7 +86,7 @@ void FoldProfiledLaunches(LaunchGroups* groups) {
   auto only_profiled = [&](const ConfigStats& c) { return c.launches > 0 && profiled(c) >= c.launches; };
   auto loose_key = [](const std::string& key, ConfigStats stats, bool any_requested_carveout) {
     if (any_requested_carveout) stats.carveout_pct = -1;
-    return key.substr(0, key.find('#')) + "#" + ConfigKey(stats, false);
+    return key.substr(0, key.find('#')) + "#" + LaunchConfigKey(stats, false);
   };
   // Preferred target: launches the profiler did not touch, then the most launches.
   auto better = [&](const ConfigStats& a, const ConfigStats& b) {

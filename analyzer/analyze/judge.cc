@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "analyzer/analyze/achieved_figure.h"
 #include "analyzer/analyze/kernel_origin.h"
 #include "analyzer/model/limiter_words.h"
 #include "analyzer/model/message_text.h"
@@ -163,19 +164,6 @@ void ExplainGap(const ConfigStats& c, const OccupancyResult& r, const Waves& w, 
   }
 }
 
-void FillPm(const PmSums& pm, occtrace::PmAchieved* out) {
-  auto count = [](int64_t n) { return static_cast<int32_t>(std::min<int64_t>(n, INT32_MAX)); };
-  out->set_clean_samples(count(pm.clean));
-  out->set_inside_samples(count(pm.inside));
-  out->set_sequence_samples(count(pm.sequence));
-  out->set_mixed_samples(count(pm.mixed));
-  out->set_min_samples(static_cast<int32_t>(kMinPmCleanSamples));
-  // Below the minimum, no figure: the accuracy target is stated for >= kMinPmCleanSamples.
-  out->set_achieved_pct(pm.clean >= kMinPmCleanSamples ? pm.AchievedPct() : -1.0);
-  out->set_inside_pct(pm.inside >= kMinPmCleanSamples ? pm.InsidePct() : -1.0);
-  out->set_dram_pct(pm.DramPct());
-}
-
 void FileWarning(JudgeContext* ctx, int file_index, const std::string& warning) {
   if (file_index >= 0 && static_cast<size_t>(file_index) < ctx->files->size()) {
     (*ctx->files)[static_cast<size_t>(file_index)].add_warnings(warning);
@@ -291,6 +279,9 @@ Judged JudgeGroup(JudgeContext* ctx, const Group& g, int64_t run_total_ns) {
   out.set_time_pct(run_total_ns > 0 ? 100.0 * static_cast<double>(c.total_ns) /
                                           static_cast<double>(run_total_ns)
                                     : 0);
+  // Every group has its achieved figure, or says why not, judged or not (achieved_figure.h).
+  static const std::vector<occtrace::InputFile> kNoFiles;
+  FillAchieved(g, ctx->files != nullptr ? *ctx->files : kNoFiles, out.mutable_achieved());
   auto unjudged = [&](const std::string& reason) {
     out.set_judged(false);
     out.set_not_judged_reason(reason);
@@ -314,40 +305,17 @@ Judged JudgeGroup(JudgeContext* ctx, const Group& g, int64_t run_total_ns) {
   FillWaves(w, &out);
   AddIssues(c, device, advice, w, &out);
 
-  // Achieved occupancy: replay's per-launch measurements where the trace has them (exact per
-  // launch), else PM sampling's clean samples (pm_attribution.h); PM's figure beside replay's.
-  if (c.achieved_samples > 0 || c.achieved_not_measured > 0 || !c.pm.empty()) {
-    occtrace::Achieved* a = out.mutable_achieved();
-    a->set_samples(static_cast<int32_t>(std::min<int64_t>(c.achieved_samples, INT32_MAX)));
-    a->set_not_measured(static_cast<int32_t>(std::min<int64_t>(c.achieved_not_measured, INT32_MAX)));
-    std::string reasons;
-    for (const auto& [reason, n] : c.not_measured_reasons) {
-      reasons += (reasons.empty() ? "" : ", ") + reason + " (" + std::to_string(n) + ")";
-    }
-    a->set_not_measured_reason(reasons);
-    if (!c.pm.empty()) FillPm(c.pm, a->mutable_pm());
-    if (c.achieved_samples > 0) {
-      a->set_source("replay");
-      a->set_mean_pct(c.achieved_sum / static_cast<double>(c.achieved_samples));
-      a->set_min_pct(c.achieved_min);
-      a->set_max_pct(c.achieved_max);
-    } else if (a->has_pm() && a->pm().achieved_pct() >= 0) {
-      a->set_source("pm");
-      a->set_samples(a->pm().clean_samples());
-      a->set_mean_pct(a->pm().achieved_pct());
-      a->set_min_pct(a->pm().achieved_pct());
-      a->set_max_pct(a->pm().achieved_pct());
-    }
-    // Only meaningful on the GPU the trace ran on: under --gpu the figures stay that GPU's,
-    // said so, and are never set against the what-if GPU's theoretical occupancy.
-    if (ctx->what_if && (a->samples() > 0 || a->has_pm())) {
-      a->set_measured_on_gpu(g.device != nullptr && g.device->known ? g.device->props.name
-                                                                     : "the traced GPU");
-    }
-    if (a->samples() > 0 && !ctx->what_if) {
-      a->set_gap_points(r.theoretical_occupancy_pct - a->mean_pct());
-      ExplainGap(c, r, w, device->num_sms, a);
-    }
+  // Achieved occupancy (filled above): only meaningful on the GPU the trace ran on: under --gpu
+  // the figures stay that GPU's, said so, and are never set against the what-if GPU's
+  // theoretical occupancy.
+  occtrace::Achieved* a = out.mutable_achieved();
+  if (ctx->what_if && (a->samples() > 0 || a->has_pm())) {
+    a->set_measured_on_gpu(g.device != nullptr && g.device->known ? g.device->props.name
+                                                                   : "the traced GPU");
+  }
+  if (a->samples() > 0 && !ctx->what_if) {
+    a->set_gap_points(r.theoretical_occupancy_pct - a->mean_pct());
+    ExplainGap(c, r, w, device->num_sms, a);
   }
   j.ok = true;
   return j;

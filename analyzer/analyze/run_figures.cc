@@ -181,7 +181,7 @@ std::optional<Built> ModelAction(const std::vector<size_t>& members,
   if (EvidenceRank(*chosen) == 1) {
     a.set_evidence(g.achieved().source() == "pm"
                        ? "achieved occupancy from " + std::to_string(g.achieved().samples()) +
-                             " clean PM samples; block lifetime from launch times"
+                             " PM samples; block lifetime from launch times"
                        : "achieved occupancy measured on sampled launches; block lifetime from launch times");
     a.set_gain_kind("not predicted");
     a.set_confidence("medium");

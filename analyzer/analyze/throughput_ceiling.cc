@@ -87,7 +87,7 @@ void JudgeThroughput(const ThroughputSums& sums, occtrace::KernelGroup* g) {
 }
 
 void JudgeGroupThroughput(const ConfigStats& stats, occtrace::KernelGroup* g) {
-  if (!stats.throughput.empty() || stats.pm.clean < kMinPmCleanSamples || stats.pm.dram_samples == 0) {
+  if (!stats.throughput.empty() || stats.pm.dram_samples < kMinPmDramSamples) {
     JudgeThroughput(stats.throughput, g);
     return;
   }

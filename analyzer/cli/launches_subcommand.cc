@@ -86,7 +86,7 @@ LaunchFacts FactsOf(const LaunchRow& row, const ConfigStats& c, const occtrace::
   l.theo_pct = l.judged ? group->occupancy().theoretical_occupancy_pct() : -1;
   l.theo = l.judged ? Fixed(l.theo_pct, 1) : "-";
   // Replay's value for this launch, else the launch's own clean PM samples ("p"), else
-  // "n/e" where PM samples touched it but too few were clean.
+  // "n/e" where it had clean PM samples but their error is too large to show a figure.
   l.replay = row.achieved_pct >= 0;
   l.pm = !l.replay && row.pm_pct >= 0;
   l.ach_pct = l.replay ? row.achieved_pct : l.pm ? row.pm_pct : -1;

@@ -2,6 +2,8 @@
 // stage (configurations of several files): trace_rows.h.
 #include "analyzer/read/trace_rows.h"
 
+#include <sstream>
+
 #include "analyzer/model/message_text.h"
 
 namespace occ {
@@ -72,6 +74,17 @@ void ThroughputSums::Merge(const ThroughputSums& other) {
     samples[i] += other.samples[i];
   }
   launches += other.launches;
+}
+
+std::string LaunchConfigKey(const ConfigStats& c, bool with_executed_carveout) {
+  std::ostringstream key;
+  key << DimsText(c.grid) << '|' << DimsText(c.block) << '|' << c.registers_per_thread << '|'
+      << c.registers_known << '|' << c.static_smem << '|' << c.dynamic_smem << '|'
+      << (with_executed_carveout ? c.smem_executed : -1) << '|' << c.smem_limit_config << '|'
+      << c.carveout_pct << '|'
+      << c.cache_config << '|' << DimsText(c.cluster) << '|' << c.local_mem_per_thread << '|'
+      << c.name;
+  return key.str();
 }
 
 namespace {

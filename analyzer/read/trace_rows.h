@@ -170,6 +170,11 @@ void MergeInto(ConfigStats* into, const ConfigStats& from);
 std::string KinetoKey(int64_t device, const std::string& name, const int64_t* grid,
                       const int64_t* block, int64_t registers, int64_t smem);
 
+// What makes two rows of one device the same launch configuration: grouping (grouping.h) puts
+// rows with equal keys on one GPU model in one group, and PM attribution (pm_attribution.h)
+// makes them one unit. Without the executed carveout when `with_executed_carveout` is false.
+std::string LaunchConfigKey(const ConfigStats& c, bool with_executed_carveout = true);
+
 // As recorded: absurd rows (judge.cc rejects them) can make these zero or negative.
 inline int64_t GridBlocks(const ConfigStats& c) { return c.grid[0] * c.grid[1] * c.grid[2]; }
 inline int64_t BlockThreads(const ConfigStats& c) { return c.block[0] * c.block[1] * c.block[2]; }
@@ -192,7 +197,7 @@ struct LaunchRow {
   double achieved_pct = -1;          // < 0: not measured
   std::string achieved_status;       // "" when the launch has no OCC_ACHIEVED row
   // PM samples in which this launch ran alone (pm_attribution.h), and their achieved occupancy
-  // (< 0: fewer than kMinPmCleanSamples).
+  // (< 0: its standard error too large to show it, PmFigureShown).
   int64_t pm_clean_samples = 0;
   double pm_pct = -1;
 };

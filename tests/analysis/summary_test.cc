@@ -118,7 +118,7 @@ TEST(Summary, HoldsTheTraceFiguresCountedByHand) {
   auto summary = ParseSummary(ranks.summaries[0], ReadFile(ranks.summaries[0]));
   ASSERT_TRUE(summary.ok()) << summary.status().message();
   EXPECT_EQ(summary->format(), "occtrace-summary");
-  EXPECT_EQ(summary->version(), 1);
+  EXPECT_EQ(summary->version(), 2);
   EXPECT_EQ(summary->totals().launches(), 42);
   EXPECT_EQ(summary->input().rank(), 0);
   EXPECT_EQ(summary->input().world_size(), 4);
@@ -293,15 +293,19 @@ TEST(Summary, DamagedSummariesAreOneLineErrorsNamingTheFile) {
     if (at != std::string::npos) s.replace(at, from.size(), to);
     return s;
   };
+  std::string v1_with_pm = replaced("\"version\":2", "\"version\":1");
+  v1_with_pm.replace(v1_with_pm.find("\"launches\":\"2\""), 0, "\"pm\":{\"clean\":\"3\",\"warps\":1.5},");
   const std::vector<BadSummary> cases = {
       {"not JSON", "{ this is not json", "not a trace summary (unreadable JSON"},
       {"other JSON", "{\"tool_version\": \"1\"}", "not a trace summary (no \"format\""},
       {"wrong marker", replaced("\"occtrace-summary\"", "\"something-else\""),
        "not a trace summary (no \"format\""},
-      {"newer version", replaced("\"version\":1", "\"version\":2"), "summary version 2 is newer"},
-      {"newer version, new field", replaced("\"version\":1", "\"version\":7,\"future\":[1]"),
+      {"newer version", replaced("\"version\":2", "\"version\":3"), "summary version 3 is newer"},
+      {"newer version, new field", replaced("\"version\":2", "\"version\":7,\"future\":[1]"),
        "summary version 7 is newer"},
-      {"no version", replaced("\"version\":1", "\"version\":0"), "without a valid version"},
+      {"no version", replaced("\"version\":2", "\"version\":0"), "without a valid version"},
+      // Version 1 kept PM figures as clean-sample sums, which give no error (pm_attribution.h).
+      {"version 1 with PM sums", v1_with_pm, "summary version 1 predates PM figures from every sample"},
       {"missing totals", replaced("\"totals\"", "\"totals_gone\""), "damaged trace summary"},
       {"negative launches", replaced("\"launches\":\"2\"", "\"launches\":\"-2\""),
        "launches must be at least 1"},

@@ -2,7 +2,7 @@
 """PM sampling's achieved occupancy against Nsight Compute's, and achieved-occupancy coverage,
 per kernel configuration, from occ-report's JSON (#27 items 3 and 4). Runs on a CPU.
 
-  pm_accuracy.py accuracy REPORT.json NCU.csv [--min-samples 20] [--tolerance 3] [--json OUT]
+  pm_accuracy.py accuracy REPORT.json NCU.csv [--min-samples 0] [--tolerance 3] [--json OUT]
   pm_accuracy.py coverage REPORT.json [REPORT.json ...]
   pm_accuracy.py bound REPORT.json [--sms 132] [--max-warps 64]
   pm_accuracy.py coverage-row REPORT.json TRACE.db --label L [--wall-s S]
@@ -13,17 +13,20 @@ NCU.csv: `ncu --csv --cache-control none --clock-control none --print-kernel-bas
 --metrics sm__warps_active.avg.pct_of_peak_sustained_active,sm__cycles_active.sum PROGRAM` on
 the same program (docs/accuracy.md). Its launches are grouped by (kernel, grid, block) and each
 configuration's value is Σ(pct × active cycles) ÷ Σ active cycles over its launches -- the same
-ratio of sums PM attribution takes over its clean samples -- or the plain mean of the launches
+ratio of sums PM attribution estimates over its launches -- or the plain mean of the launches
 when the CSV lacks sm__cycles_active.sum.
 
-accuracy prints one row per configuration present in both (PM figure, its clean and inside
-samples, replay's figure if any, ncu's, the difference), the share of configurations with
->= --min-samples clean samples within --tolerance points (target: 90 %), the distribution of
-the differences and the worst cases. Exit 0 when the target is met, 1 when not, 2 on bad input.
+accuracy prints one row per configuration present in both (PM figure and its standard error,
+whether mixed samples are in it, its clean, inside and mixed samples, replay's figure if any,
+ncu's, the difference), then, over the configurations with a PM figure (and >= --min-samples
+clean samples, 0 by default: occ-report shows a figure by its standard error), the share within
+--tolerance points (target: 90 %), the distribution of the differences and the worst cases: for
+all of them, and apart for figures from clean samples only and with mixed samples in them
+(issue 41). Exit 0 when the target is met over all of them, 1 when not, 2 on bad input.
 
 coverage prints, per report, the share of GPU time in configurations with an achieved figure,
-by source (PM samples, replay), and the GPU time left without one because PM had too few
-clean samples (target with PM: >= 95 %).
+by source (PM samples, and of them with mixed samples in; replay), and the GPU time PM samples
+touched without a figure, by the reason occ-report gives (target with PM: >= 95 %).
 
 bound checks PM figures against arithmetic that needs no other tool: a grid of at most one block
 per SM (blocks <= SMs) puts at most one block on each busy SM, so its achieved occupancy is at
@@ -153,52 +156,60 @@ def accuracy(args):
             "clean": pm.get("clean_samples", 0), "inside": pm.get("inside_samples", 0),
             "mixed": pm.get("mixed_samples", 0), "pm": pm.get("achieved_pct", -1),
             "pm_inside": pm.get("inside_pct", -1), "replay": replay, "ncu": match[0], "ncu_launches": match[1],
+            "se": pm.get("standard_error", -1), "from_mixed": bool(pm.get("from_mixed", False)),
+            "status": pm.get("status", ""),
         })
     if not rows:
         die("no configuration is in both the report (with PM samples) and the ncu CSV")
     rows.sort(key=lambda r: -r["total_ns"])
     print(f"{'kernel':40} {'grid':>12} {'block':>9} {'clean':>6} {'inside':>6} {'mixed':>6} "
-          f"{'PM %':>7} {'inside%':>7} {'replay%':>7} {'ncu %':>7} {'diff':>6}")
+          f"{'PM %':>7} {'±se':>5} {'inside%':>7} {'replay%':>7} {'ncu %':>7} {'diff':>6}")
     for r in rows:
         r["diff"] = r["pm"] - r["ncu"] if r["pm"] >= 0 else None
         r["diff_inside"] = r["pm_inside"] - r["ncu"] if r["pm_inside"] >= 0 else None
         fmt = lambda v: f"{v:7.2f}" if v is not None and v >= 0 else f"{'n/e':>7}"
         diff = "%+6.2f" % r["diff"] if r["diff"] is not None else "     -"
+        se = f"{r['se']:5.2f}" if r["se"] >= 0 else f"{'-':>5}"
+        mark = "m" if r["from_mixed"] and r["pm"] >= 0 else " "
         print(f"{r['name'][:40]:40} {r['grid']:>12} {r['block']:>9} {r['clean']:6d} {r['inside']:6d} "
-              f"{r['mixed']:6d} {fmt(r['pm'])} {fmt(r['pm_inside'])} {fmt(r['replay'])} {r['ncu']:7.2f} {diff}")
+              f"{r['mixed']:6d} {fmt(r['pm'])}{mark}{se} {fmt(r['pm_inside'])} {fmt(r['replay'])} {r['ncu']:7.2f} {diff}")
     judged = [r for r in rows if r["clean"] >= args.min_samples and r["diff"] is not None]
-    summary = {"configurations": len(rows), "well_sampled": len(judged)}
+    summary = {"configurations": len(rows), "with_figure": len(judged), "tolerance_points": args.tolerance}
     ok = False
-    if judged:
-        within = [r for r in judged if abs(r["diff"]) <= args.tolerance]
-        diffs = sorted(abs(r["diff"]) for r in judged)
-        share = len(within) / len(judged)
-        ok = share >= 0.9
-        summary.update({
-            "within_tolerance": len(within), "share_within": share, "tolerance_points": args.tolerance,
+    for label, part in (("all", judged), ("clean samples only", [r for r in judged if not r["from_mixed"]]),
+                        ("with mixed samples", [r for r in judged if r["from_mixed"]])):
+        if not part:
+            print(f"\n{label}: no configuration with a PM figure")
+            continue
+        within = [r for r in part if abs(r["diff"]) <= args.tolerance]
+        diffs = sorted(abs(r["diff"]) for r in part)
+        share = len(within) / len(part)
+        summary[label] = {
+            "configurations": len(part), "within_tolerance": len(within), "share_within": share,
             "abs_diff_median": statistics.median(diffs), "abs_diff_p90": diffs[max(0, math.ceil(0.9 * len(diffs)) - 1)],
-            "abs_diff_max": diffs[-1], "target_met": ok})
-        inside = [r for r in judged if r["diff_inside"] is not None]
-        if inside:
-            summary["inside_only"] = {
-                "configurations": len(inside),
-                "share_within": sum(abs(r["diff_inside"]) <= args.tolerance for r in inside) / len(inside),
-                "abs_diff_median": statistics.median(abs(r["diff_inside"]) for r in inside)}
-        print(f"\n{len(within)} of {len(judged)} configurations with >= {args.min_samples} clean samples within "
-              f"{args.tolerance} points of ncu ({100 * share:.1f} %; target 90 %): "
-              f"{'met' if ok else 'NOT met'}")
-        print(f"|PM - ncu|: median {summary['abs_diff_median']:.2f}, p90 {summary['abs_diff_p90']:.2f}, "
-              f"max {summary['abs_diff_max']:.2f} points")
-        if "inside_only" in summary:
-            i = summary["inside_only"]
-            print(f"inside samples only: {i['configurations']} configurations, "
-                  f"{100 * i['share_within']:.1f} % within {args.tolerance} points, median {i['abs_diff_median']:.2f}")
+            "abs_diff_max": diffs[-1],
+            "share_within_2se": sum(abs(r["diff"]) <= 2 * r["se"] for r in part if r["se"] >= 0) / len(part)}
+        if label == "all":
+            ok = share >= 0.9
+            summary["target_met"] = ok
+        print(f"\n{label}: {len(within)} of {len(part)} configurations with a PM figure within {args.tolerance} points "
+              f"of ncu ({100 * share:.1f} %; target 90 %{(': met' if ok else ': NOT met') if label == 'all' else ''}); "
+              f"|PM - ncu| median {summary[label]['abs_diff_median']:.2f}, p90 {summary[label]['abs_diff_p90']:.2f}, "
+              f"max {summary[label]['abs_diff_max']:.2f} points; within 2 standard errors "
+              f"{100 * summary[label]['share_within_2se']:.1f} %")
         print("worst:")
-        for r in sorted(judged, key=lambda r: -abs(r["diff"]))[:5]:
-            print(f"  {r['name'][:50]} {r['grid']} x {r['block']}: PM {r['pm']:.2f} vs ncu {r['ncu']:.2f} "
+        for r in sorted(part, key=lambda r: -abs(r["diff"]))[:5]:
+            print(f"  {r['name'][:50]} {r['grid']} x {r['block']}: PM {r['pm']:.2f} ± {r['se']:.2f} vs ncu {r['ncu']:.2f} "
                   f"({r['clean']} clean, {r['inside']} inside, {r['mixed']} mixed; {r['launches']} launches)")
-    else:
-        print(f"\nno configuration has >= {args.min_samples} clean samples")
+    inside = [r for r in judged if r["diff_inside"] is not None]
+    if inside:
+        summary["inside_only"] = {
+            "configurations": len(inside),
+            "share_within": sum(abs(r["diff_inside"]) <= args.tolerance for r in inside) / len(inside),
+            "abs_diff_median": statistics.median(abs(r["diff_inside"]) for r in inside)}
+        i = summary["inside_only"]
+        print(f"inside samples only: {i['configurations']} configurations, "
+              f"{100 * i['share_within']:.1f} % within {args.tolerance} points, median {i['abs_diff_median']:.2f}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"summary": summary, "rows": rows}, f, indent=1)
@@ -208,7 +219,8 @@ def accuracy(args):
 def coverage(args):
     for path in args.reports:
         report = load_report(path)
-        total = pm = replay = too_few = 0
+        total = pm = pm_mixed = replay = 0
+        no_figure = {}  # PM status -> GPU time
         for g in groups(report):
             ns = int(g.get("total_ns", 0))
             total += ns
@@ -216,16 +228,19 @@ def coverage(args):
             source = achieved.get("source", "")
             if source == "pm":
                 pm += ns
+                pm_mixed += ns if achieved.get("pm", {}).get("from_mixed") else 0
             elif source == "replay":
                 replay += ns
             elif achieved.get("pm"):
-                too_few += ns
+                status = achieved["pm"].get("status", "") or "?"
+                no_figure[status] = no_figure.get(status, 0) + ns
         files = report.get("files", [])
         mode = ",".join(sorted({f.get("achieved_mode", "") for f in files})) or "?"
         pct = lambda v: 100.0 * v / total if total else 0.0
         print(json.dumps({"report": path, "achieved_mode": mode, "gpu_ns": total,
                           "covered_pct": round(pct(pm + replay), 2), "pm_pct": round(pct(pm), 2),
-                          "replay_pct": round(pct(replay), 2), "pm_not_enough_pct": round(pct(too_few), 2),
+                          "pm_with_mixed_pct": round(pct(pm_mixed), 2), "replay_pct": round(pct(replay), 2),
+                          "pm_no_figure_pct": {k: round(pct(v), 2) for k, v in sorted(no_figure.items())},
                           "pm_samples": sum(int(f.get("pm_samples", 0)) for f in files),
                           "pm_clean_samples": sum(int(f.get("pm_clean_samples", 0)) for f in files),
                           "pm_mixed_samples": sum(int(f.get("pm_mixed_samples", 0)) for f in files),
@@ -293,7 +308,7 @@ def main():
     a = sub.add_parser("accuracy")
     a.add_argument("report")
     a.add_argument("ncu")
-    a.add_argument("--min-samples", type=int, default=20)
+    a.add_argument("--min-samples", type=int, default=0)
     a.add_argument("--tolerance", type=float, default=3.0)
     a.add_argument("--json")
     c = sub.add_parser("coverage")

@@ -34,6 +34,35 @@ std::optional<int64_t> ParseInt(const std::string& text) {
   return static_cast<int64_t>(value);
 }
 
+// PM attribution's units (pm_attribution.h): one per launch configuration per device. Each row's
+// unit, and per unit the row that takes its sums: the first with launches, since rows without
+// are dropped from the scan.
+struct PmUnits {
+  std::vector<int32_t> of_row;
+  std::vector<size_t> row_of_unit;
+};
+
+PmUnits MakePmUnits(const std::vector<ConfigStats>& configs) {
+  PmUnits units;
+  std::map<std::pair<int64_t, std::string>, int32_t> by_key;
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const ConfigStats& c = configs[i];
+    auto [it, added] = by_key.emplace(std::pair{c.device_id, LaunchConfigKey(c)},
+                                      static_cast<int32_t>(units.row_of_unit.size()));
+    if (added) units.row_of_unit.push_back(i);
+    const size_t unit = static_cast<size_t>(it->second);
+    if (configs[units.row_of_unit[unit]].launches == 0 && c.launches > 0) units.row_of_unit[unit] = i;
+    units.of_row.push_back(it->second);
+  }
+  return units;
+}
+
+// How a report names a unit a figure could not be told apart from.
+std::string PartnerName(const ConfigStats& c) {
+  return (c.short_name.empty() ? c.name : c.short_name) + " (grid " + DimsText(c.grid) + ", block " +
+         DimsText(c.block) + ")";
+}
+
 }  // namespace
 
 // configId -> index into the config vector: dense ids (the injector's) use a table, sparse
@@ -124,6 +153,17 @@ Status OcctraceReader::ReadOccMeta() {
   info_.set_pm_decode_errors(std::max<int64_t>(0, ParseInt(get("pm_decode_errors")).value_or(0)));
   info_.set_pm_sampling_ns(std::max<int64_t>(0, ParseInt(get("pm_sampling_ms")).value_or(0)) * 1'000'000);
   info_.set_pm_run_ns(std::max<int64_t>(0, ParseInt(get("pm_run_ms")).value_or(0)) * 1'000'000);
+  // What the tracer says of the samples it did not store (OCC_META keys of traces since 2026-11):
+  // -1 where a key is absent, so that "not recorded" never reads as "none lost".
+  auto count = [&](meta::CheckedMetaKey<> key) -> int64_t {
+    const std::string value = get(key);
+    return value.empty() ? -1 : std::max<int64_t>(0, ParseInt(value).value_or(0));
+  };
+  info_.set_pm_samples_lost(count("pm_samples_lost"));
+  info_.set_pm_samples_lost_busy(count("pm_samples_lost_busy"));
+  info_.set_pm_samples_lost_idle(count("pm_samples_lost_idle"));
+  info_.set_pm_samples_undecoded(count("pm_samples_undecoded"));
+  info_.set_pm_samples_rejected_long(count("pm_samples_rejected_long"));
   if (info_.dropped_records() > 0) {
     AddWarning(std::to_string(info_.dropped_records()) +
                " activity records were dropped while tracing: totals are lower bounds");
@@ -588,8 +628,8 @@ StatusOr<TraceScan> OcctraceReader::ScanLaunches(const std::string& kernel_regex
   return scan;
 }
 
-// PM samples (OCC_PM_SAMPLE) to the configurations whose launches ran alone beside them
-// (pm_attribution.h), and the file's sample counts into its facts.
+// PM samples (OCC_PM_SAMPLE) to the configurations that ran in them (pm_attribution.h), one
+// unit per launch configuration per device, and the file's sample counts into its facts.
 double OcctraceReader::MaxWarpsPerSm(int64_t device_id) const {
   const TraceDevice* d = FindDevice(devices_, device_id);
   if (d == nullptr || !d->known || d->props.warp_size <= 0) return 0;
@@ -597,22 +637,40 @@ double OcctraceReader::MaxWarpsPerSm(int64_t device_id) const {
 }
 
 Status OcctraceReader::AttributePm(const ConfigIndex& index, std::vector<ConfigStats>* configs) {
-  OCC_ASSIGN_OR_RETURN(PmAttribution pm,
-                       AttributePmSamples(*db_, configs->size(), [&](int64_t id) { return index.Find(id); },
-                                          [&](int64_t device_id) { return MaxWarpsPerSm(device_id); }));
-  for (size_t i = 0; i < pm.sums.size(); ++i) (*configs)[i].pm = pm.sums[i];
+  const PmUnits units = MakePmUnits(*configs);
+  OCC_ASSIGN_OR_RETURN(
+      PmAttribution pm,
+      AttributePmSamples(
+          *db_, units.row_of_unit.size(),
+          [&](int64_t id) {
+            const int32_t row = index.Find(id);
+            return row < 0 ? -1 : units.of_row[static_cast<size_t>(row)];
+          },
+          [&](int64_t device_id) { return MaxWarpsPerSm(device_id); }, info_.pm_interval_ns()));
+  for (size_t u = 0; u < pm.sums.size(); ++u) {
+    if (pm.partners[u] >= 0) {
+      pm.sums[u].partner = PartnerName((*configs)[units.row_of_unit[static_cast<size_t>(pm.partners[u])]]);
+    }
+    (*configs)[units.row_of_unit[u]].pm = std::move(pm.sums[u]);
+  }
   const PmCounts& n = pm.counts;
   if (n.samples > 0) info_.set_pm_samples(n.samples);
   info_.set_pm_clean_samples(n.clean);
   info_.set_pm_mixed_samples(n.mixed);
   info_.set_pm_unattributed_samples(n.unattributed);
   info_.set_pm_bad_samples(n.bad);
+  info_.set_pm_long_samples(n.long_samples);
   if (n.bad > 0) {
     AddWarning(std::to_string(n.bad) + " OCC_PM_SAMPLE rows unusable (end not after start, counters "
                "negative or above the device's warp slots): skipped");
   }
+  if (n.long_samples > 0) {
+    AddWarning(std::to_string(n.long_samples) + " OCC_PM_SAMPLE rows span more than " +
+               std::to_string(kMaxPmSampleIntervals) + " sampling intervals (a stopped or interrupted "
+               "sampler): not used");
+  }
   if (n.unknown_device > 0) {
-    AddWarning(std::to_string(n.unknown_device) + " clean PM samples on devices without a known "
+    AddWarning(std::to_string(n.unknown_device) + " PM samples on devices without a known "
                "max warps per SM: not used");
   }
   return OkStatus();
@@ -676,10 +734,17 @@ Status OcctraceReader::ForEachLaunch(const std::string& kernel_regex, int64_t li
   ConfigIndex index(ids);
   // Each launch's own clean PM samples (a PM trace): attributed over the whole trace first, since
   // a launch's neighbours decide whether a sample is clean.
-  OCC_ASSIGN_OR_RETURN(PmAttribution pm,
-                       AttributePmSamples(*db_, configs->size(), [&](int64_t id) { return index.Find(id); },
-                                          [&](int64_t device_id) { return MaxWarpsPerSm(device_id); },
-                                          /*per_launch=*/true));
+  const PmUnits units = MakePmUnits(*configs);
+  OCC_ASSIGN_OR_RETURN(
+      PmAttribution pm,
+      AttributePmSamples(
+          *db_, units.row_of_unit.size(),
+          [&](int64_t id) {
+            const int32_t row = index.Find(id);
+            return row < 0 ? -1 : units.of_row[static_cast<size_t>(row)];
+          },
+          [&](int64_t device_id) { return MaxWarpsPerSm(device_id); }, info_.pm_interval_ns(),
+          /*per_launch=*/true));
   OCC_ASSIGN_OR_RETURN(sql::Stmt stmt,
                        db_->Prepare("SELECT configId, start, duration, streamId, correlationId, rowid "
                                     "FROM OCC_LAUNCH"));
@@ -704,8 +769,8 @@ Status OcctraceReader::ForEachLaunch(const std::string& kernel_regex, int64_t li
       }
     }
     if (auto it = pm.per_launch.find(stmt.Int64(5)); it != pm.per_launch.end()) {
-      launch.pm_clean_samples = it->second.clean;
-      if (it->second.clean >= kMinPmCleanSamples) launch.pm_pct = it->second.AchievedPct();
+      launch.pm_clean_samples = it->second.samples;
+      launch.pm_pct = it->second.ShownPct();
     }
     OCC_RETURN_IF_ERROR(visit(launch));
     ++shown;

@@ -65,6 +65,67 @@ DeviceProps GetLimits(const occtrace::DeviceLimits& l) {
   return p;
 }
 
+void WritePmTotals(const PmSums& pm, occtrace::PmTotals* out) {
+  out->set_clean(pm.clean);
+  out->set_inside(pm.inside);
+  out->set_sequence(pm.sequence);
+  out->set_mixed(pm.mixed);
+  out->set_dram_pct_ns(pm.dram_pct_ns);
+  out->set_dram_ns(pm.dram_ns);
+  out->set_dram_samples(pm.dram_samples);
+  out->set_fit(PmFitName(pm.fit));
+  out->set_partner(pm.partner);
+  out->set_inflation(pm.inflation);
+  occtrace::PmSolvedTotals* solved = out->mutable_solved();
+  solved->set_samples(pm.solved.samples);
+  solved->set_mixed(pm.solved.mixed);
+  solved->set_warps(pm.solved.warps);
+  solved->set_capacity(pm.solved.capacity);
+  solved->set_var_warps(pm.solved.var_warps);
+  solved->set_var_capacity(pm.solved.var_capacity);
+  solved->set_cov(pm.solved.cov);
+  for (auto [sums, totals] : {std::pair{&pm.clean_sums, out->mutable_clean_sums()},
+                              std::pair{&pm.inside_sums, out->mutable_inside_sums()}}) {
+    totals->set_samples(sums->samples);
+    totals->set_warps(sums->warps);
+    totals->set_capacity(sums->capacity);
+    totals->set_warps2(sums->warps2);
+    totals->set_capacity2(sums->capacity2);
+    totals->set_warps_capacity(sums->warps_capacity);
+  }
+}
+
+PmCleanSums ReadPmCleanTotals(const occtrace::PmCleanTotals& totals) {
+  PmCleanSums sums;
+  sums.samples = totals.samples();
+  sums.warps = totals.warps();
+  sums.capacity = totals.capacity();
+  sums.warps2 = totals.warps2();
+  sums.capacity2 = totals.capacity2();
+  sums.warps_capacity = totals.warps_capacity();
+  return sums;
+}
+
+PmSums ReadPmTotals(const occtrace::PmTotals& pm) {
+  PmSums s;
+  s.clean = pm.clean();
+  s.inside = pm.inside();
+  s.sequence = pm.sequence();
+  s.mixed = pm.mixed();
+  s.dram_pct_ns = pm.dram_pct_ns();
+  s.dram_ns = pm.dram_ns();
+  s.dram_samples = pm.dram_samples();
+  s.fit = PmFitFromName(pm.fit());
+  s.partner = pm.partner();
+  s.inflation = pm.inflation();
+  const occtrace::PmSolvedTotals& solved = pm.solved();
+  s.solved = {solved.samples(), solved.mixed(), solved.warps(), solved.capacity(),
+              solved.var_warps(), solved.var_capacity(), solved.cov()};
+  s.clean_sums = ReadPmCleanTotals(pm.clean_sums());
+  s.inside_sums = ReadPmCleanTotals(pm.inside_sums());
+  return s;
+}
+
 void PutConfig(const std::string& format, const ConfigStats& c, occtrace::SummaryConfig* out) {
   out->set_device_id(c.device_id);
   out->set_context_id(c.context_id);
@@ -118,20 +179,7 @@ void PutConfig(const std::string& format, const ConfigStats& c, occtrace::Summar
   out->set_time_estimated(c.time_estimated);
   out->set_estimate_samples(c.estimate_samples);
   out->set_estimate_variance(c.estimate_variance);
-  if (!c.pm.empty()) {
-    occtrace::PmTotals* pm = out->mutable_pm();
-    pm->set_clean(c.pm.clean);
-    pm->set_inside(c.pm.inside);
-    pm->set_sequence(c.pm.sequence);
-    pm->set_mixed(c.pm.mixed);
-    pm->set_warps(c.pm.warps);
-    pm->set_capacity(c.pm.capacity);
-    pm->set_inside_warps(c.pm.inside_warps);
-    pm->set_inside_capacity(c.pm.inside_capacity);
-    pm->set_dram_pct_ns(c.pm.dram_pct_ns);
-    pm->set_dram_ns(c.pm.dram_ns);
-    pm->set_dram_samples(c.pm.dram_samples);
-  }
+  if (!c.pm.empty()) WritePmTotals(c.pm, out->mutable_pm());
   out->set_loader(c.loader);
   out->set_module_library(c.module_library);
   out->set_first_start_ns(c.first_start_ns);
@@ -157,6 +205,29 @@ class Checker {
  private:
   std::string problem_;
 };
+
+void CheckPmTotals(const occtrace::PmTotals& pm, const std::string& where, Checker* check) {
+  const occtrace::PmSolvedTotals& solved = pm.solved();
+  for (int64_t n : {pm.clean(), pm.inside(), pm.sequence(), pm.mixed(), pm.dram_samples(), solved.samples(),
+                    solved.mixed(), pm.clean_sums().samples(), pm.inside_sums().samples()}) {
+    check->NonNegative(n, where + ".pm counts");
+  }
+  check->Require(pm.inside() + pm.sequence() <= pm.clean(), where + ".pm: inside + sequence above clean");
+  check->Require(pm.fit().empty() || PmFitFromName(pm.fit()) != PmFit::kNone, where + ".pm.fit: unknown value");
+  check->Finite(pm.inflation(), where + ".pm.inflation");
+  check->Finite(solved.cov(), where + ".pm.solved.cov");
+  for (double v : {pm.dram_pct_ns(), pm.dram_ns(), solved.warps(), solved.capacity(), solved.var_warps(),
+                   solved.var_capacity()}) {
+    check->Finite(v, where + ".pm sums");
+    check->Require(v >= 0, where + ".pm: a negative sum");
+  }
+  for (const occtrace::PmCleanTotals* sums : {&pm.clean_sums(), &pm.inside_sums()}) {
+    for (double v : {sums->warps(), sums->capacity(), sums->warps2(), sums->capacity2(), sums->warps_capacity()}) {
+      check->Finite(v, where + ".pm clean sums");
+      check->Require(v >= 0, where + ".pm: a negative sum");
+    }
+  }
+}
 
 void CheckDevice(const occtrace::SummaryDevice& d, const std::string& where, Checker* check) {
   check->Require(d.device_id() >= 0, where + ": device_id is negative");
@@ -212,16 +283,7 @@ void CheckConfig(const occtrace::SummaryConfig& c, const std::string& where, Che
   for (int i = 0; i < t.sum_size(); ++i) check->Finite(t.sum(i), where + ".throughput.sum");
   for (int i = 0; i < t.samples_size(); ++i) check->NonNegative(t.samples(i), where + ".throughput.samples");
   check->NonNegative(t.launches(), where + ".throughput.launches");
-  const occtrace::PmTotals& pm = c.pm();
-  for (int64_t n : {pm.clean(), pm.inside(), pm.sequence(), pm.mixed(), pm.dram_samples()}) {
-    check->NonNegative(n, where + ".pm counts");
-  }
-  check->Require(pm.inside() + pm.sequence() <= pm.clean(), where + ".pm: inside + sequence above clean");
-  for (double v : {pm.warps(), pm.capacity(), pm.inside_warps(), pm.inside_capacity(), pm.dram_pct_ns(),
-                   pm.dram_ns()}) {
-    check->Finite(v, where + ".pm sums");
-    check->Require(v >= 0, where + ".pm: a negative sum");
-  }
+  CheckPmTotals(c.pm(), where, check);
 }
 
 Status CheckSummary(const occtrace::TraceSummary& s) {
@@ -300,18 +362,7 @@ ConfigStats GetConfig(const occtrace::SummaryConfig& c, int file_index) {
   s.time_estimated = c.time_estimated();
   s.estimate_samples = c.estimate_samples();
   s.estimate_variance = c.estimate_variance();
-  const occtrace::PmTotals& pm = c.pm();
-  s.pm.clean = pm.clean();
-  s.pm.inside = pm.inside();
-  s.pm.sequence = pm.sequence();
-  s.pm.mixed = pm.mixed();
-  s.pm.warps = pm.warps();
-  s.pm.capacity = pm.capacity();
-  s.pm.inside_warps = pm.inside_warps();
-  s.pm.inside_capacity = pm.inside_capacity();
-  s.pm.dram_pct_ns = pm.dram_pct_ns();
-  s.pm.dram_ns = pm.dram_ns();
-  s.pm.dram_samples = pm.dram_samples();
+  s.pm = ReadPmTotals(c.pm());
   s.loader = c.loader();
   s.module_library = c.module_library();
   s.first_start_ns = std::max<int64_t>(0, c.first_start_ns());
@@ -485,6 +536,13 @@ StatusOr<occtrace::TraceSummary> ParseSummary(const std::string& path, const std
   if (header->version() < 1) {
     return BadInput(path + ": summary without a valid version (" +
                     std::to_string(header->version()) + ")");
+  }
+  // Version 1 kept PM samples as clean-sample sums only, which give no error: its PM fields are
+  // unknown now, and such a summary must be written again from its trace.
+  if (header->version() < kSummaryVersion && !parsed.ok()) {
+    return BadInput(path + ": summary version " + std::to_string(header->version()) +
+                    " predates PM figures from every sample (" + OneLine(std::string(parsed.message())) +
+                    "): run occ-report summarize on the trace again");
   }
   if (!parsed.ok()) {
     return BadInput(path + ": damaged trace summary: " + OneLine(std::string(parsed.message())));

@@ -22,7 +22,7 @@
 namespace occ {
 
 inline constexpr char kSummaryFormatMarker[] = "occtrace-summary";
-inline constexpr int kSummaryVersion = 1;
+inline constexpr int kSummaryVersion = 2;
 inline constexpr char kSummaryExtension[] = ".summary.json";
 
 // The registry's entry (registry/input_formats.cc). Its sniff claims a summary by its name

@@ -1,15 +1,17 @@
 -- PM sampling (OCCTRACE_ACHIEVED=pm), hand-made samples on an H100 (64 warps per SM). Expected
 -- figures, worked out by hand (achieved = Σ warpsActive ÷ (Σ smCyclesActive × 64) over the
--- samples in which only that configuration ran):
+-- samples in which only that configuration ran; the least-squares solve over every sample gives
+-- the same where a configuration only ran alone, analyzer/read/pm_rates.h):
 --   gemm_kernel <<<264, 256>>>, stream 7, one launch [100 us, 600 us): 25 samples of 20 us inside
---     it. The 5 in [300 us, 400 us) also overlap scale_kernel <<<512>>> on stream 8: mixed, left
---     out (written at 90 %). Of the 20 clean ones, 10 have 2e6 cycles and 40.96e6 warps (32 %), 10
---     have 1e6 cycles and 25.6e6 warps (40 %):
+--     it. The 5 in [300 us, 400 us) also overlap scale_kernel <<<512>>> on stream 8: mixed
+--     (written at 90 % of gemm's cycles alone, so they do not add up). Of the 20 clean ones, 10
+--     have 2e6 cycles and 40.96e6 warps (32 %), 10 have 1e6 cycles and 25.6e6 warps (40 %):
 --       Σ warps = 10 × 40.96e6 + 10 × 25.6e6 = 665.6e6; Σ capacity = (10 × 2e6 + 10 × 1e6) × 64
 --       = 1920e6 → 34.67 % over 20 clean samples (the mean of the samples' percentages, 36 %,
---       would weigh a short sample like a long one).
+--       would weigh a short sample like a long one); the solve keeps 34.67 % with the 5 mixed
+--       ones in (their excess goes to scale_kernel), ± 0.9 from the clean samples' spread.
 --   scale_kernel <<<512, 128>>>: one launch [300 us, 400 us), every sample shared: 0 clean, 5
---     mixed → not enough samples.
+--     mixed, which put it far above 100 % (they add warps and no cycles): no figure, "implausible".
 --   scale_kernel <<<1024, 128>>>: 25 launches of 8 us, one every 40 us from 1006 us, each alone
 --     in the one sample of its 40 us (idle samples are dropped by the collector): 1e5 cycles,
 --     5.12e6 warps → 80.0 % over 25 clean samples; DRAM 85 % in each → near the DRAM ceiling.
