@@ -79,7 +79,7 @@ inline constexpr uint64_t kMaxSampleIntervals = 4;
 inline constexpr int64_t kMostImageWaitNs = 1'000'000'000;
 
 struct PmJoinSettings {
-  uint64_t interval_ns = 20'000;  // the sampling interval (the tracer sets it: settings.cc)
+  uint64_t interval_ns = 50'000;  // the sampling interval (the tracer sets it: settings.cc)
   // Images with counter data that may wait for kernel records; the collector's pool has twice
   // as many (the tracer sets it from OCCTRACE_PM_* settings).
   size_t max_held_images = 8;

@@ -316,7 +316,7 @@ TEST(PmCollectorTest, ArmedAtTheFirstContextSamplesOnceNewCodeRunsAndShutdownCal
   const auto meta = collector.SessionMeta();
   EXPECT_EQ(MetaValue(meta, "pm_status"), "on");
   EXPECT_EQ(MetaValue(meta, "achieved_mode"), "pm");
-  EXPECT_EQ(MetaValue(meta, "pm_interval_ns"), "20000");
+  EXPECT_EQ(MetaValue(meta, "pm_interval_ns"), "50000");
   EXPECT_EQ(MetaValue(meta, "pm_overflows"), "0");
   EXPECT_EQ(MetaValue(meta, "pm_metrics"), "sm__cycles_active.sum,sm__warps_active.sum");
   EXPECT_EQ(MetaValue(meta, "pm_samples_decoded"), std::to_string(received.samples));

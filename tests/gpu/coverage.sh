@@ -5,13 +5,14 @@
 #   STAGE=gpu-stage-X bash gpu-stage-X/tests/gpu/coverage.sh
 # Sections (SECTIONS, default "cov len ncu ivl"):
 #   cov  coverage: train_small.py 300 steps; ResNet-50 10 steps; compiled_model.py with a cold
-#        Inductor and Triton cache; jax_mlp.py; cupy_sweep.py; triton_autotune.py; streams4 (CUDA
-#        C++, 4 host threads on 4 streams)
+#        Inductor and Triton cache; jax_mlp.py; cupy_sweep.py; numba_block_sweep.py;
+#        triton_autotune.py; streams4 (CUDA C++, 4 host threads on 4 streams); the bundled
+#        example's program (demo_train_sweep.py)
 #   len  ResNet-50 coverage against run length: 100 and 1,000 steps (10 is in cov)
 #   ncu  Nsight Compute (--cache-control none --clock-control none) on train_small, cupy_sweep,
 #        streams4 and numba_block_sweep, and their default-mode traces, for accuracy
-#   ivl  the interval's choice: train_small 300 steps, ResNet-50 10 steps and streams4 at
-#        INTERVALS (default "25 50 100") us: coverage, and accuracy where ncu ran
+#   ivl  the interval's choice: the coverage list again at each of INTERVALS (default "20 50")
+#        us, and accuracy where ncu ran (run with ncu)
 # Logs and reports: $OUT/coverage.tgz; the table: $OUT/coverage.md (also printed); the traces,
 # xz-compressed, in up to 6 archives of at most 15 MB ($OUT/traces_N.tar), for offline analysis
 # (the largest that do not fit are left out, and said so).
@@ -55,16 +56,24 @@ accuracy() {
   say "accuracy $2: exit $?"; tail -14 "$logs/accuracy_$2.txt"
 }
 
+# cov_list SUFFIX: the coverage list, each program once from a cold process (caches in their own
+# folders per SUFFIX, so every compile is cold), labels LABEL$SUFFIX.
+cov_list() {
+  local sfx=$1
+  trace "train_small_300$sfx" 120 env STEPS=300 python3 "$wl/train_small.py"
+  trace "resnet50_10$sfx" 120 env STEPS=10 WARMUP=0 python3 "$wl/resnet50_step.py"
+  trace "compiled_cold$sfx" 240 env TORCHINDUCTOR_CACHE_DIR="$work/inductor-c$sfx" \
+    TRITON_CACHE_DIR="$work/triton-c$sfx" python3 "$wl/compiled_model.py"
+  trace "jax_mlp$sfx" 120 env STEPS=300 python3 "$wl/jax_mlp.py"
+  trace "cupy_sweep$sfx" 90 python3 "$wl/cupy_sweep.py"
+  trace "numba_sweep$sfx" 90 python3 "$wl/numba_block_sweep.py"
+  trace "triton_autotune$sfx" 120 env TRITON_CACHE_DIR="$work/triton-t$sfx" python3 "$wl/triton_autotune.py"
+  trace "streams4$sfx" 90 "$work/streams4" 400
+  trace "demo$sfx" 120 python3 "$wl/demo_train_sweep.py"
+}
 want cov && {
   say "coverage"
-  trace train_small_300 120 env STEPS=300 python3 "$wl/train_small.py"
-  trace resnet50_10 120 env STEPS=10 WARMUP=0 python3 "$wl/resnet50_step.py"
-  trace compiled_cold 240 env TORCHINDUCTOR_CACHE_DIR="$work/inductor-c1" TRITON_CACHE_DIR="$work/triton-c1" \
-    python3 "$wl/compiled_model.py"
-  trace jax_mlp 120 env STEPS=300 python3 "$wl/jax_mlp.py"
-  trace cupy_sweep 90 python3 "$wl/cupy_sweep.py"
-  trace triton_autotune 120 env TRITON_CACHE_DIR="$work/triton-t1" python3 "$wl/triton_autotune.py"
-  trace streams4 90 "$work/streams4" 400
+  cov_list ""
   pack
 }
 want len && {
@@ -87,7 +96,6 @@ want ncu && {
   ncu_run cupy_sweep 90 400 python3 "$wl/cupy_sweep.py"
   ncu_run streams4 90 240 "$work/streams4" 20
   ncu_run numba_sweep 90 200 python3 "$wl/numba_block_sweep.py"
-  [[ -f "$work/reports/numba_sweep.json" ]] || trace numba_sweep 90 python3 "$wl/numba_block_sweep.py"
   for pair in train_small:train_small_300 cupy_sweep:cupy_sweep streams4:streams4 numba_sweep:numba_sweep; do
     accuracy "${pair%%:*}" "${pair#*:}"
   done
@@ -95,14 +103,13 @@ want ncu && {
 }
 want ivl && {
   say "interval"
-  for us in ${INTERVALS:-25 50 100}; do
-    TRACE_ENV="OCCTRACE_PM_INTERVAL_US=$us" trace "train_small_300_${us}us" 120 env STEPS=300 python3 "$wl/train_small.py"
-    TRACE_ENV="OCCTRACE_PM_INTERVAL_US=$us" trace "resnet50_10_${us}us" 120 env STEPS=10 WARMUP=0 python3 "$wl/resnet50_step.py"
-    TRACE_ENV="OCCTRACE_PM_INTERVAL_US=$us" trace "streams4_${us}us" 90 "$work/streams4" 400
-    accuracy train_small "train_small_300_${us}us"
-    accuracy streams4 "streams4_${us}us"
+  for us in ${INTERVALS:-20 50}; do
+    TRACE_ENV="OCCTRACE_PM_INTERVAL_US=$us" cov_list "_${us}us"
+    for pair in train_small:train_small_300 cupy_sweep:cupy_sweep streams4:streams4 numba_sweep:numba_sweep; do
+      accuracy "${pair%%:*}" "${pair#*:}_${us}us"
+    done
+    pack
   done
-  pack
 }
 say "packing traces"
 mkdir -p "$work/xz"

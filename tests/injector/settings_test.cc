@@ -77,7 +77,7 @@ std::vector<Row> Rows() {
       {"OCCTRACE_ACHIEVED_BACKGROUND_SETUP", "0", "maybe", [](const Settings& s) { return !s.achieved.background_setup; }},
       {"OCCTRACE_ACHIEVED_MAX_SIGNATURES", "500", "many", [](const Settings& s) { return s.achieved.max_signatures == 500; }},
       {"OCCTRACE_ACHIEVED_REPLAY", "user", "application", [](const Settings& s) { return s.achieved.user_replay; }},
-      {"OCCTRACE_PM_INTERVAL_US", "50", "fast", [](const Settings& s) { return s.pm.device.interval_ns == 50'000; }},
+      {"OCCTRACE_PM_INTERVAL_US", "20", "fast", [](const Settings& s) { return s.pm.device.interval_ns == 20'000; }},
       {"OCCTRACE_PM_IMAGE_SAMPLES", "100", "5", [](const Settings& s) { return s.pm.device.max_samples_per_image == 100; }},
       {"OCCTRACE_PM_DECODE_MS", "10", "0", [](const Settings& s) { return s.pm.decode_period_ns == 10 * kMs; }},
       {"OCCTRACE_PM_BUFFER_MB", "16", "0", [](const Settings& s) { return s.pm.device.hardware_buffer_bytes == size_t{16} << 20; }},
@@ -198,7 +198,7 @@ TEST(Settings, WhatTheModeImplies) {
   std::vector<std::string> warnings;
   const Settings standard = Parse({}, &warnings);
   EXPECT_TRUE(standard.session.pm_samples) << "the default samples PM counters";
-  EXPECT_EQ(standard.pm.device.interval_ns, 20'000u);
+  EXPECT_EQ(standard.pm.device.interval_ns, 50'000u);
   const Settings replay = Parse({{"OCCTRACE_ACHIEVED", "sample"}}, &warnings);
   EXPECT_FALSE(replay.session.pm_samples);
   EXPECT_TRUE(warnings.empty());
@@ -447,19 +447,23 @@ TEST(SettingsAchieved, Switches) {
 
 TEST(Settings, PmIntervalWithAWarningForBadValues) {
   std::vector<std::string> warnings;
-  EXPECT_EQ(Parse({}, &warnings).pm.device.interval_ns, 20'000u);
-  EXPECT_EQ(Parse({{"OCCTRACE_PM_INTERVAL_US", "50"}}, &warnings).pm.device.interval_ns, 50'000u);
+  EXPECT_EQ(Parse({}, &warnings).pm.device.interval_ns, 50'000u);
+  EXPECT_EQ(Parse({{"OCCTRACE_PM_INTERVAL_US", "20"}}, &warnings).pm.device.interval_ns, 20'000u);
   EXPECT_TRUE(warnings.empty());
-  EXPECT_EQ(Parse({{"OCCTRACE_PM_INTERVAL_US", "fast"}}, &warnings).pm.device.interval_ns, 20'000u);
+  EXPECT_EQ(Parse({{"OCCTRACE_PM_INTERVAL_US", "fast"}}, &warnings).pm.device.interval_ns, 50'000u);
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("OCCTRACE_PM_INTERVAL_US='fast'"), std::string::npos);
-  // An image holds two decode periods of samples.
+  // An image holds two decode periods of samples, at least 256: 2 x 5 ms / 50 us = 200 -> 256;
+  // at 20 us, 500.
   const PmCollectorSettings s = Parse({}, &warnings).pm;
-  EXPECT_EQ(s.device.max_samples_per_image, 2 * s.decode_period_ns / 20'000);
+  EXPECT_EQ(s.decode_period_ns, 5'000'000);
+  EXPECT_EQ(s.device.max_samples_per_image, 256u);
+  EXPECT_EQ(Parse({{"OCCTRACE_PM_INTERVAL_US", "20"}}, &warnings).pm.device.max_samples_per_image, 500u);
   // One default: a collector made in code samples at the interval the parser and the docs
-  // (docs/achieved.md: 20 us) give, and so does the writer's join judge samples against it.
-  EXPECT_EQ(PmSettings{}.interval_ns, 20'000u);
-  EXPECT_EQ(Parse({{"OCCTRACE_PM_INTERVAL_US", "50"}}, &warnings).session.pm_join.interval_ns, 50'000u);
+  // (docs/achieved.md: 50 us) give, and so does the writer's join judge samples against it.
+  EXPECT_EQ(PmSettings{}.interval_ns, 50'000u);
+  EXPECT_EQ(PmJoinSettings{}.interval_ns, 50'000u);
+  EXPECT_EQ(Parse({{"OCCTRACE_PM_INTERVAL_US", "20"}}, &warnings).session.pm_join.interval_ns, 20'000u);
 }
 
 // PM sampling follows kernel records, which come up to the record age + one flush period late:

@@ -11,9 +11,11 @@
 namespace occ::inj {
 
 // The sampling interval unless OCCTRACE_PM_INTERVAL_US says otherwise (settings.cc reads it
-// from here): at 50 us, ResNet-50 training had an achieved figure for 42-48 % of its GPU time,
-// at 20 us for 88-91 % (H100, 2026-11-28; docs/achieved.md).
-inline constexpr uint64_t kDefaultPmIntervalNs = 20'000;
+// from here). With figures from mixed samples (occ-report's least squares), 50 us covers about
+// as much GPU time as 20 us (9 cold programs, H200, 2026-11-29: 20 of them within 8 points, more
+// in 4 and fewer in 4) at 2.5x fewer samples to decode: no sample lost or left undecoded in
+// any of them, where 20 us left 4-20 % undecoded, and a third of the CPU (docs/achieved.md).
+inline constexpr uint64_t kDefaultPmIntervalNs = 50'000;
 
 struct PmSettings {
   uint64_t interval_ns = kDefaultPmIntervalNs;  // OCCTRACE_PM_INTERVAL_US
