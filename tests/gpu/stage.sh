@@ -39,6 +39,7 @@ done | sort -u | grep -E 'libprotobuf|libabsl|libCLI11|libfmt' | while read -r s
   cp -L "$so" "$dest/lib/"
 done || true
 cp "$src"/tests/gpu/*.py "$src"/tests/gpu/*.sh "$src"/tests/gpu/*.cu "$dest/tests/gpu/"
+mkdir -p "$dest/tests/gpu/advice" && cp "$src"/tests/gpu/advice/* "$dest/tests/gpu/advice/"
 cp "$src"/tests/achieved/gpu/*.py "$src"/tests/achieved/gpu/*.sh "$src"/tests/achieved/gpu/*.cu "$dest/tests/achieved/gpu/"
 cp "$src"/tests/gpu/workloads/*.py "$dest/tests/gpu/workloads/"
 mkdir -p "$dest/tests/gpu/diag" && cp "$src"/tests/gpu/diag/*.c "$dest/tests/gpu/diag/"
