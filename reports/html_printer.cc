@@ -37,11 +37,15 @@ h3{font-size:16px;margin:0 0 4px}
 .card .k{color:var(--muted);font-size:12px;text-transform:uppercase;letter-spacing:.04em}
 .card .v{font-size:24px;font-weight:600;font-variant-numeric:tabular-nums}
 .card .d{color:var(--muted);font-size:12.5px}
+.card .v .u{font-size:13px;font-weight:500;color:var(--muted)}
+.card .v.v2{font-size:18px}
 table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
 th,td{padding:6px 8px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
 th{background:var(--soft);font-weight:600;font-size:12.5px}
 .scroll{overflow-x:auto}
 td.num{text-align:right;white-space:nowrap}
+td.num .note{display:block;white-space:normal;font-size:12px;color:var(--muted)}
+td.num.wrap{white-space:normal;min-width:120px}
 th.num{text-align:right}
 table.kv th{width:200px;background:none;color:var(--muted);font-weight:500}
 table.sortable th{cursor:pointer;user-select:none}
@@ -141,12 +145,15 @@ std::string OccupancyClass(double pct) {
 }
 
 // A percentage cell with a small meter; data-v is the sort key.
-// `note` (plain text, escaped here) follows the value: where it came from.
+// `note` (plain text, escaped here) goes under the value, wrapped: where it came from. On one
+// line with it ("34.7 ± 0.9 (PM, 25 samples, 5 mixed)") the column took a quarter of the top
+// table, which then overflowed its section at a 1,400 px window.
 std::string PctCell(double pct, const std::string& note = "") {
   const std::string cls = OccupancyClass(pct);
   return "<td class=\"num\" data-v=\"" + FormatFixed(pct, 3) + "\"><span class=\"meter\"><span class=\"bg-" +
          cls + "\" style=\"width:" + FormatFixed(std::clamp(pct, 0.0, 100.0), 1) +
-         "%\"></span></span>" + FormatFixed(pct, 1) + (note.empty() ? "" : " " + E(note)) + "</td>";
+         "%\"></span></span>" + FormatFixed(pct, 1) + (note.empty() ? "" : "<span class=\"note\">" + E(note) + "</span>") +
+         "</td>";
 }
 
 std::string NumCell(const std::string& text, double sort_key) {
@@ -163,6 +170,22 @@ void Card(std::ostream& out, std::string_view key, const std::string& value, con
   out << "<div class=\"card\"><div class=\"k\">" << E(key) << "</div><div class=\"v"
       << (value_class.empty() ? "" : " " + value_class) << "\">" << E(value) << "</div><div class=\"d\">"
       << E(detail) << "</div></div>\n";
+}
+
+// The Recoverable card holds the figures its text states, measured and the model's upper bound
+// apart (one line each), never their sum: a measured gain and a bound are not the same kind.
+void RecoverableCard(const occtrace::Summary& s, std::ostream& out) {
+  const int64_t measured = s.recoverable_measured_ns(), model = s.recoverable_model_ns();
+  out << "<div class=\"card\"><div class=\"k\">Recoverable</div>";
+  if (measured > 0) {
+    out << "<div class=\"v\">" << E(FormatDuration(measured)) << " <span class=\"u\">measured</span></div>";
+  }
+  if (model > 0) {
+    out << "<div class=\"v" << (measured > 0 ? " v2" : "") << "\">" << (measured > 0 ? "+ " : "") << "up to "
+        << E(FormatDuration(model)) << " <span class=\"u\">model bound</span></div>";
+  }
+  if (measured <= 0 && model <= 0) out << "<div class=\"v\">none</div>";
+  out << "<div class=\"d\">" << E(SummaryRecoverableText(s)) << "</div></div>\n";
 }
 
 void KvRow(std::ostream& out, std::string_view key, const std::string& value_html) {
@@ -208,12 +231,16 @@ void PrintSummary(const occtrace::Report& report, std::ostream& out) {
   } else {
     Card(out, "Achieved occupancy", "not measured", "no launch was measured with hardware counters");
   }
-  Card(out, "Recoverable", FormatDuration(s.recoverable_ns_upper_bound()), SummaryRecoverableText(s));
+  RecoverableCard(s, out);
   if (HasCrossRank(report)) {
     const occtrace::CrossRank& x = report.cross_rank();
-    const bool straggler = x.slowest_over_median_pct() >= kStragglerPct;
-    Card(out, "Straggler", straggler ? RankName(report, x.slowest_file_index()) : "none",
-         StragglerText(report), straggler ? "warn" : "");
+    const bool straggler = HasStraggler(report);
+    const bool different_programs = !x.different_programs().empty();
+    Card(out, "Straggler",
+         straggler            ? RankName(report, x.slowest_file_index())
+         : different_programs ? "none named"
+                              : "none",
+         StragglerText(report), straggler || different_programs ? "warn" : "");
   }
   if (s.unjudged_groups() > 0) {
     Card(out, "Not judged", FormatCount(s.unjudged_groups()),
@@ -302,7 +329,7 @@ void PrintTopTable(const occtrace::Report& report, std::ostream& out) {
     if (AchievedSource(g) == "pm") {
       out << PctCell(g.achieved().mean_pct(), PmFigureNote(g));
     } else if (PmNoFigure(g)) {
-      out << "<td class=\"num\" data-v=\"-1\">" << E(AchievedWideCell(g)) << "</td>";
+      out << "<td class=\"num wrap\" data-v=\"-1\">" << E(AchievedWideCell(g)) << "</td>";
     } else if (HasAchieved(g)) {
       out << PctCell(g.achieved().mean_pct());
     } else {
@@ -597,7 +624,7 @@ void PrintNotes(const occtrace::Report& report, std::ostream& out) {
 // The per-rank totals (sortable), the straggler's row marked.
 void PrintRankTable(const occtrace::Report& report, std::ostream& out) {
   const occtrace::CrossRank& x = report.cross_rank();
-  const bool straggler = x.slowest_over_median_pct() >= kStragglerPct;
+  const bool straggler = HasStraggler(report);
   out << "<div class=\"scroll\"><table class=\"sortable\" id=\"rank-table\">\n<thead><tr>"
          "<th>Rank</th><th class=\"num\">GPU time</th><th class=\"num\">Compute</th>"
          "<th class=\"num\">NCCL</th><th class=\"num\">Launches</th><th>File</th><th>Host</th>"
@@ -627,8 +654,7 @@ void PrintCrossRankKernels(const occtrace::Report& report, std::ostream& out) {
   for (int i = 0; i < x.kernels_size(); ++i) {
     const occtrace::RankKernel& k = x.kernels(i);
     const occtrace::RankSpread& spread = k.spread();
-    const bool slow = !spread.communication() && spread.ran_on() >= 2 &&
-                      spread.slowest_over_median_pct() >= kStragglerPct;
+    const bool slow = SpreadStraggles(report, spread);
     out << "<tr><td>" << E(CrossRankKernelTag(i)) << "</td><td class=\"name\">";
     if (k.group_rank() > 0) {
       out << "<a href=\"#k" << k.group_rank() << "\">#" << k.group_rank() << "</a> ";

@@ -114,7 +114,9 @@ void PrintActions(const occtrace::Report& report, std::ostream& out) {
   int n = 0;
   for (const occtrace::Action& a : report.actions()) {
     const std::string source = SourceText(a.source());
-    out << ++n << ". **" << ActionRef(a) << "**" << MarkdownCode(ShortenKernelName(a.kernel(), 72), false)
+    // The bold span holds the rank and the name: CommonMark closes `**` only after a non-space,
+    // so "**#1 **" or an empty "****" (no rank) would print the asterisks.
+    out << ++n << ". **" << ActionRef(a) << MarkdownCode(ShortenKernelName(a.kernel(), 72), false) << "**"
         << (source.empty() ? "" : " " + MarkdownText(source)) << " (" << MarkdownText(a.origin()) << "): "
         << MarkdownText(a.change()) << "  \n   Gain: "
         << MarkdownText(ActionGainText(a)) << "; confidence " << MarkdownText(a.confidence())

@@ -892,9 +892,20 @@ std::string RankIdentityText(const occtrace::Report& report) {
   return "no file records a rank: files are numbered in command-line order (file 0, file 1, …)";
 }
 
+bool HasStraggler(const occtrace::Report& report) {
+  const occtrace::CrossRank& x = report.cross_rank();
+  return HasCrossRank(report) && x.different_programs().empty() && x.slowest_over_median_pct() >= kStragglerPct;
+}
+
+bool SpreadStraggles(const occtrace::Report& report, const occtrace::RankSpread& spread) {
+  return report.cross_rank().different_programs().empty() && !spread.communication() && spread.ran_on() >= 2 &&
+         spread.slowest_over_median_pct() >= kStragglerPct;
+}
+
 std::string StragglerText(const occtrace::Report& report) {
   const occtrace::CrossRank& x = report.cross_rank();
   if (x.ranks_size() < 2) return "";
+  if (!x.different_programs().empty()) return "none named: " + x.different_programs();
   const std::string slowest = RankName(report, x.slowest_file_index());
   const std::string median = FormatDuration(static_cast<int64_t>(std::llround(x.median_compute_ns())));
   if (x.slowest_over_median_pct() < kStragglerPct) {

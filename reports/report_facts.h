@@ -201,8 +201,15 @@ std::string CrossRankTitle(const occtrace::Report& report);
 // What tells the files apart: "each trace's OCC_META rank, from torchrun's variables", "the file
 // names (rank<N>)", "nothing recorded: files are numbered in command-line order".
 std::string RankIdentityText(const occtrace::Report& report);
+// True when the report names a straggler: ranks of one program (CrossRank.different_programs
+// empty) and the slowest rank's compute time at least kStragglerPct over the median rank's.
+bool HasStraggler(const occtrace::Report& report);
+// True when a top configuration's slowest rank stands out (kStragglerPct over the median), among
+// ranks of one program, outside NCCL kernels.
+bool SpreadStraggles(const occtrace::Report& report, const occtrace::RankSpread& spread);
 // The compute straggler: the rank whose GPU time outside NCCL kernels is furthest above the
-// median rank's, or that there is none above kStragglerPct.
+// median rank's, that there is none above kStragglerPct, or that none is named because the
+// files are not ranks of one program.
 std::string StragglerText(const occtrace::Report& report);
 // The kernels the straggler spends most time in over the median rank, for StragglerText:
 // "gemm_tn_kernel<128, 128, 32> takes 1.30 ms on rank 2, 295.0 µs over the median rank's

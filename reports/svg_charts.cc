@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -112,32 +113,54 @@ void AppendMarkers(const CurvePlot& plot, const occtrace::KernelGroup& group, in
              FormatPct(group.occupancy().theoretical_occupancy_pct()));
 }
 
+// A label's box in chart units, for keeping labels apart. SVG text has no layout of its own, so
+// the width is estimated: a 12 px label's digits, units and spaces average under 0.6 em.
+struct LabelBox {
+  double left, right, top, bottom;
+  bool Overlaps(const LabelBox& o) const {
+    return left < o.right && o.left < right && top < o.bottom && o.top < bottom;
+  }
+};
+constexpr double kLabelCharWidth = 7.2, kLabelAscent = 11, kLabelDescent = 3;
+
+// Where a measured point's label goes: centred on the point (moved inward at the plot's edges),
+// on the first baseline above or below the point, nearest first, whose box stays in the plot
+// and overlaps no label placed before. nullopt when none does: the point's tooltip keeps it.
+std::optional<LabelBox> PlaceLabel(double x, double y, size_t chars, const std::vector<LabelBox>& placed) {
+  const double half = kLabelCharWidth * static_cast<double>(chars) / 2;
+  const double center = std::clamp(x, CurvePlot::kLeft + half, CurvePlot::kWidth - 2 - half);
+  for (const double offset : {-8.0, 18.0, -22.0, 32.0, -36.0, 46.0}) {
+    const LabelBox box{center - half, center + half, y + offset - kLabelAscent, y + offset + kLabelDescent};
+    if (box.top < 0 || box.bottom > CurvePlot::kTop + CurvePlot::kPlotH) continue;
+    if (std::none_of(placed.begin(), placed.end(), [&](const LabelBox& p) { return p.Overlaps(box); })) return box;
+  }
+  return std::nullopt;
+}
+
 // Measured points: the same work at other block sizes, at their achieved occupancy (a square)
-// with their time per launch above it; on the axis when achieved occupancy was not measured,
-// or under --gpu. A label goes below its square when the previous one is too close to share
-// the line above.
+// with their time per launch beside it (PlaceLabel: labels never overlap, as close block sizes'
+// would on one line); on the axis when achieved occupancy was not measured, or under --gpu.
 void AppendMeasuredPoints(const CurvePlot& plot, const occtrace::KernelGroup& group, bool what_if,
                           std::string* svg) {
-  constexpr double kLabelRoom = 64;
-  double previous_x = -kLabelRoom;
-  bool previous_above = false;
+  std::vector<LabelBox> placed;
   for (const occtrace::MeasuredPoint& p : group.measured_points()) {
     const double y = p.achieved_pct() >= 0 && !what_if ? plot.Y(p.achieved_pct())
                                                        : CurvePlot::kTop + CurvePlot::kPlotH;
     const double x = plot.X(p.block_size());
-    const bool above = x - previous_x >= kLabelRoom || !previous_above;
-    previous_x = x;
-    previous_above = above;
-    const double label_y = above ? y - 8 : y + 18;
     const std::string time = FormatDuration(static_cast<int64_t>(p.mean_ns() + 0.5));
-    *svg += "<rect x=\"" + Num(plot.X(p.block_size()) - 4.5) + "\" y=\"" + Num(y - 4.5) +
+    *svg += "<rect x=\"" + Num(x - 4.5) + "\" y=\"" + Num(y - 4.5) +
             "\" width=\"9\" height=\"9\" fill=\"" + std::string(kMeasuredColor) + "\"><title>" +
             HtmlEscape("measured: " + MeasuredCells(p).block + " (" + std::to_string(p.block_size()) + " threads), " + time + " per launch, " +
                        (p.achieved_pct() >= 0 ? "achieved " + FormatPct(p.achieved_pct()) +
                                                   (what_if ? " on the traced GPU, not this curve's" : "")
                                             : "achieved not measured")) +
             "</title></rect>";
-    *svg += "<text x=\"" + Num(x) + "\" y=\"" + Num(label_y) +
+    // "µ" is two bytes and one character.
+    const size_t chars = time.size() - (time.find("µ") != std::string::npos ? 1 : 0);
+    const std::optional<LabelBox> box = PlaceLabel(x, y, chars, placed);
+    if (!box) continue;
+    placed.push_back(*box);
+    *svg += "<text x=\"" + Num((box->left + box->right) / 2) + "\" y=\"" + Num(box->bottom - kLabelDescent) +
             "\" text-anchor=\"middle\" class=\"tick\" fill=\"" + std::string(kMeasuredColor) + "\">" +
             HtmlEscape(time) + "</text>";
   }

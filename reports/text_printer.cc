@@ -154,9 +154,8 @@ void PrintSummary(const occtrace::Report& report, TextWriter& w) {
   w.Field("Recoverable", SummaryRecoverableText(s));
   if (HasCrossRank(report)) {
     // Several ranks: the straggler and its cause open the report, before any table.
-    const bool straggler = report.cross_rank().slowest_over_median_pct() >= kStragglerPct;
-    w.Field("Straggler", SanitizeForDisplay(StragglerText(report)), 0,
-            straggler ? Style::kWarn : Style::kPlain);
+    const bool warn = HasStraggler(report) || !report.cross_rank().different_programs().empty();
+    w.Field("Straggler", SanitizeForDisplay(StragglerText(report)), 0, warn ? Style::kWarn : Style::kPlain);
   }
   if (s.unjudged_groups() > 0) {
     const int n = s.unjudged_groups();
@@ -386,8 +385,7 @@ void PrintRankTable(const occtrace::Report& report, TextWriter& w) {
     const occtrace::InputFile& file = report.files(r.file_index());
     std::string where = names[static_cast<size_t>(r.file_index())];
     if (!file.host().empty()) where += " (" + SanitizeForDisplay(file.host()) + ")";
-    const bool straggler = x.slowest_over_median_pct() >= kStragglerPct &&
-                           r.file_index() == x.slowest_file_index();
+    const bool straggler = HasStraggler(report) && r.file_index() == x.slowest_file_index();
     row(SanitizeForDisplay(r.label()), FormatDuration(r.total_gpu_ns()),
         FormatDuration(r.compute_gpu_ns()), CommunicationCell(report, r.communication_gpu_ns()),
         FormatCount(r.launches()), where, straggler ? Style::kWarn : Style::kPlain);
@@ -413,8 +411,7 @@ void PrintCrossRankKernels(const occtrace::Report& report, TextWriter& w) {
     w.Bullet(tag, SanitizeForDisplay(title) + ", " + k.launch(), kCrossRankIndent);
     const int col = kCrossRankIndent + DisplayWidth(tag);
     const occtrace::RankSpread& spread = k.spread();
-    const bool straggling = !spread.communication() && spread.ran_on() >= 2 &&
-                            spread.slowest_over_median_pct() >= kStragglerPct;
+    const bool straggling = SpreadStraggles(report, spread);
     w.Bullet("", SanitizeForDisplay(SpreadText(report, spread)), col,
              straggling ? Style::kWarn : Style::kPlain);
     std::string cells;

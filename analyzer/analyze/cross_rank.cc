@@ -5,6 +5,7 @@
 #include <set>
 #include <tuple>
 
+#include "analyzer/analyze/diff.h"
 #include "analyzer/model/message_text.h"
 #include "analyzer/read/rank_identity.h"
 
@@ -229,6 +230,52 @@ void AddRankOnlyConfigs(const std::vector<RankedGroup>& groups,
   }
 }
 
+// Whether the files are ranks of one program, by --diff's check (diff.h) of each file against the
+// first in rank order: the recorded programs agree, and each pair spends most of its GPU time in
+// kernels both ran. A folder of unrelated traces is no distributed job: a warning per file that
+// differs (the first in `different_programs`, two more in `warnings`, then a count) and no
+// straggler verdict.
+void CheckOneProgram(const std::vector<occtrace::InputFile>& files, const std::vector<RankedGroup>& groups,
+                     occtrace::CrossRank* out) {
+  std::map<int, std::map<std::string, int64_t>> ns_by_name;  // by file
+  std::map<int, int64_t> total_ns;
+  for (const auto& g : groups) {
+    for (const auto& r : g.group->rank_spread().per_rank()) {
+      ns_by_name[r.file_index()][g.group->name()] += r.total_ns();
+      total_ns[r.file_index()] += r.total_ns();
+    }
+  }
+  const std::vector<int> order = RankOrder(files);
+  const int reference = order.front();
+  const std::vector<occtrace::InputFile> reference_files = {files[static_cast<size_t>(reference)]};
+  constexpr int kMaxListed = 3;
+  int differing = 0;
+  for (size_t k = 1; k < order.size(); ++k) {
+    const int i = order[k];
+    const std::vector<occtrace::InputFile> other_files = {files[static_cast<size_t>(i)]};
+    const auto [common_ref, common_other] =
+        CommonTimePcts(ns_by_name[reference], total_ns[reference], ns_by_name[i], total_ns[i]);
+    const ProgramWording wording{RankLabel(files, reference) + " and " + RankLabel(files, i),
+                                 "ranks of one job run mostly the same kernels",
+                                 "they are not ranks of one job"};
+    const ProgramCheck check =
+        CheckSameProgram({"on " + RankLabel(files, reference), &reference_files, total_ns[reference], common_ref},
+                         {"on " + RankLabel(files, i), &other_files, total_ns[i], common_other}, wording);
+    // Ranks of one program may run different kernels (pipeline stages): only another program,
+    // or no program recorded and little in common, tells them apart.
+    if (check.match != ProgramMatch::kOtherProgram && check.match != ProgramMatch::kMaybeOtherProgram) continue;
+    if (++differing == 1) {
+      out->set_different_programs(check.warning);
+    } else if (differing <= kMaxListed) {
+      out->add_warnings(check.warning);
+    }
+  }
+  if (differing > kMaxListed) {
+    out->add_warnings(std::to_string(differing - kMaxListed) + " more files are not ranks of the program " +
+                      RankLabel(files, reference) + " ran either");
+  }
+}
+
 }  // namespace
 
 occtrace::CrossRank BuildCrossRank(const std::vector<occtrace::InputFile>& files,
@@ -239,7 +286,8 @@ occtrace::CrossRank BuildCrossRank(const std::vector<occtrace::InputFile>& files
   const int n = static_cast<int>(files.size());
   SetRankIdentity(files, warnings, &out);
   AddRanks(files, &out);
-  AddStragglerCauses(groups, n, &out);
+  CheckOneProgram(files, groups, &out);
+  if (out.different_programs().empty()) AddStragglerCauses(groups, n, &out);
   std::vector<const RankedGroup*> by_time;
   for (const auto& g : groups) by_time.push_back(&g);
   std::stable_sort(by_time.begin(), by_time.end(), [](const RankedGroup* a, const RankedGroup* b) {

@@ -29,7 +29,9 @@ struct RankedGroup {
 
 // The cross-rank section: per-rank totals and the compute straggler, the top `max_kernels`
 // groups by GPU time with their spread, and the groups some files did not run. `warnings`
-// from ResolveRanks. Groups must carry their rank_spread.
+// from ResolveRanks. Groups must carry their rank_spread. Files that are not ranks of one
+// program (--diff's check, diff.h) get `different_programs` (and warnings for more such files),
+// and no straggler cause.
 occtrace::CrossRank BuildCrossRank(const std::vector<occtrace::InputFile>& files,
                                    const std::vector<std::string>& warnings,
                                    const std::vector<RankedGroup>& groups, int max_kernels = 10,

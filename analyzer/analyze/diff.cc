@@ -94,61 +94,87 @@ std::string JoinSet(const std::set<std::string>& items) {
 }
 
 // Below this share of either side's GPU time in kernels both traces ran, the two are taken for
-// different programs or workloads (see DiffWarnings).
+// different programs or workloads (see CheckSameProgram).
 constexpr double kCommonTimeMinPct = 50;
 
-// Whether the two traces compare, from what they record:
-// - The program: when both sides record a command (occtrace traces do; Nsight Systems exports
-//   and torch.profiler traces do not), the programs they run (ProgramOf: the script or the
-//   executable, never the arguments, since the fix under test is often a flag) must agree.
-// - The kernels: the share of each side's GPU time spent in kernels (by demangled name) that
-//   both traces ran. A fix changes some kernels' configurations (same names) or replaces a few
-//   kernels with new ones, and leaves most of the run's time in kernels both traces share;
-//   below half on either side, the totals compare mostly different work (another program,
-//   model or input). This is the one check for traces without a command, and it also catches
-//   two programs run by one interpreter under names ProgramOf cannot tell apart.
-// - The GPU: no GPU model in common means the times do not compare, whatever the program.
+// The GPU: no GPU model in common means the times do not compare, whatever the program.
+std::string GpuWarning(const DiffSide& before, const DiffSide& after) {
+  std::set<std::string> gpus_before(before.gpus.begin(), before.gpus.end());
+  bool common_gpu = false;
+  for (const auto& g : after.gpus) common_gpu = common_gpu || gpus_before.count(g) > 0;
+  if (before.gpus.empty() || after.gpus.empty() || common_gpu) return "";
+  std::set<std::string> gpus_after(after.gpus.begin(), after.gpus.end());
+  return "the two traces ran on different GPUs (" + JoinSet(gpus_before) + " before, " + JoinSet(gpus_after) +
+         " after): their GPU times do not compare";
+}
+
+// Whether the two traces compare: the same program (CheckSameProgram) on a GPU model in common.
 // Each failed check is one warning, with the figures it rests on.
 std::vector<std::string> DiffWarnings(const DiffSide& before, const DiffSide& after,
                                       const occtrace::Diff& diff) {
   std::vector<std::string> warnings;
-  const std::set<std::string> programs_before = Programs(before.files);
-  const std::set<std::string> programs_after = Programs(after.files);
-  const bool programs_differ = !programs_before.empty() && !programs_after.empty() &&
-                               programs_before != programs_after;
-  const bool kernels_differ = before.total_ns > 0 && after.total_ns > 0 &&
-                              (diff.common_time_pct_before() < kCommonTimeMinPct ||
-                               diff.common_time_pct_after() < kCommonTimeMinPct);
-  const std::string common = "kernels both traces ran hold " + Fixed(diff.common_time_pct_before()) +
-                             "% of the GPU time before and " + Fixed(diff.common_time_pct_after()) +
-                             "% after";
-  if (programs_differ) {
-    warnings.push_back("the two traces come from different programs: " + JoinSet(programs_before) +
-                       " before, " + JoinSet(programs_after) + " after (" + common +
-                       "); the totals compare different work");
-  } else if (kernels_differ && !programs_before.empty() && programs_before == programs_after) {
-    // The same program: other inputs, another model or library version, or a fix that replaced
-    // its main kernels.
-    warnings.push_back("the same program (" + JoinSet(programs_after) + ") ran mostly different kernels: " +
-                       common + " (another input, model or library version, or replaced kernels); "
-                       "the totals compare different work");
-  } else if (kernels_differ) {
-    warnings.push_back("the two traces may come from different programs or workloads: " + common +
-                       " (a fix usually keeps most of the time in the same kernels); the totals "
-                       "compare different work");
-  }
-  std::set<std::string> gpus_before(before.gpus.begin(), before.gpus.end());
-  bool common_gpu = false;
-  for (const auto& g : after.gpus) common_gpu = common_gpu || gpus_before.count(g) > 0;
-  if (!before.gpus.empty() && !after.gpus.empty() && !common_gpu) {
-    std::set<std::string> gpus_after(after.gpus.begin(), after.gpus.end());
-    warnings.push_back("the two traces ran on different GPUs (" + JoinSet(gpus_before) + " before, " +
-                       JoinSet(gpus_after) + " after): their GPU times do not compare");
-  }
+  ProgramCheck program = CheckSameProgram({"before", &before.files, before.total_ns, diff.common_time_pct_before()},
+                                          {"after", &after.files, after.total_ns, diff.common_time_pct_after()});
+  if (!program.warning.empty()) warnings.push_back(std::move(program.warning));
+  if (std::string gpu = GpuWarning(before, after); !gpu.empty()) warnings.push_back(std::move(gpu));
   return warnings;
 }
 
+std::map<std::string, int64_t> TimeByName(const std::vector<occtrace::KernelGroup>& groups) {
+  std::map<std::string, int64_t> by_name;
+  for (const auto& g : groups) by_name[g.name()] = SaturatingAdd(by_name[g.name()], g.total_ns());
+  return by_name;
+}
+
 }  // namespace
+
+// - The program: when both sides record a command (occtrace traces do; Nsight Systems exports
+//   and torch.profiler traces do not), the programs they run (ProgramOf: the script or the
+//   executable, never the arguments, since the fix under test is often a flag) must agree.
+// - The kernels: the share of each side's GPU time spent in kernels (by demangled name) that
+//   both sides ran. A fix changes some kernels' configurations (same names) or replaces a few
+//   kernels with new ones, and ranks of one job run the same model; either leaves most of the
+//   time in kernels both sides share. Below half on either side, they ran mostly different work
+//   (another program, model or input). This is the one check for traces without a command, and
+//   it also catches two programs run by one interpreter under names ProgramOf cannot tell apart.
+ProgramCheck CheckSameProgram(const ProgramSide& a, const ProgramSide& b, const ProgramWording& wording) {
+  const std::set<std::string> programs_a = Programs(*a.files);
+  const std::set<std::string> programs_b = Programs(*b.files);
+  const bool programs_differ = !programs_a.empty() && !programs_b.empty() && programs_a != programs_b;
+  const bool kernels_differ = a.total_ns > 0 && b.total_ns > 0 &&
+                              (a.common_time_pct < kCommonTimeMinPct || b.common_time_pct < kCommonTimeMinPct);
+  const std::string common = "kernels both traces ran hold " + Fixed(a.common_time_pct) + "% of the GPU time " +
+                             a.label + " and " + Fixed(b.common_time_pct) + "% " + b.label;
+  ProgramCheck check;
+  if (programs_differ) {
+    check.match = ProgramMatch::kOtherProgram;
+    check.warning = wording.subject + " come from different programs: " + JoinSet(programs_a) + " " + a.label +
+                    ", " + JoinSet(programs_b) + " " + b.label + " (" + common + "); " + wording.consequence;
+  } else if (kernels_differ && !programs_a.empty() && programs_a == programs_b) {
+    // The same program: other inputs, another model or library version, or a fix that replaced
+    // its main kernels.
+    check.match = ProgramMatch::kSameProgramOtherKernels;
+    check.warning = "the same program (" + JoinSet(programs_b) + ") ran mostly different kernels: " + common +
+                    " (another input, model or library version, or replaced kernels); " + wording.consequence;
+  } else if (kernels_differ) {
+    check.match = ProgramMatch::kMaybeOtherProgram;
+    check.warning = wording.subject + " may come from different programs or workloads: " + common + " (" +
+                    wording.why_common_kernels + "); " + wording.consequence;
+  }
+  return check;
+}
+
+std::pair<double, double> CommonTimePcts(const std::map<std::string, int64_t>& ns_by_name_a, int64_t total_a,
+                                         const std::map<std::string, int64_t>& ns_by_name_b, int64_t total_b) {
+  int64_t common_a = 0, common_b = 0;
+  for (const auto& [name, ns] : ns_by_name_a) {
+    auto other = ns_by_name_b.find(name);
+    if (other == ns_by_name_b.end()) continue;
+    common_a = SaturatingAdd(common_a, ns);
+    common_b = SaturatingAdd(common_b, other->second);
+  }
+  return {Pct(common_a, total_a), Pct(common_b, total_b)};
+}
 
 std::string ProgramOf(const std::string& command) {
   std::istringstream words(command);
@@ -220,7 +246,6 @@ occtrace::Diff BuildDiff(const DiffSide& before, const DiffSide& after) {
   diff.set_launches_before(before.launches);
   diff.set_launches_after(after.launches);
   std::vector<occtrace::DiffRow> rows = DiffKernels(before.groups, after.groups);
-  int64_t common_before = 0, common_after = 0;
   for (const auto& row : rows) {
     if (row.status() == "same") {
       diff.set_same_kernels(diff.same_kernels() + 1);
@@ -229,13 +254,11 @@ occtrace::Diff BuildDiff(const DiffSide& before, const DiffSide& after) {
       diff.set_changed_kernels(diff.changed_kernels() + 1);
       diff.set_changed_delta_ns(diff.changed_delta_ns() + Delta(row));
     }
-    if (row.status() == "same" || row.status() == "changed") {
-      common_before = SaturatingAdd(common_before, row.total_ns_before());
-      common_after = SaturatingAdd(common_after, row.total_ns_after());
-    }
   }
-  diff.set_common_time_pct_before(Pct(common_before, before.total_ns));
-  diff.set_common_time_pct_after(Pct(common_after, after.total_ns));
+  const auto [common_before, common_after] =
+      CommonTimePcts(TimeByName(before.groups), before.total_ns, TimeByName(after.groups), after.total_ns);
+  diff.set_common_time_pct_before(common_before);
+  diff.set_common_time_pct_after(common_after);
   for (auto& w : DiffWarnings(before, after, diff)) diff.add_warnings(std::move(w));
   diff.set_kernels_total(static_cast<int32_t>(rows.size()));
   diff.set_kernels_matched(static_cast<int32_t>(rows.size()));

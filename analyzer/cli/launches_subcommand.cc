@@ -14,6 +14,7 @@
 
 #include "analyzer/cli/launch_occupancy.h"
 #include "analyzer/model/message_text.h"
+#include "analyzer/read/pm_attribution.h"
 #include "analyzer/cli/occ_report.h"
 #include "sqlite/sqlite_db.h"
 #include "analyzer/read/registry/input_formats.h"
@@ -103,6 +104,21 @@ LaunchFacts FactsOf(const LaunchRow& row, const ConfigStats& c, const occtrace::
   return l;
 }
 
+// Why a launch of `file` has no achieved occupancy and no OCC_ACHIEVED row (Ach% "-"), from how
+// the trace measured it, in the words of the report's Input section (AchievedModeText).
+std::string NotMeasuredReason(const occtrace::InputFile& file) {
+  const std::string& mode = file.achieved_mode();
+  if (mode == "sample") return "the tracer replays sampled launches only, and did not sample these";
+  if (mode == "all") return "the tracer replayed every launch but recorded nothing for these";
+  if (mode == "off") return "tracing ran with achieved occupancy off";
+  if (mode == "pm") {
+    if (!file.pm_status().empty() && file.pm_status() != "on") return "PM sampling was off (" + file.pm_status() + ")";
+    return "no PM sample in which the launch ran alone (shorter than the sampling interval, or beside "
+           "other kernels)";
+  }
+  return "the input records no achieved occupancy";
+}
+
 // What the legend under the text table counts.
 struct Tally {
   int64_t printed = 0;
@@ -110,14 +126,20 @@ struct Tally {
   int64_t above = 0;
   int64_t not_judged = 0;
   double above_by = 0;  // the most achieved exceeds theoretical by, in points
+  int64_t pm_no_figure = 0;  // Ach% "n/e"
+  int64_t failed = 0;        // Ach% "n/a"
+  std::map<std::string, int64_t> not_measured;  // Ach% "-", by NotMeasuredReason
 
-  void Count(const LaunchFacts& l) {
+  void Count(const LaunchFacts& l, const occtrace::InputFile& file) {
     if (!l.judged) ++not_judged;
     if (l.is_above) {
       ++above;
       above_by = std::max(above_by, l.ach_pct - l.theo_pct);
     }
     if (!l.timed) ++untimed;
+    if (l.ach == "n/e") ++pm_no_figure;
+    if (l.ach == "n/a") ++failed;
+    if (l.ach == "-") ++not_measured[NotMeasuredReason(file)];
   }
 };
 
@@ -187,6 +209,26 @@ void WriteTextRow(bool multi, size_t file, const LaunchRow& row, const ConfigSta
   out << line << OneLine(l.kernel) << '\n';
 }
 
+std::string Launches(int64_t n) { return std::to_string(n) + (n == 1 ? " launch" : " launches"); }
+
+// The Ach% marks the listed launches carry, one line each, with how many and why.
+void WriteAchievedMarks(const Tally& tally, std::ostream& out) {
+  if (tally.pm_no_figure > 0) {
+    out << "\n  n/e: " << Launches(tally.pm_no_figure)
+        << " ran alone in PM samples, too few or too noisy for a figure (its 95% interval would be wider "
+           "than ±"
+        << Fixed(1.96 * kMaxPmStandardErrorPoints, 1) << " points).";
+  }
+  for (const auto& [reason, n] : tally.not_measured) {
+    out << "\n  -: " << Launches(n) << " not measured: " << reason << ".";
+  }
+  if (tally.failed > 0) {
+    out << "\n  n/a: " << Launches(tally.failed)
+        << " the tracer tried to measure, without a figure (achieved_status in --format csv or json says "
+           "why).";
+  }
+}
+
 // What the text table's columns and marks mean, for the launches it listed.
 void WriteTextLegend(bool multi, const Tally& tally, std::ostream& out) {
   out << "\nStart: ns after " << (multi ? "each file's" : "the trace's") << " first timed launch";
@@ -196,7 +238,10 @@ void WriteTextLegend(bool multi, const Tally& tally, std::ostream& out) {
   }
   out << ".\nTheo%: the report's theoretical occupancy for the launch's configuration";
   if (tally.not_judged > 0) out << " (-: not judged; `occ-report` says why)";
-  out << ". Ach%: measured by replay, or p: PM sampling.\n";
+  out << ".\nAch%: achieved occupancy, measured by replay, or p: from the PM samples in which the launch ran "
+         "alone.";
+  WriteAchievedMarks(tally, out);
+  out << "\n";
   if (tally.above > 0) {
     out << "!: " << tally.above << (tally.above == 1 ? " launch reads" : " launches read")
         << " achieved occupancy above theoretical (by up to " << Fixed(tally.above_by, 1)
@@ -257,7 +302,7 @@ class LaunchesSubcommand : public Subcommand {
           kernel_regex_, remaining, &configs, [&](const LaunchRow& row) -> Status {
             const ConfigStats& c = configs[row.config];
             const LaunchFacts facts = FactsOf(row, c, model.Find(c, reader.devices()), origins[f]);
-            tally.Count(facts);
+            tally.Count(facts, reader.info());
             WriteRow(f, row, c, facts, tally.printed == 0, out);
             ++tally.printed;
             return OkStatus();

@@ -490,7 +490,7 @@ TEST(PmAttribution, EveryFormatSaysWhereTheFigureCameFrom) {
       {"markdown", {"49.5 ± 0.0 (PM, 50 samples)", "error too large (PM, ± 2.7 over 3 samples)",
                     "Achieved Occupancy (PM samples)", "PM Samples", "PM Standard Error",
                     "PM sampling every 20.0 µs: 55 samples (53 clean, 0 mixed, 2 beside no traced launch)"}},
-      {"html", {"49.5 ± 0.0 (PM, 50 samples)", "error too large (PM, ± 2.7 over 3 samples)",
+      {"html", {"49.5<span class=\"note\">± 0.0 (PM, 50 samples)</span>", "error too large (PM, ± 2.7 over 3 samples)",
                 "Achieved Occupancy (PM samples)", "PM sampling every 20.0 µs"}},
       {"json", {"\"source\": \"pm\"", "\"clean_samples\": 50", "\"clean_samples\": 3", "\"achieved_pct\": -1",
                 "\"status\": \"too_uncertain\"", "\"status\": \"measured\"", "\"from_mixed\": false",
@@ -656,7 +656,7 @@ TEST(PmAttribution, TwoKernelsAlternatingInEverySampleGetFiguresFromMixedSamples
       {"text", {"25.0m", "50.0m", "25.0% ± 0.0 (PM samples: " + samples + " samples, " + mixed +
                                       " shared with other kernels (least squares)"}},
       {"markdown", {"25.0 ± 0.0 (PM, " + samples + " samples, " + mixed + " mixed)", "least-squares solve"}},
-      {"html", {"25.0 ± 0.0 (PM, " + samples + " samples, " + mixed + " mixed)"}},
+      {"html", {"25.0<span class=\"note\">± 0.0 (PM, " + samples + " samples, " + mixed + " mixed)</span>"}},
       {"json", {"\"from_mixed\": true"}},
       {"csv", {",25.00," + std::to_string(b->achieved().pm().clean_samples()) + "," + mixed + ",0.00,yes,measured,,"}},
   };

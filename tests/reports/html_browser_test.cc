@@ -1,7 +1,8 @@
 // Opens HTML reports in a real headless Chromium (file://, no network): the printer test
 // fixture and every golden expected.html (the whole pipeline's output). Checks that each renders
 // its tables and charts, that the inline script runs to the end without an error, and that
-// clicking a header sorts the table. Keeps screenshots in the build dir for review:
+// clicking a header sorts the table; at a 1,400 px window the top table fits and chart labels
+// neither overlap nor leave their chart. Keeps screenshots in the build dir for review:
 //   build/tests/reports/artifacts/h100_report.png, golden_h100_training.png
 // Skips with a visible reason when chromium is not installed (scripts/setup.sh --test).
 #include <gmock/gmock.h>
@@ -192,6 +193,62 @@ TEST_F(HtmlBrowserTest, GoldenReportsRender) {
           << log_;
       EXPECT_GT(fs::file_size(png), 20000u);
     }
+  }
+  EXPECT_GE(pages, 3) << "golden HTML reports not found under " << OCC_GOLDEN_DIR;
+}
+
+// Layout at a 1,400 px wide window, measured by the browser on every golden report: the top
+// table fits its section (its last column, Recoverable, is not cut off behind a scroll), and no
+// two labels of a chart overlap or leave the chart. The driver script writes what it found
+// into the body's data-layout attribute.
+TEST_F(HtmlBrowserTest, GoldenReportsFitAt1400PxAndChartLabelsDoNotOverlap) {
+  const std::string driver = R"JS(<script>
+(function () {
+  var problems = [];
+  var table = document.getElementById('top-table');
+  if (table) {
+    var wrap = table.parentElement;
+    if (wrap.scrollWidth > wrap.clientWidth + 1) {
+      problems.push('top table ' + wrap.scrollWidth + ' px wide in ' + wrap.clientWidth + ' px');
+    }
+  }
+  Array.prototype.forEach.call(document.querySelectorAll('svg.chart'), function (svg, c) {
+    var box = svg.getBoundingClientRect();
+    var texts = Array.prototype.map.call(svg.querySelectorAll('text'), function (t) {
+      return {text: t.textContent, r: t.getBoundingClientRect()};
+    });
+    texts.forEach(function (a, i) {
+      if (a.r.left < box.left - 1 || a.r.right > box.right + 1 || a.r.top < box.top - 1 ||
+          a.r.bottom > box.bottom + 1) {
+        problems.push('chart ' + c + ': "' + a.text + '" leaves the chart');
+      }
+      texts.slice(i + 1).forEach(function (b) {
+        var w = Math.min(a.r.right, b.r.right) - Math.max(a.r.left, b.r.left);
+        var h = Math.min(a.r.bottom, b.r.bottom) - Math.max(a.r.top, b.r.top);
+        if (w > 1 && h > 1) problems.push('chart ' + c + ': "' + a.text + '" overlaps "' + b.text + '"');
+      });
+    });
+  });
+  document.body.setAttribute('data-layout', problems.length ? problems.join(' | ') : 'ok');
+})();
+</script>
+</body>)JS";
+  int pages = 0;
+  for (const auto& entry : fs::directory_iterator(OCC_GOLDEN_DIR)) {
+    const fs::path golden = entry.path() / "expected.html";
+    if (!fs::exists(golden)) continue;
+    ++pages;
+    const std::string name = entry.path().filename().string();
+    std::string html = ReadFile(golden);
+    html.replace(html.rfind("</body>"), 7, driver);
+    const fs::path page = artifacts_ / ("layout_" + name + ".html");
+    WriteFile(page, html);
+    const fs::path dom_path = artifacts_ / ("layout_" + name + ".dom.html");
+    ASSERT_EQ(RunChromium(page, "--dump-dom --window-size=1400,4000", dom_path), 0) << name << ": " << log_;
+    std::smatch found;
+    const std::string dom = ReadFile(dom_path);
+    ASSERT_TRUE(std::regex_search(dom, found, std::regex("data-layout=\"([^\"]*)\""))) << name;
+    EXPECT_EQ(found[1].str(), "ok") << name;
   }
   EXPECT_GE(pages, 3) << "golden HTML reports not found under " << OCC_GOLDEN_DIR;
 }

@@ -129,10 +129,27 @@ TEST(HtmlPrinterTest, SummaryAndSelfDescription) {
   EXPECT_THAT(html, HasSubstr("<title>Occupancy report — NVIDIA H100 80GB HBM3</title>"));
   EXPECT_THAT(html, HasSubstr("<div class=\"k\">Below 50% theoretical</div><div class=\"v bad\">61.2%</div>"));
   EXPECT_THAT(html, HasSubstr("<div class=\"k\">Achieved occupancy (measured)</div><div class=\"v\">41.9%</div>"));
-  EXPECT_THAT(html, HasSubstr("<div class=\"k\">Recoverable</div><div class=\"v\">412.0 ms</div>"));
+  EXPECT_THAT(html, HasSubstr("<div class=\"k\">Recoverable</div><div class=\"v\">up to 412.0 ms <span "
+                              "class=\"u\">model bound</span></div>"));
   EXPECT_THAT(html, HasSubstr("<strong>NVIDIA H100 80GB HBM3 (cc 9.0, 132 SMs)</strong>"));
   EXPECT_THAT(html, HasSubstr("<code>runs/train_step.db</code> — occtrace trace, schema 1, 48,213 launches"));
   EXPECT_THAT(html, HasSubstr("<meta name=\"generator\" content=\"occ-report 0.1.0\">"));
+}
+
+// The card states what the summary's text states: 861.8 ms measured and up to 5.28 ms from the
+// model, apart, never their 867.1 ms sum (a measured gain and an upper bound are not one kind).
+TEST(HtmlPrinterTest, RecoverableCardKeepsMeasuredAndModelApart) {
+  const std::string html = Render("html", ParseReport(R"pb(
+    summary { total_gpu_ns: 1383000000 recoverable_ns_upper_bound: 867100000
+              recoverable_measured_ns: 861800000 recoverable_model_ns: 5280000 }
+  )pb"));
+  EXPECT_THAT(html, HasSubstr("<div class=\"k\">Recoverable</div><div class=\"v\">861.8 ms <span "
+                              "class=\"u\">measured</span></div><div class=\"v v2\">+ up to 5.28 ms <span "
+                              "class=\"u\">model bound</span></div><div class=\"d\">861.8 ms measured + up "
+                              "to 5.28 ms by the occupancy model (an upper bound)"));
+  EXPECT_THAT(html, Not(HasSubstr("867.1 ms")));
+  const std::string none = Render("html", ParseReport("summary { total_gpu_ns: 1000 }"));
+  EXPECT_THAT(none, HasSubstr("<div class=\"k\">Recoverable</div><div class=\"v\">none</div>"));
 }
 
 TEST(HtmlPrinterTest, SortableTableWithNumericKeys) {
