@@ -138,8 +138,9 @@ void PrintSummary(const occtrace::Report& report, TextWriter& w) {
                           " launches of " + FormatCount(s.kernels()) + " kernels (" +
                           FormatCount(s.groups()) + " launch configurations)" +
                           (s.span_ns() > 0 ? "; trace span " + FormatDuration(s.span_ns()) : ""));
-  w.Field("Below 50%", FormatPct(s.time_below_50pct_theoretical_pct()) +
-                           " of GPU time runs below 50% theoretical occupancy",
+  if (const std::string busy = BusySpanText(s); !busy.empty()) w.Field("", busy);
+  w.Field("Below 50%", FormatPct(s.time_below_50pct_theoretical_pct()) + " " + ShareOfWords(report) +
+                           " runs below 50% theoretical occupancy",
           0, s.time_below_50pct_theoretical_pct() >= 25 ? Style::kWarn : Style::kPlain);
   std::string occupancy =
       FormatPct(s.weighted_theoretical_occupancy_pct()) + " theoretical (GPU-time weighted); ";
@@ -161,8 +162,8 @@ void PrintSummary(const occtrace::Report& report, TextWriter& w) {
   if (s.unjudged_groups() > 0) {
     const int n = s.unjudged_groups();
     w.Field("Not judged", FormatCount(n) + (n == 1 ? " configuration (" : " configurations (") +
-                              FormatPct(UnjudgedTimePct(report)) +
-                              " of GPU time), listed under \"Not judged\"",
+                              FormatPct(UnjudgedTimePct(report)) + " " + ShareOfWords(report) +
+                              "), listed under \"Not judged\"",
             0, Style::kWarn);
   }
 }
@@ -236,7 +237,7 @@ void PrintActions(const occtrace::Report& report, TextWriter& w) {
                                             " [" + a.origin() + "]");
     if (const std::string source = SourceText(a.source()); !source.empty()) w.Field("", SanitizeForDisplay(source));
     w.Field("", SanitizeForDisplay(a.change()));
-    w.Field("", "Gain: " + ActionGainText(a) + "; confidence " + a.confidence() + "; evidence: " +
+    w.Field("", "Gain: " + ActionGainText(a, ShareOfWords(report)) + "; confidence " + a.confidence() + "; evidence: " +
                     SanitizeForDisplay(a.evidence()));
   }
 }
@@ -301,7 +302,8 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
   }
   w.Field("Launch", launch, kIndent);
   if (!g.origin().empty()) w.Field("Owner", SanitizeForDisplay(OriginText(g)), kIndent);
-  w.Field("Time", TimeText(g), kIndent);
+  w.Field("Time", TimeText(g, ShareOfWords(report)), kIndent);
+  if (const std::string overlap = OverlapText(g); !overlap.empty()) w.Field("Overlap", overlap, kIndent);
   if (!g.judged()) {
     w.Field("Not judged", SanitizeForDisplay(g.not_judged_reason()), kIndent, Style::kWarn);
     return;
@@ -587,7 +589,7 @@ void PrintMinorActions(const occtrace::Report& report, TextWriter& w) {
     const std::string source = SourceText(a.source());
     w.Bullet("- ", ActionRef(a) + SanitizeForDisplay(ShortenKernelName(a.kernel(), w.width() - 20)) +
                        (source.empty() ? "" : " " + SanitizeForDisplay(source)) + " [" +
-                       a.origin() + "]: " + SanitizeForDisplay(a.change()) + " Gain: " + ActionGainText(a) + ".",
+                       a.origin() + "]: " + SanitizeForDisplay(a.change()) + " Gain: " + ActionGainText(a, ShareOfWords(report)) + ".",
              0);
   }
 }
