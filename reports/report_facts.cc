@@ -839,8 +839,9 @@ std::string OverlapText(const occtrace::KernelGroup& g) {
   if (!g.has_overlap() || g.overlap().overlapped_pct() < kOverlapShownPct) return "";
   const occtrace::LaunchOverlap& o = g.overlap();
   const std::string streams = StreamsText(o, ", ");
+  // No other stream: launches of its own stream overlapped (programmatic dependent launch).
   std::string text = FormatPct(o.overlapped_pct()) + " of its time overlapped other kernels" +
-                     (streams.empty() ? "" : " (" + streams + ")") + "; " + FormatCount(o.solo_launches()) +
+                     (streams.empty() ? " (of its own stream)" : " (" + streams + ")") + "; " + FormatCount(o.solo_launches()) +
                      " of " + FormatCount(o.launches()) + " launches ran alone";
   if (o.solo_launches() > 0) text += ", mean " + FormatDuration(static_cast<int64_t>(o.solo_mean_ns()));
   return text;

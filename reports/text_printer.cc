@@ -257,11 +257,13 @@ void PrintMeasuredPoints(const occtrace::Report& report, const occtrace::KernelG
   for (const auto& p : g.measured_points()) slowest = std::max(slowest, p.mean_ns());
   const int fastest = FastestMeasuredPoint(g);
   // A shape label such as "block (8, 8, 4)" takes its room from the bars: the line keeps its width.
-  int label = 11;
+  // So does a time marked "alone" (the mean of the launches no other kernel overlapped).
+  int label = 11, time_width = 9;
   for (const auto& p : g.measured_points()) {
     label = std::max(label, DisplayWidth(MeasuredCells(p).block) + 1);
+    time_width = std::max(time_width, DisplayWidth(MeasuredCells(p).time));
   }
-  const int bar_width = std::max(8, 24 - (label - 11));
+  const int bar_width = std::max(8, 24 - (label - 11) - (time_width - 9));
   const std::string pad(static_cast<size_t>(indent + kLabelWidth), ' ');
   for (int i = 0; i < g.measured_points_size(); ++i) {
     const occtrace::MeasuredPoint& p = g.measured_points(i);
@@ -269,7 +271,7 @@ void PrintMeasuredPoints(const occtrace::Report& report, const occtrace::KernelG
     const int bar = slowest > 0 ? std::max(1, static_cast<int>(bar_width * p.mean_ns() / slowest + 0.5)) : 1;
     std::string bars;
     for (int b = 0; b < bar; ++b) bars += "█";
-    std::string line = PadRight(cells.block, label) + PadLeft(cells.time, 9) + "  " +
+    std::string line = PadRight(cells.block, label) + PadLeft(cells.time, time_width) + "  " +
                        PadRight(bars, bar_width) +
                        "  " + PadLeft(cells.theoretical, 6) + " / " + PadLeft(cells.achieved, 6);
     if (p.current()) line += "  (this)";

@@ -309,7 +309,10 @@ std::string FormatNs(int64_t ns) {
 void AddOverlapNotes(const Analysis& a, occtrace::Report* report) {
   std::string unknown;
   for (const auto& f : a.files) {
-    if (f.busy_gpu_ns() <= 0 && f.launches() > 0) unknown += (unknown.empty() ? "" : ", ") + f.path();
+    // Light traces know their timed launches' overlap; their busy span is left unknown.
+    if (f.busy_gpu_ns() <= 0 && f.launches() > 0 && f.trace_mode() != "light") {
+      unknown += (unknown.empty() ? "" : ", ") + f.path();
+    }
   }
   if (!unknown.empty()) {
     report->add_notes("overlap unknown for " + unknown + ": no launch start times, so which launches ran "

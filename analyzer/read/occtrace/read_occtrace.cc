@@ -452,6 +452,7 @@ struct OcctraceReader::OccLaunchPartial {
   std::vector<ConfigStats> tallies;
   std::vector<std::pair<int32_t, const AchievedRow*>> achieved;
   std::vector<TimedLaunch> timed;  // for the overlap sweep
+  int64_t unplaced_ns = 0;         // time of launches without a start (profiler replays)
   int64_t unknown_config = 0, negative = 0, absurd = 0, replayed_without_time = 0, untimed = 0;
   int64_t launches = 0, total_ns = 0;
   int64_t first_start = std::numeric_limits<int64_t>::max(), last_end = 0;
@@ -558,6 +559,8 @@ Status OcctraceReader::ScanOcctraceRange(const RangePass& pass, const std::strin
       out->first_start = std::min(out->first_start, start);
       out->last_end = std::max(out->last_end, SaturatingAdd(start, duration));
       out->timed.push_back({start, SaturatingAdd(start, duration), v[3], i});
+    } else {
+      out->unplaced_ns = SaturatingAdd(out->unplaced_ns, duration);
     }
     ++out->launches;
     out->total_ns = SaturatingAdd(out->total_ns, duration);
@@ -591,6 +594,7 @@ StatusOr<TraceScan> OcctraceReader::ScanLaunches(const std::string& kernel_regex
   int64_t unknown_config = 0, negative = 0, absurd = 0, replayed_without_time = 0, untimed = 0;
   int64_t first_start = std::numeric_limits<int64_t>::max(), last_end = 0;
   std::vector<TimedLaunch> timed = std::move(partials.front().timed);
+  int64_t unplaced_ns = 0;
   for (OccLaunchPartial& part : partials) {
     if (&part != &partials.front()) {
       timed.insert(timed.end(), part.timed.begin(), part.timed.end());
@@ -601,6 +605,7 @@ StatusOr<TraceScan> OcctraceReader::ScanLaunches(const std::string& kernel_regex
       AddAchievedSample(&configs[static_cast<size_t>(i)], a->pct, a->status, a->throughput);
     }
     unknown_config += part.unknown_config;
+    unplaced_ns = SaturatingAdd(unplaced_ns, part.unplaced_ns);
     negative += part.negative;
     absurd += part.absurd;
     replayed_without_time += part.replayed_without_time;
@@ -613,6 +618,9 @@ StatusOr<TraceScan> OcctraceReader::ScanLaunches(const std::string& kernel_regex
   }
   partials.clear();
   SweepLaunchOverlap(&timed, &configs, &scan);
+  // A replayed launch has no start: the profiler ran it serialized, alone on the device, so its
+  // time is busy time of its own (its overlap stays unknown).
+  if (scan.busy_ns >= 0) scan.busy_ns = SaturatingAdd(scan.busy_ns, unplaced_ns);
   if (unknown_config > 0) {
     AddWarning(std::to_string(unknown_config) +
                " OCC_LAUNCH rows reference a configId missing from OCC_KERNEL_CONFIG: skipped");
@@ -638,6 +646,9 @@ StatusOr<TraceScan> OcctraceReader::ScanLaunches(const std::string& kernel_regex
   }
   if (info_.trace_mode() == "light") {
     OCC_RETURN_IF_ERROR(AddLaunchCalls(ids, &configs, &scan));
+    // GPU times are estimates over every launch, the busy span only the timed launches': their
+    // difference would read as concurrency. Unknown.
+    scan.busy_ns = -1;
   } else {
     OCC_RETURN_IF_ERROR(AddReattachGapLaunches(ids, &configs, &scan));
     OCC_RETURN_IF_ERROR(AddTailLaunches(ids, &configs));
