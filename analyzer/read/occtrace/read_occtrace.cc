@@ -483,8 +483,11 @@ void AddAchievedSample(ConfigStats* c, double pct, const std::string& status,
 }
 
 // Each configuration's overlap with the rest of its device, and the file's busy span
-// (launch_overlap.h); unknown when no launch has a start and a duration.
-void SweepLaunchOverlap(std::vector<TimedLaunch>* timed, std::vector<ConfigStats>* configs, TraceScan* scan) {
+// (launch_overlap.h); unknown when no launch has a start and a duration. A replayed launch has
+// no start (`unplaced_ns` is their time): the profiler ran it alone, so its time is busy time of
+// its own, and its overlap stays unknown.
+void SweepLaunchOverlap(std::vector<TimedLaunch>* timed, int64_t unplaced_ns, std::vector<ConfigStats>* configs,
+                        TraceScan* scan) {
   if (timed->empty()) return;
   std::vector<int64_t> device_of_config;
   device_of_config.reserve(configs->size());
@@ -492,7 +495,7 @@ void SweepLaunchOverlap(std::vector<TimedLaunch>* timed, std::vector<ConfigStats
   OverlapResult overlap = SweepOverlap(timed, device_of_config);
   std::vector<TimedLaunch>().swap(*timed);
   for (size_t i = 0; i < configs->size(); ++i) (*configs)[i].overlap = std::move(overlap.per_config[i]);
-  scan->busy_ns = overlap.busy_ns;
+  scan->busy_ns = SaturatingAdd(overlap.busy_ns, unplaced_ns);
 }
 
 }  // namespace
@@ -617,10 +620,7 @@ StatusOr<TraceScan> OcctraceReader::ScanLaunches(const std::string& kernel_regex
     last_end = std::max(last_end, part.last_end);
   }
   partials.clear();
-  SweepLaunchOverlap(&timed, &configs, &scan);
-  // A replayed launch has no start: the profiler ran it serialized, alone on the device, so its
-  // time is busy time of its own (its overlap stays unknown).
-  if (scan.busy_ns >= 0) scan.busy_ns = SaturatingAdd(scan.busy_ns, unplaced_ns);
+  SweepLaunchOverlap(&timed, unplaced_ns, &configs, &scan);
   if (unknown_config > 0) {
     AddWarning(std::to_string(unknown_config) +
                " OCC_LAUNCH rows reference a configId missing from OCC_KERNEL_CONFIG: skipped");
