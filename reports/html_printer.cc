@@ -212,11 +212,12 @@ void PrintHead(const occtrace::Report& report, std::ostream& out) {
 void PrintSummary(const occtrace::Report& report, std::ostream& out) {
   const occtrace::Summary& s = report.summary();
   out << "<section id=\"summary\">\n<div class=\"cards\">\n";
-  Card(out, "GPU time", FormatDuration(s.total_gpu_ns()),
+  const std::string busy = BusySpanText(s);
+  Card(out, busy.empty() ? "GPU time" : "Summed kernel time", FormatDuration(s.total_gpu_ns()),
        FormatCount(s.launches()) + " launches · " + FormatCount(s.kernels()) + " kernels · " +
-           FormatCount(s.groups()) + " configurations");
+           FormatCount(s.groups()) + " configurations" + (busy.empty() ? "" : " · " + busy));
   Card(out, "Below 50% theoretical", FormatPct(s.time_below_50pct_theoretical_pct()),
-       "of GPU time runs below 50% theoretical occupancy",
+       ShareOfWords(report) + " runs below 50% theoretical occupancy",
        s.time_below_50pct_theoretical_pct() >= 25 ? "bad" : "");
   Card(out, "Theoretical occupancy", FormatPct(s.weighted_theoretical_occupancy_pct()),
        "GPU-time weighted; from the occupancy model",
@@ -244,7 +245,7 @@ void PrintSummary(const occtrace::Report& report, std::ostream& out) {
   }
   if (s.unjudged_groups() > 0) {
     Card(out, "Not judged", FormatCount(s.unjudged_groups()),
-         FormatPct(UnjudgedTimePct(report)) + " of GPU time; listed below", "warn");
+         FormatPct(UnjudgedTimePct(report)) + " " + ShareOfWords(report) + "; listed below", "warn");
   }
   out << "</div>\n</section>\n";
 }
@@ -356,7 +357,7 @@ void PrintActions(const occtrace::Report& report, std::ostream& out) {
     const std::string source = SourceText(a.source());
     out << "<code>" << E(ShortenKernelName(a.kernel(), 90)) << "</code>" << (source.empty() ? "" : " " + E(source))
         << " (" << E(a.origin()) << "): " << E(a.change())
-        << "<br>Gain: " << E(ActionGainText(a)) << "; confidence " << E(a.confidence()) << "; evidence: "
+        << "<br>Gain: " << E(ActionGainText(a, ShareOfWords(report))) << "; confidence " << E(a.confidence()) << "; evidence: "
         << E(a.evidence()) << "</li>\n";
   }
   out << "</ol>\n</section>\n";
@@ -370,7 +371,7 @@ void PrintMinorActions(const occtrace::Report& report, std::ostream& out) {
     const std::string source = SourceText(a.source());
     out << "<li>" << E(ActionRef(a)) << "<code>" << E(ShortenKernelName(a.kernel(), 90)) << "</code>"
         << (source.empty() ? "" : " " + E(source)) << " ("
-        << E(a.origin()) << "): " << E(a.change()) << " Gain: " << E(ActionGainText(a)) << ".</li>\n";
+        << E(a.origin()) << "): " << E(a.change()) << " Gain: " << E(ActionGainText(a, ShareOfWords(report))) << ".</li>\n";
   }
   out << "</ul>\n</section>\n";
 }
@@ -384,12 +385,15 @@ void PrintKernelHeading(const occtrace::Report& report, const occtrace::KernelGr
   if (const std::string source = SourceText(g.source()); !source.empty()) {
     out << "<div class=\"meta\">Source: " << E(source) << "</div>\n";
   }
-  std::string meta = LaunchText(g) + " · " + TimeText(g);
+  std::string meta = LaunchText(g) + " · " + TimeText(g, ShareOfWords(report));
   if (!g.origin().empty()) meta += " · " + OriginText(g);
   if (report.devices_size() > 1 && report.what_if_gpu().empty()) {
     if (const occtrace::Device* device = FindDevice(report, g)) meta += " · " + DeviceTitle(*device);
   }
   out << "<div class=\"meta\">" << E(meta) << "</div>\n";
+  if (const std::string overlap = OverlapText(g); !overlap.empty()) {
+    out << "<div class=\"meta\">Overlap: " << E(overlap) << "</div>\n";
+  }
 }
 
 // The occupancy metrics beside the block-size curve, with its legend.

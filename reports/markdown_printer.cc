@@ -46,7 +46,8 @@ void PrintHeader(const occtrace::Report& report, std::ostream& out) {
 
   out << "**Summary:** " << FormatPct(s.time_below_50pct_theoretical_pct()) << " of "
       << FormatDuration(s.total_gpu_ns())
-      << " GPU time runs below 50% theoretical occupancy. GPU-time-weighted theoretical "
+      << (KernelsRanConcurrently(s) ? " summed kernel time" : " GPU time")
+      << " runs below 50% theoretical occupancy. GPU-time-weighted theoretical "
          "occupancy "
       << FormatPct(s.weighted_theoretical_occupancy_pct());
   if (AnyAchieved(report) && !TracedGpuForAchieved(report).empty()) {
@@ -63,7 +64,7 @@ void PrintHeader(const occtrace::Report& report, std::ostream& out) {
   if (s.unjudged_groups() > 0) {
     out << " " << FormatCount(s.unjudged_groups())
       << (s.unjudged_groups() == 1 ? " configuration (" : " configurations (")
-        << FormatPct(UnjudgedTimePct(report)) << " of GPU time) not judged.";
+        << FormatPct(UnjudgedTimePct(report)) << " " << ShareOfWords(report) << ") not judged.";
   }
   out << "\n\n";
 
@@ -96,6 +97,7 @@ void PrintHeader(const occtrace::Report& report, std::ostream& out) {
                 " launch configurations)"},
            out);
   if (s.span_ns() > 0) TableRow({"Trace span", FormatDuration(s.span_ns())}, out);
+  if (const std::string busy = BusySpanText(s); !busy.empty()) TableRow({"Busy span", Cell(busy)}, out);
   if (!report.what_if_gpu().empty()) {
     TableRow({"What-if GPU", "occupancy re-evaluated for " + Cell(report.what_if_gpu()) +
                                  " (times are those recorded on the traced GPU)"},
@@ -119,7 +121,7 @@ void PrintActions(const occtrace::Report& report, std::ostream& out) {
     out << ++n << ". **" << ActionRef(a) << MarkdownCode(ShortenKernelName(a.kernel(), 72), false) << "**"
         << (source.empty() ? "" : " " + MarkdownText(source)) << " (" << MarkdownText(a.origin()) << "): "
         << MarkdownText(a.change()) << "  \n   Gain: "
-        << MarkdownText(ActionGainText(a)) << "; confidence " << MarkdownText(a.confidence())
+        << MarkdownText(ActionGainText(a, ShareOfWords(report))) << "; confidence " << MarkdownText(a.confidence())
         << "; evidence: " << MarkdownText(a.evidence()) << "\n";
   }
   out << "\n";
@@ -133,7 +135,7 @@ void PrintMinorActions(const occtrace::Report& report, std::ostream& out) {
     const std::string source = SourceText(a.source());
     out << "- " << MarkdownText(ActionRef(a)) << MarkdownCode(ShortenKernelName(a.kernel(), 72), false)
         << (source.empty() ? "" : " " + MarkdownText(source)) << " ("
-        << MarkdownText(a.origin()) << "): " << MarkdownText(a.change()) << " Gain: " << MarkdownText(ActionGainText(a))
+        << MarkdownText(a.origin()) << "): " << MarkdownText(a.change()) << " Gain: " << MarkdownText(ActionGainText(a, ShareOfWords(report)))
         << ".\n";
   }
   out << "\n";
@@ -178,8 +180,11 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
     out << "Source: " << MarkdownText(source) << ".\n\n";
   }
   if (!g.origin().empty()) out << "Owner: " << MarkdownText(OriginText(g)) << ".\n\n";
-  out << "Launch: " << MarkdownText(LaunchText(g)) << ".\n\nTime: " << MarkdownText(TimeText(g))
-      << ".\n\n";
+  out << "Launch: " << MarkdownText(LaunchText(g)) << ".\n\nTime: "
+      << MarkdownText(TimeText(g, ShareOfWords(report))) << ".\n\n";
+  if (const std::string overlap = OverlapText(g); !overlap.empty()) {
+    out << "Overlap: " << MarkdownText(overlap) << ".\n\n";
+  }
   if (report.devices_size() > 1 && report.what_if_gpu().empty()) {
     if (const occtrace::Device* device = FindDevice(report, g)) {
       out << "GPU: " << MarkdownText(DeviceTitle(*device)) << "\n\n";

@@ -287,7 +287,7 @@ std::string LaunchText(const occtrace::KernelGroup& g) {
   return out;
 }
 
-std::string TimeText(const occtrace::KernelGroup& g) {
+std::string TimeText(const occtrace::KernelGroup& g, std::string_view share_of) {
   if (g.time_estimated()) {
     // Light trace: an estimate, with its sample and interval (report-guide.md, "Light traces").
     const std::string interval =
@@ -300,12 +300,12 @@ std::string TimeText(const occtrace::KernelGroup& g) {
     }
     return "≈" + FormatDuration(g.total_ns()) + interval + " (estimated from " + FormatCount(g.timed_launches()) +
            " timed) in " + FormatCount(g.launches()) + (g.launches() == 1 ? " launch (" : " launches (") +
-           FormatPct(g.time_pct()) + " of GPU time); mean " + FormatDuration(static_cast<int64_t>(g.mean_ns())) +
+           FormatPct(g.time_pct()) + " " + std::string(share_of) + "); mean " + FormatDuration(static_cast<int64_t>(g.mean_ns())) +
            ", min " + FormatDuration(g.min_ns()) + ", max " + FormatDuration(g.max_ns()) + " of the timed ones";
   }
   return FormatDuration(g.total_ns()) + " in " + FormatCount(g.launches()) +
          (g.launches() == 1 ? " launch (" : " launches (") + FormatPct(g.time_pct()) +
-         " of GPU time); mean " + FormatDuration(static_cast<int64_t>(g.mean_ns())) + ", min " +
+         " " + std::string(share_of) + "); mean " + FormatDuration(static_cast<int64_t>(g.mean_ns())) + ", min " +
          FormatDuration(g.min_ns()) + ", max " + FormatDuration(g.max_ns());
 }
 
@@ -492,7 +492,9 @@ std::string BlockShapeText(const occtrace::MeasuredPoint& point) {
 
 MeasuredPointCells MeasuredCells(const occtrace::MeasuredPoint& point) {
   return {"block " + BlockShapeText(point),
-          FormatDuration(static_cast<int64_t>(point.mean_ns() + 0.5)), FormatPct(point.theoretical_pct()),
+          // "alone": the mean of the launches no other kernel overlapped (the others did).
+          FormatDuration(static_cast<int64_t>(point.mean_ns() + 0.5)) + (point.solo() ? " alone" : ""),
+          FormatPct(point.theoretical_pct()),
           point.achieved_pct() >= 0 ? FormatPct(point.achieved_pct()) : "–"};
 }
 
@@ -797,10 +799,58 @@ std::string SourceText(const occtrace::KernelSource& source) {
   return "";
 }
 
-std::string ActionGainText(const occtrace::Action& action) {
+std::string ActionGainText(const occtrace::Action& action, std::string_view share_of) {
   if (action.gain_kind() == "not predicted" || action.gain_ns() <= 0) return "not predicted";
-  std::string text = FormatDuration(action.gain_ns()) + " (" + FormatPct(action.gain_pct()) + " of GPU time)";
+  std::string text = FormatDuration(action.gain_ns()) + " (" + FormatPct(action.gain_pct()) + " " +
+                     std::string(share_of) + ")";
   return action.gain_kind() == "measured" ? text + ", measured" : "up to " + text + " (upper bound)";
+}
+
+bool KernelsRanConcurrently(const occtrace::Summary& s) {
+  return s.busy_ns() > 0 && static_cast<double>(s.total_gpu_ns()) >= 1.01 * static_cast<double>(s.busy_ns());
+}
+
+std::string ShareOfWords(const occtrace::Report& report) {
+  return KernelsRanConcurrently(report.summary()) ? "of summed kernel time" : "of GPU time";
+}
+
+std::string BusySpanText(const occtrace::Summary& s) {
+  if (!KernelsRanConcurrently(s)) return "";
+  return "busy " + FormatDuration(s.busy_ns()) +
+         " (the union of kernel intervals: kernels ran concurrently; shares are of summed kernel time)";
+}
+
+namespace {
+
+// "streams 14, 15, 16 and more", with `separator` between ids.
+std::string StreamsText(const occtrace::LaunchOverlap& o, const std::string& separator) {
+  if (o.streams_size() == 0) return "";
+  std::string text = o.streams_size() == 1 && !o.more_streams() ? "stream " : "streams ";
+  for (int i = 0; i < o.streams_size(); ++i) text += (i > 0 ? separator : "") + std::to_string(o.streams(i));
+  return text + (o.more_streams() ? " and more" : "");
+}
+
+// Below this share of a configuration's time, its overlap is not worth a line.
+constexpr double kOverlapShownPct = 1;
+
+}  // namespace
+
+std::string OverlapText(const occtrace::KernelGroup& g) {
+  if (!g.has_overlap() || g.overlap().overlapped_pct() < kOverlapShownPct) return "";
+  const occtrace::LaunchOverlap& o = g.overlap();
+  const std::string streams = StreamsText(o, ", ");
+  // No other stream: launches of its own stream overlapped (programmatic dependent launch).
+  std::string text = FormatPct(o.overlapped_pct()) + " of its time overlapped other kernels" +
+                     (streams.empty() ? " (of its own stream)" : " (" + streams + ")") + "; " + FormatCount(o.solo_launches()) +
+                     " of " + FormatCount(o.launches()) + " launches ran alone";
+  if (o.solo_launches() > 0) text += ", mean " + FormatDuration(static_cast<int64_t>(o.solo_mean_ns()));
+  return text;
+}
+
+std::string OverlapCell(const occtrace::KernelGroup& g) {
+  if (!g.has_overlap()) return "unknown";
+  const std::string streams = StreamsText(g.overlap(), " ");
+  return FormatPct(g.overlap().overlapped_pct()) + (streams.empty() ? "" : " (" + streams + ")");
 }
 
 const std::string_view kActionsTitle = "What to change";

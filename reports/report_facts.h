@@ -69,7 +69,7 @@ std::string LimiterShortLabel(std::string_view limiter);
 // dynamic shared memory[, 16 B local memory/thread][, cluster 2×1]".
 std::string LaunchText(const occtrace::KernelGroup& group);
 // "740.0 ms in 1,200 launches (40.0% of GPU time); mean 616.7 µs, min 590.0 µs, max 702.0 µs".
-std::string TimeText(const occtrace::KernelGroup& group);
+std::string TimeText(const occtrace::KernelGroup& group, std::string_view share_of = "of GPU time");
 
 // "Theoretical occupancy 62.5% (40 of 64 warps per SM) is limited by registers: ...".
 std::string LimiterLine(const occtrace::KernelGroup& group);
@@ -184,8 +184,27 @@ std::string OriginText(const occtrace::KernelGroup& group);
 std::string SourceText(const occtrace::KernelSource& source);
 
 // An action's predicted gain: "601 µs (33.1% of GPU time), measured", "up to ... (upper bound)",
-// "not predicted".
-std::string ActionGainText(const occtrace::Action& action);
+// "not predicted". `share_of`: ShareOfWords.
+std::string ActionGainText(const occtrace::Action& action, std::string_view share_of = "of GPU time");
+
+// ---- Concurrent kernels (KernelGroup.overlap, Summary.busy_ns) ------------------------------
+
+// Whether the summed kernel time exceeds the busy span (the union of kernel intervals) by 1 % or
+// more: kernels ran concurrently, so a share of summed kernel time is not a share of the time
+// the GPU was busy.
+bool KernelsRanConcurrently(const occtrace::Summary& summary);
+// What time shares are of: "of GPU time", or "of summed kernel time" where kernels ran
+// concurrently.
+std::string ShareOfWords(const occtrace::Report& report);
+// "busy 1.22 s (the union of kernel intervals: kernels ran concurrently; shares are of summed
+// kernel time)", for beside the summed kernel time; empty unless kernels ran concurrently.
+std::string BusySpanText(const occtrace::Summary& summary);
+// One line on a configuration's launches beside other kernels: "60.0% of its time overlapped
+// other kernels (streams 14, 15, 16); 620 of 2,000 launches ran alone, mean 59.7 µs"; empty
+// when under 1 % of its time overlapped or the overlap is unknown.
+std::string OverlapText(const occtrace::KernelGroup& group);
+// The same as one CSV field: "60.0% (streams 14 15 16)", "0.0%", or "unknown".
+std::string OverlapCell(const occtrace::KernelGroup& group);
 
 // ---- Several input files (Report.cross_rank) ------------------------------------------------
 

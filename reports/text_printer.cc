@@ -138,8 +138,9 @@ void PrintSummary(const occtrace::Report& report, TextWriter& w) {
                           " launches of " + FormatCount(s.kernels()) + " kernels (" +
                           FormatCount(s.groups()) + " launch configurations)" +
                           (s.span_ns() > 0 ? "; trace span " + FormatDuration(s.span_ns()) : ""));
-  w.Field("Below 50%", FormatPct(s.time_below_50pct_theoretical_pct()) +
-                           " of GPU time runs below 50% theoretical occupancy",
+  if (const std::string busy = BusySpanText(s); !busy.empty()) w.Field("", busy);
+  w.Field("Below 50%", FormatPct(s.time_below_50pct_theoretical_pct()) + " " + ShareOfWords(report) +
+                           " runs below 50% theoretical occupancy",
           0, s.time_below_50pct_theoretical_pct() >= 25 ? Style::kWarn : Style::kPlain);
   std::string occupancy =
       FormatPct(s.weighted_theoretical_occupancy_pct()) + " theoretical (GPU-time weighted); ";
@@ -160,8 +161,8 @@ void PrintSummary(const occtrace::Report& report, TextWriter& w) {
   if (s.unjudged_groups() > 0) {
     const int n = s.unjudged_groups();
     w.Field("Not judged", FormatCount(n) + (n == 1 ? " configuration (" : " configurations (") +
-                              FormatPct(UnjudgedTimePct(report)) +
-                              " of GPU time), listed under \"Not judged\"",
+                              FormatPct(UnjudgedTimePct(report)) + " " + ShareOfWords(report) +
+                              "), listed under \"Not judged\"",
             0, Style::kWarn);
   }
 }
@@ -235,7 +236,7 @@ void PrintActions(const occtrace::Report& report, TextWriter& w) {
                                             " [" + a.origin() + "]");
     if (const std::string source = SourceText(a.source()); !source.empty()) w.Field("", SanitizeForDisplay(source));
     w.Field("", SanitizeForDisplay(a.change()));
-    w.Field("", "Gain: " + ActionGainText(a) + "; confidence " + a.confidence() + "; evidence: " +
+    w.Field("", "Gain: " + ActionGainText(a, ShareOfWords(report)) + "; confidence " + a.confidence() + "; evidence: " +
                     SanitizeForDisplay(a.evidence()));
   }
 }
@@ -255,11 +256,13 @@ void PrintMeasuredPoints(const occtrace::Report& report, const occtrace::KernelG
   for (const auto& p : g.measured_points()) slowest = std::max(slowest, p.mean_ns());
   const int fastest = FastestMeasuredPoint(g);
   // A shape label such as "block (8, 8, 4)" takes its room from the bars: the line keeps its width.
-  int label = 11;
+  // So does a time marked "alone" (the mean of the launches no other kernel overlapped).
+  int label = 11, time_width = 9;
   for (const auto& p : g.measured_points()) {
     label = std::max(label, DisplayWidth(MeasuredCells(p).block) + 1);
+    time_width = std::max(time_width, DisplayWidth(MeasuredCells(p).time));
   }
-  const int bar_width = std::max(8, 24 - (label - 11));
+  const int bar_width = std::max(8, 24 - (label - 11) - (time_width - 9));
   const std::string pad(static_cast<size_t>(indent + kLabelWidth), ' ');
   for (int i = 0; i < g.measured_points_size(); ++i) {
     const occtrace::MeasuredPoint& p = g.measured_points(i);
@@ -267,7 +270,7 @@ void PrintMeasuredPoints(const occtrace::Report& report, const occtrace::KernelG
     const int bar = slowest > 0 ? std::max(1, static_cast<int>(bar_width * p.mean_ns() / slowest + 0.5)) : 1;
     std::string bars;
     for (int b = 0; b < bar; ++b) bars += "█";
-    std::string line = PadRight(cells.block, label) + PadLeft(cells.time, 9) + "  " +
+    std::string line = PadRight(cells.block, label) + PadLeft(cells.time, time_width) + "  " +
                        PadRight(bars, bar_width) +
                        "  " + PadLeft(cells.theoretical, 6) + " / " + PadLeft(cells.achieved, 6);
     if (p.current()) line += "  (this)";
@@ -300,7 +303,8 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
   }
   w.Field("Launch", launch, kIndent);
   if (!g.origin().empty()) w.Field("Owner", SanitizeForDisplay(OriginText(g)), kIndent);
-  w.Field("Time", TimeText(g), kIndent);
+  w.Field("Time", TimeText(g, ShareOfWords(report)), kIndent);
+  if (const std::string overlap = OverlapText(g); !overlap.empty()) w.Field("Overlap", overlap, kIndent);
   if (!g.judged()) {
     w.Field("Not judged", SanitizeForDisplay(g.not_judged_reason()), kIndent, Style::kWarn);
     return;
@@ -584,7 +588,7 @@ void PrintMinorActions(const occtrace::Report& report, TextWriter& w) {
     const std::string source = SourceText(a.source());
     w.Bullet("- ", ActionRef(a) + SanitizeForDisplay(ShortenKernelName(a.kernel(), w.width() - 20)) +
                        (source.empty() ? "" : " " + SanitizeForDisplay(source)) + " [" +
-                       a.origin() + "]: " + SanitizeForDisplay(a.change()) + " Gain: " + ActionGainText(a) + ".",
+                       a.origin() + "]: " + SanitizeForDisplay(a.change()) + " Gain: " + ActionGainText(a, ShareOfWords(report)) + ".",
              0);
   }
 }

@@ -38,6 +38,7 @@ StatusOr<Analysis> Analyze(const ReportOptions& options, const std::vector<std::
   int64_t first = 0, last = 0;
   // Per file: GPU time of every kernel, and of NCCL's (before --kernel picks groups).
   std::vector<std::pair<int64_t, int64_t>> file_gpu_ns;
+  std::vector<int64_t> file_busy_ns;  // 0: unknown
   for (auto& input : a.inputs) {
     // Every kernel: --kernel only chooses what the report shows (report_builder.cc), never the
     // run's figures.
@@ -49,6 +50,7 @@ StatusOr<Analysis> Analyze(const ReportOptions& options, const std::vector<std::
       }
     }
     file_gpu_ns.emplace_back(scan.total_ns, communication_ns);
+    file_busy_ns.push_back(std::max<int64_t>(0, scan.busy_ns));
     any_launch |= scan.launches > 0;
     a.run_total_ns = SaturatingAdd(a.run_total_ns, scan.total_ns);
     a.run_launches += scan.launches;
@@ -70,6 +72,7 @@ StatusOr<Analysis> Analyze(const ReportOptions& options, const std::vector<std::
     a.files.push_back(a.inputs[i]->info());
     a.files.back().set_total_gpu_ns(file_gpu_ns[i].first);
     a.files.back().set_communication_gpu_ns(file_gpu_ns[i].second);
+    a.files.back().set_busy_gpu_ns(file_busy_ns[i]);
   }
   a.rank_warnings = ResolveRanks(&a.files);
   const bool several_files = a.files.size() > 1;

@@ -20,6 +20,23 @@ constexpr double kAchievedGapPoints = 10;      // ncu AchievedOccupancy rule
 constexpr double kTailReportPct = 20;          // ncu tail-effect rule shows X >= 20 %
 
 
+// Left absent where no launch of the configuration could be swept (overlap unknown).
+void FillOverlap(const OverlapSums& o, occtrace::KernelGroup* out) {
+  if (!o.known()) return;
+  occtrace::LaunchOverlap* overlap = out->mutable_overlap();
+  overlap->set_launches(o.launches);
+  overlap->set_overlapped_ns(o.overlapped_ns);
+  overlap->set_overlapped_pct(o.launch_ns > 0 ? 100.0 * static_cast<double>(o.overlapped_ns) /
+                                                    static_cast<double>(o.launch_ns)
+                                              : 0);
+  overlap->set_solo_launches(o.solo_launches);
+  overlap->set_solo_mean_ns(o.solo_launches > 0 ? static_cast<double>(o.solo_ns) /
+                                                      static_cast<double>(o.solo_launches)
+                                                : 0);
+  for (int64_t stream : o.streams) overlap->add_streams(stream);
+  overlap->set_more_streams(o.more_streams);
+}
+
 void FillIdentity(const Group& g, occtrace::KernelGroup* out) {
   const ConfigStats& c = g.stats;
   out->set_file_index(g.files.size() == 1 ? *g.files.begin() : -1);
@@ -70,6 +87,7 @@ void FillIdentity(const Group& g, occtrace::KernelGroup* out) {
   out->set_first_start_ns(c.first_start_ns);
   out->set_last_end_ns(c.last_end_ns);
   out->set_tail_launches(c.tail_launches);
+  FillOverlap(c.overlap, out);
   // Never the tracing machine's folders: from the Python package on, or the file name.
   out->set_loader(LoaderLabel(c.loader));
   out->set_module_library(LoaderLabel(c.module_library));

@@ -25,6 +25,38 @@ constexpr double kShortBlockNs = 5000;
 constexpr double kMinWaves = 2.0;
 constexpr double kGapRatio = 0.6;
 
+// Concurrent kernels (launch_overlap.h). A configuration whose launches overlapped other kernels
+// is compared by the mean of its launches that ran alone when at least kMinSoloLaunches of them
+// did, and at least kMinSoloShare of its launches: ten launches put a mean's run-to-run spread
+// (a few % in the recorded traces) well inside the 10 % a faster configuration must win by, and
+// a tenth of the launches keeps the solo ones from being a few outliers (the first launch, a
+// phase with nothing else running). Below kNegligibleOverlapPct of its time overlapped, every
+// launch counts as alone. Where both sides had kMostlyOverlappedPct or more of their time
+// overlapped without enough solo launches, the means measure contention and are not compared.
+constexpr int64_t kMinSoloLaunches = 10;
+constexpr double kMinSoloShare = 0.1;
+constexpr double kNegligibleOverlapPct = 1;
+constexpr double kMostlyOverlappedPct = 50;
+
+// What a configuration's launches are compared by.
+struct Basis {
+  double mean_ns = 0;
+  bool solo = false;        // the mean of its launches that ran alone
+  bool overlapped = false;  // overlapped, too few ran alone: its mean includes contention
+};
+
+Basis BasisOf(const occtrace::KernelGroup& g) {
+  if (!g.has_overlap() || g.overlap().overlapped_pct() < kNegligibleOverlapPct) return {g.mean_ns(), false, false};
+  const occtrace::LaunchOverlap& o = g.overlap();
+  if (o.solo_launches() >= kMinSoloLaunches &&
+      static_cast<double>(o.solo_launches()) >= kMinSoloShare * static_cast<double>(o.launches())) {
+    return {o.solo_mean_ns(), true, false};
+  }
+  return {g.mean_ns(), false, true};
+}
+
+double ComparableMean(const occtrace::KernelGroup& g) { return BasisOf(g).mean_ns; }
+
 std::string Micros(double ns) {
   char text[32];
   std::snprintf(text, sizeof(text), ns >= 100'000 ? "%.0f µs" : "%.1f µs", ns / 1000.0);
@@ -208,7 +240,7 @@ void AddMeasuredPoints(const std::vector<size_t>& members, size_t i,
     const auto& h = (*groups)[j];
     if (!SameWork(g, h)) continue;
     const occtrace::KernelGroup*& slot = by_shape[{BlockThreads(h), h.block_x(), h.block_y(), h.block_z()}];
-    if (slot == nullptr || j == i || (slot != &g && h.mean_ns() < slot->mean_ns())) slot = &h;
+    if (slot == nullptr || j == i || (slot != &g && ComparableMean(h) < ComparableMean(*slot))) slot = &h;
   }
   if (by_shape.size() < 2) return;
   g.set_measured_work_threads(threads);
@@ -219,7 +251,9 @@ void AddMeasuredPoints(const std::vector<size_t>& members, size_t i,
     p->set_block_y(h->block_y());
     p->set_block_z(h->block_z());
     p->set_launches(h->launches());
-    p->set_mean_ns(h->mean_ns());
+    const Basis basis = BasisOf(*h);
+    p->set_mean_ns(basis.mean_ns);
+    p->set_solo(basis.solo);
     p->set_theoretical_pct(h->occupancy().theoretical_occupancy_pct());
     p->set_achieved_pct(h->achieved().samples() > 0 ? h->achieved().mean_pct() : -1.0);
     p->set_current(h == &g);
@@ -363,12 +397,34 @@ std::vector<KernelOrigin> ClassifyOwners(std::vector<occtrace::KernelGroup>* gro
   return origins;
 }
 
+// "launches that ran alone: 620 of 2,000" for a configuration compared by its solo launches.
+std::string SoloText(const occtrace::KernelGroup& g) {
+  return Count(static_cast<double>(g.overlap().solo_launches())) + " of " +
+         Count(static_cast<double>(g.overlap().launches()));
+}
+
+// "60 % of its time overlapped other kernels (streams 14, 15)".
+std::string OverlappedText(const occtrace::KernelGroup& g) {
+  char pct[32];
+  std::snprintf(pct, sizeof(pct), "%.0f %%", g.overlap().overlapped_pct());
+  std::string streams;
+  for (int64_t id : g.overlap().streams()) streams += (streams.empty() ? "" : ", ") + std::to_string(id);
+  if (g.overlap().more_streams()) streams += ", …";
+  return "block " + BlockText(g) + ": " + pct + " of its time overlapped other kernels" +
+         (streams.empty() ? "" : " (streams " + streams + ")");
+}
+
 // `g` was measured slower than `best` on the same work: launch it as `best`, `gain` less GPU time.
+// Compared by their launches that ran alone where overlap required it (BasisOf). Where a side's
+// launches overlapped other kernels and too few ran alone, the comparison is contention's too:
+// the suggestion says so, its confidence is low and its gain is not counted as measured.
 void SuggestMeasuredConfig(KernelOriginKind owner, const occtrace::KernelGroup& best, int64_t gain,
                            occtrace::KernelGroup* g_out) {
   occtrace::KernelGroup& g = *g_out;
+  const Basis gb = BasisOf(g), bb = BasisOf(best);
+  const bool overlapped = gb.overlapped || bb.overlapped;
   const int64_t threads = Threads(g);
-  g.set_measured_gain_ns(gain);
+  g.set_measured_gain_ns(overlapped ? 0 : gain);
   occtrace::Suggestion* s = g.add_suggestions();
   s->set_kind("measured_config");
   s->set_block_size(static_cast<int32_t>(BlockThreads(best)));
@@ -376,19 +432,34 @@ void SuggestMeasuredConfig(KernelOriginKind owner, const occtrace::KernelGroup& 
   s->set_block_y(best.block_y());
   s->set_block_z(best.block_z());
   s->set_predicted_occupancy_pct(best.occupancy().theoretical_occupancy_pct());
-  s->set_text("Launch it as " + ConfigInOwnersWords(owner, best) + ": measured in this trace, block " +
-              BlockText(best) + " takes " + Micros(best.mean_ns()) + " for the same " +
-              Count(static_cast<double>(threads)) + " threads where block " + BlockText(g) +
-              " takes " + Micros(g.mean_ns()) + " (" + std::to_string(best.launches()) + " and " +
-              std::to_string(g.launches()) + " launches) — " + Micros(static_cast<double>(gain)) +
-              " less GPU time over this configuration's launches. Confidence: high (measured)");
-  s->set_assumptions("the same work per launch (threads launched equal up to rounding the grid to whole blocks)");
+  const bool solo = gb.solo || bb.solo;
+  std::string launches = std::to_string(best.launches()) + " and " + std::to_string(g.launches()) + " launches";
+  if (solo) launches = "launches that ran alone: " + SoloText(best) + " and " + SoloText(g);
+  std::string text = "Launch it as " + ConfigInOwnersWords(owner, best) + ": measured in this trace" +
+                     (solo && !overlapped ? " on launches that ran alone" : "") + ", block " + BlockText(best) + " takes " +
+                     Micros(bb.mean_ns) + " for the same " + Count(static_cast<double>(threads)) +
+                     " threads where block " + BlockText(g) + " takes " + Micros(gb.mean_ns) + " (" + launches +
+                     ") — " + Micros(static_cast<double>(gain)) + " less GPU time over this configuration's launches";
+  if (overlapped) {
+    text += ", not counted: " + OverlappedText(gb.overlapped ? g : best) +
+            " and too few of its launches ran alone to compare them. Confidence: low (overlapped)";
+  } else {
+    text += ". Confidence: high (measured)";
+  }
+  s->set_text(text);
+  s->set_assumptions(std::string("the same work per launch (threads launched equal up to rounding the grid to whole blocks)") +
+                     (solo ? "; compared on launches no other kernel overlapped" : ""));
 }
 
-// Same compiled function, same device: its configurations' measured speed on the same work.
-// Autotuning trials are left out (the autotuner measured them already, and they are not the
-// running program), and so are owners nobody identified (their measured alternative may be a
-// library's choice).
+// Both sides mostly overlapped, too few solo launches: nothing measured to compare.
+bool MostlyOverlapped(const occtrace::KernelGroup& g) {
+  return BasisOf(g).overlapped && g.overlap().overlapped_pct() >= kMostlyOverlappedPct;
+}
+
+// Same compiled function, same device: its configurations' measured speed on the same work,
+// compared by BasisOf. Autotuning trials are left out (the autotuner measured them already, and
+// they are not the running program), and so are owners nobody identified (their measured
+// alternative may be a library's choice).
 void AddMeasuredEvidence(const std::vector<KernelOrigin>& origins,
                          std::vector<occtrace::KernelGroup>* groups) {
   std::map<FunctionKey, std::vector<size_t>> by_function;
@@ -406,10 +477,20 @@ void AddMeasuredEvidence(const std::vector<KernelOrigin>& origins,
       for (size_t j : members) {
         const auto& h = (*groups)[j];
         if (j == i || !SameWork(g, h)) continue;
-        if (h.mean_ns() < kFasterRatio * g.mean_ns() && (best == nullptr || h.mean_ns() < best->mean_ns())) best = &h;
+        if (ComparableMean(h) < kFasterRatio * ComparableMean(g) &&
+            (best == nullptr || ComparableMean(h) < ComparableMean(*best))) {
+          best = &h;
+        }
       }
       if (best == nullptr) continue;
-      const int64_t gain = static_cast<int64_t>((g.mean_ns() - best->mean_ns()) * static_cast<double>(g.launches()));
+      if (MostlyOverlapped(g) && MostlyOverlapped(*best)) {
+        g.add_issues("not compared with block " + BlockText(*best) + " on the same work: " + OverlappedText(g) +
+                     "; " + OverlappedText(*best) + "; too few launches of either ran alone, so their means "
+                     "measure contention, not the configuration");
+        continue;
+      }
+      const int64_t gain =
+          static_cast<int64_t>((ComparableMean(g) - ComparableMean(*best)) * static_cast<double>(g.launches()));
       SuggestMeasuredConfig(origins[i].kind, *best, gain, &g);
     }
   }
@@ -438,7 +519,7 @@ void ApplyOwner(const KernelOrigin& origin, size_t i, int64_t run_total_ns,
   for (size_t j = 0; j < groups->size(); ++j) {
     const auto& h = (*groups)[j];
     if (j != i && FunctionKeyOf(h) == FunctionKeyOf(g) && SameWork(g, h) &&
-        BlockThreads(h) > BlockThreads(g) && !(h.mean_ns() < kFasterRatio * g.mean_ns())) {
+        BlockThreads(h) > BlockThreads(g) && !(ComparableMean(h) < kFasterRatio * ComparableMean(g))) {
       larger_not_faster = true;
     }
   }

@@ -138,6 +138,16 @@ void FillSummary(const Analysis& a, occtrace::Summary* summary) {
   summary->set_total_gpu_ns(a.run_total_ns);
   summary->set_launches(a.run_launches);
   summary->set_span_ns(a.last_end > a.first_start ? a.last_end - a.first_start : 0);
+  // Unknown (0) when any file's is: a partial union would read as the run's.
+  int64_t busy_ns = 0;
+  for (const auto& f : a.files) {
+    if (f.busy_gpu_ns() <= 0 && f.launches() > 0) {
+      busy_ns = 0;
+      break;
+    }
+    busy_ns = SaturatingAdd(busy_ns, f.busy_gpu_ns());
+  }
+  summary->set_busy_ns(busy_ns);
   std::set<std::string> names;
   int64_t below_half_ns = 0, judged_ns = 0, achieved_ns = 0;
   int32_t achieved_groups = 0;
@@ -290,6 +300,33 @@ occtrace::CrossRank CrossRankOf(const Analysis& a, const std::vector<int>& shown
   return BuildCrossRank(a.files, a.rank_warnings, all);
 }
 
+std::string FormatNs(int64_t ns) {
+  const double v = static_cast<double>(ns);
+  return v >= 1e9 ? Fixed(v / 1e9, 2) + " s" : v >= 1e6 ? Fixed(v / 1e6, 2) + " ms" : Fixed(v / 1e3, 1) + " µs";
+}
+
+// Kernels that ran concurrently, or inputs whose launch times do not say (launch_overlap.h).
+void AddOverlapNotes(const Analysis& a, occtrace::Report* report) {
+  std::string unknown;
+  for (const auto& f : a.files) {
+    // Light traces know their timed launches' overlap; their busy span is left unknown.
+    if (f.busy_gpu_ns() <= 0 && f.launches() > 0 && f.trace_mode() != "light") {
+      unknown += (unknown.empty() ? "" : ", ") + f.path();
+    }
+  }
+  if (!unknown.empty()) {
+    report->add_notes("overlap unknown for " + unknown + ": no launch start times, so which launches ran "
+                      "concurrently cannot be computed; measured comparisons use every launch");
+  }
+  const occtrace::Summary& s = report->summary();
+  if (s.busy_ns() > 0 && static_cast<double>(s.total_gpu_ns()) >= 1.01 * static_cast<double>(s.busy_ns())) {
+    report->add_notes("kernels ran concurrently: " + FormatNs(s.total_gpu_ns()) + " of summed kernel time in a " +
+                      FormatNs(s.busy_ns()) + " busy span (the union of kernel intervals per device, summed "
+                      "over devices); time shares are of summed kernel time, which counts overlapped time "
+                      "once per kernel");
+  }
+}
+
 // What the inputs did not record, or recorded another way, said once per report.
 void AddInputNotes(const std::optional<DeviceProps>& what_if, const Analysis& a,
                    occtrace::Report* report) {
@@ -329,6 +366,7 @@ void AddInputNotes(const std::optional<DeviceProps>& what_if, const Analysis& a,
         "sampling error); configurations never timed count 0 ns. Trace with --mode full for "
         "every launch's own time");
   }
+  AddOverlapNotes(a, report);
   report->add_notes("GPU-time shares are of all " + std::to_string(a.run_launches) +
                     " launches in the input" + (a.files.size() > 1 ? "s" : "") + "; registers "
                     "as reported by the driver");

@@ -22,6 +22,9 @@ int EvidenceRank(const occtrace::Suggestion& s) {
 const occtrace::Suggestion* StrongestSuggestion(const occtrace::KernelGroup& g) {
   const occtrace::Suggestion* chosen = nullptr;
   for (const auto& s : g.suggestions()) {
+    // A measured comparison whose gain is not counted (its launches overlapped other kernels,
+    // measured_evidence.cc) stays in the kernel's own section, never an action.
+    if (s.kind() == "measured_config" && g.measured_gain_ns() <= 0) continue;
     if (chosen == nullptr || EvidenceRank(s) < EvidenceRank(*chosen)) chosen = &s;
   }
   return chosen;

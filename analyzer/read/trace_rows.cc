@@ -53,6 +53,7 @@ void MergeInto(ConfigStats* into, const ConfigStats& from) {
   into->achieved_not_measured += from.achieved_not_measured;
   into->throughput.Merge(from.throughput);
   into->pm.Merge(from.pm);
+  into->overlap.Merge(from.overlap);
   for (const auto& [reason, n] : from.not_measured_reasons) into->not_measured_reasons[reason] += n;
   if (into->graph_id == 0) into->graph_id = from.graph_id;
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "analyzer/model/occupancy.h"
+#include "analyzer/read/launch_overlap.h"
 #include "analyzer/read/pm_attribution.h"
 #include "schema/report.pb.h"
 #include "base/status.h"
@@ -132,6 +133,9 @@ struct ConfigStats {
   ThroughputSums throughput;         // of the measured launches, when the trace recorded it
   // PM samples attributed to this configuration (pm_attribution.h), when the trace has them.
   PmSums pm;
+  // Its launches against the other launches of its device (launch_overlap.h); unknown
+  // (!overlap.known()) where the format keeps no launch times.
+  OverlapSums overlap;
 
   // Light traces (occtrace/read_light_calls.cc): `launches` counts every launch, total_ns is the
   // estimate launches x mean timed duration, from `estimate_samples` timed launches, with
@@ -185,6 +189,9 @@ struct TraceScan {
   int64_t total_ns = 0;              // GPU time of all good launches
   int64_t first_start = 0;           // 0 when unknown
   int64_t last_end = 0;
+  // The union of launch intervals per device, summed over devices (launch_overlap.h); below
+  // total_ns where launches ran concurrently. -1 when unknown (no launch times).
+  int64_t busy_ns = -1;
 };
 
 // One launch for `occ-report launches`.

@@ -285,5 +285,95 @@ TEST(MeasuredEvidence, UnknownOwnersGetOnlyCaveatedModelAdvice) {
   EXPECT_EQ(groups[0].suggestions(0).text().rfind("Owner unknown", 0), 0u) << groups[0].suggestions(0).text();
 }
 
+// Launches that overlapped other kernels (launch_overlap.h): `overlapped_pct` of the group's
+// time, `solo` of its launches alone at `solo_mean_ns`, beside streams 13..16.
+void SetOverlap(occtrace::KernelGroup* g, double overlapped_pct, int64_t solo, double solo_mean_ns) {
+  occtrace::LaunchOverlap* o = g->mutable_overlap();
+  o->Clear();
+  o->set_launches(g->launches());
+  o->set_overlapped_pct(overlapped_pct);
+  o->set_overlapped_ns(static_cast<int64_t>(overlapped_pct / 100 * static_cast<double>(g->total_ns())));
+  o->set_solo_launches(solo);
+  o->set_solo_mean_ns(solo_mean_ns);
+  for (int64_t stream : {13, 14, 15, 16}) o->add_streams(stream);
+}
+
+// The case of issue 42: one stencil on four concurrent streams, one block size each, 2,000
+// launches each. Over all launches block 256 averages 145.9 us (60 % of its time overlapped) and
+// block 512 75 us, which would advise 512; alone, 256 took 59.7 us (620 launches) and 512 63.5 us
+// (900): neither is 10 % faster, so neither is told to change. Block 64 alone took 80 us (400
+// launches): it is told to use 256, by the solo means, (80 - 59.7) us x 2,000 = 40.6 ms.
+std::vector<occtrace::KernelGroup> StencilOnFourStreams() {
+  const std::string k = "_Z8stencil5PKfPfii";
+  std::vector<occtrace::KernelGroup> groups = {Group(k, 65536, 256, 2000, 145'900), Group(k, 32768, 512, 2000, 75'000),
+                                               Group(k, 262144, 64, 2000, 170'000)};
+  SetOverlap(&groups[0], 60, 620, 59'700);
+  SetOverlap(&groups[1], 40, 900, 63'500);
+  SetOverlap(&groups[2], 70, 400, 80'000);
+  return groups;
+}
+
+TEST(MeasuredEvidence, OverlappedLaunchesAreComparedByTheirSoloLaunches) {
+  std::vector<occtrace::KernelGroup> groups = StencilOnFourStreams();
+  ApplyOwnerAndEvidence(&groups, 780'000'000);
+  EXPECT_EQ(Measured(groups[0]), nullptr) << "block 256 is not told to use 512: alone it is as fast";
+  EXPECT_EQ(Measured(groups[1]), nullptr);
+  const occtrace::Suggestion* s = Measured(groups[2]);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->block_size(), 256);
+  EXPECT_EQ(groups[2].measured_gain_ns(), (80'000 - 59'700) * 2000);
+  EXPECT_NE(s->text().find("launches that ran alone: 620 of 2000 and 400 of 2000"), std::string::npos) << s->text();
+  EXPECT_NE(s->text().find("Confidence: high"), std::string::npos) << s->text();
+  // The measured points show the solo means the comparison used.
+  ASSERT_EQ(groups[0].measured_points_size(), 3);
+  EXPECT_DOUBLE_EQ(groups[0].measured_points(1).mean_ns(), 59'700);
+  EXPECT_TRUE(groups[0].measured_points(1).solo());
+}
+
+// Too few solo launches on one side (5 of 2,000): the comparison includes contention. The
+// suggestion stays in the kernel's section, says so, and its gain is not counted: no action.
+TEST(MeasuredEvidence, OverlappedWithoutEnoughSoloLaunchesIsNotCountedAsMeasured) {
+  std::vector<occtrace::KernelGroup> groups = StencilOnFourStreams();
+  SetOverlap(&groups[2], 30, 5, 80'000);
+  ApplyOwnerAndEvidence(&groups, 780'000'000);
+  const occtrace::Suggestion* s = Measured(groups[2]);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(groups[2].measured_gain_ns(), 0);
+  EXPECT_NE(s->text().find("block 64: 30 % of its time overlapped other kernels (streams 13, 14, 15, 16)"),
+            std::string::npos)
+      << s->text();
+  EXPECT_NE(s->text().find("Confidence: low"), std::string::npos) << s->text();
+  const RunActions run = BuildRunActions(&groups, 780'000'000);
+  for (const auto* list : {&run.actions, &run.minor_actions}) {
+    for (const auto& a : *list) EXPECT_NE(a.gain_kind(), "measured") << a.change();
+  }
+}
+
+// Both sides mostly overlapped with too few solo launches: nothing measured to compare; the
+// kernel says why instead of suggesting.
+TEST(MeasuredEvidence, BothMostlyOverlappedAreNotCompared) {
+  std::vector<occtrace::KernelGroup> groups = StencilOnFourStreams();
+  SetOverlap(&groups[0], 60, 3, 59'700);
+  SetOverlap(&groups[1], 55, 4, 63'500);
+  groups.pop_back();
+  ApplyOwnerAndEvidence(&groups, 780'000'000);
+  EXPECT_EQ(Measured(groups[0]), nullptr);
+  EXPECT_EQ(groups[0].measured_gain_ns(), 0);
+  bool said = false;
+  for (const auto& issue : groups[0].issues()) said |= issue.find("not compared with block 512") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+// Overlap under 1 % of a configuration's time: every launch counts as alone (the mean over all).
+TEST(MeasuredEvidence, NegligibleOverlapKeepsTheMeanOverAllLaunches) {
+  const std::string k = "_Z5scalePfif";
+  std::vector<occtrace::KernelGroup> groups = {Group(k, 65536, 64, 20, 40'000), Group(k, 16384, 256, 20, 12'000)};
+  SetOverlap(&groups[0], 0.5, 2, 39'000);
+  SetOverlap(&groups[1], 0.5, 2, 11'000);
+  ApplyOwnerAndEvidence(&groups, 1'040'000);
+  ASSERT_NE(Measured(groups[0]), nullptr);
+  EXPECT_EQ(groups[0].measured_gain_ns(), 20 * (40'000 - 12'000));
+}
+
 }  // namespace
 }  // namespace occ

@@ -55,7 +55,7 @@ INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, "end", deviceId, contextId, strea
   clusterX, clusterY, clusterZ, sharedMemoryRequestedPercentage)
 SELECT CASE WHEN i % 89 = 0 THEN -5 ELSE 1000 * i END,
        CASE WHEN i % 97 = 0 THEN 1000 * i - 1 ELSE 1000 * i + 100 + (i * 7919) % 5000 END,
-       i % 2, 1 + i % 3, 7, i, 1 + 3 * (i % 2), 2 + 3 * (i % 2), 3 + 3 * (i % 2), 0,
+       i % 2, 1 + i % 3, 7 + i % 4, i, 1 + 3 * (i % 2), 2 + 3 * (i % 2), 3 + 3 * (i % 2), 0,
        32 + 8 * ((i * 5) % 3), 64 * (1 + (i * 31) % (1 + i / 200)), 1, 1, 32 * (1 + (i * 17) % 8),
        1, 1, 0, 0, 0, 0, 32768, 0, CASE WHEN i % 11 = 0 THEN 1 + i % 5 ELSE 0 END, 0, 0, 0, 0
 FROM n;
@@ -135,6 +135,7 @@ void ExpectSameScan(const ScanResult& expected, const ScanResult& got, const std
   EXPECT_EQ(expected.scan.total_ns, got.scan.total_ns);
   EXPECT_EQ(expected.scan.first_start, got.scan.first_start);
   EXPECT_EQ(expected.scan.last_end, got.scan.last_end);
+  EXPECT_EQ(expected.scan.busy_ns, got.scan.busy_ns);
   ASSERT_EQ(expected.scan.configs.size(), got.scan.configs.size());
   for (size_t n = 0; n < expected.scan.configs.size(); ++n) {
     SCOPED_TRACE("configuration " + std::to_string(n));

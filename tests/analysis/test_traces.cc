@@ -119,6 +119,13 @@ void ExpectSameConfig(const ConfigStats& a, const ConfigStats& b) {
   EXPECT_EQ(a.time_estimated, b.time_estimated);
   EXPECT_EQ(a.estimate_samples, b.estimate_samples);
   EXPECT_EQ(a.estimate_variance, b.estimate_variance);
+  EXPECT_EQ(a.overlap.launches, b.overlap.launches);
+  EXPECT_EQ(a.overlap.launch_ns, b.overlap.launch_ns);
+  EXPECT_EQ(a.overlap.overlapped_ns, b.overlap.overlapped_ns);
+  EXPECT_EQ(a.overlap.solo_launches, b.overlap.solo_launches);
+  EXPECT_EQ(a.overlap.solo_ns, b.overlap.solo_ns);
+  EXPECT_EQ(a.overlap.streams, b.overlap.streams);
+  EXPECT_EQ(a.overlap.more_streams, b.overlap.more_streams);
 }
 
 }  // namespace occ::testing

@@ -154,11 +154,12 @@ struct NsysPartial {
   int64_t bad = 0;
   int64_t first_start = std::numeric_limits<int64_t>::max();
   int64_t last_end = 0;
+  std::vector<TimedLaunch> timed;  // for the overlap sweep; config indexes `configs`
 };
 
 // Streams one range of the kernel table and aggregates it per configuration. `select` is the
-// aggregate call over the key columns, graphId, contextId, start and end (SQL maps what must not
-// read as kNullValue).
+// aggregate call over the key columns, graphId, contextId, start, end and streamId (SQL maps what
+// must not read as kNullValue).
 Status ScanNsysRange(const RangePass& pass, const std::string& select, NsysPartial* result) {
   // Built here and moved out at the end: partials side by side in one vector would share cache
   // lines between threads that update their counters on every row.
@@ -167,7 +168,7 @@ Status ScanNsysRange(const RangePass& pass, const std::string& select, NsysParti
   NsysKey key;
   int64_t rows = 0;
   auto add_row = [&](const int64_t* v, int count) {
-    if (count != kNsysKeys + 4) return false;
+    if (count != kNsysKeys + 5) return false;
     if ((++rows & 0xffff) == 0 && pass.Cancelled()) return false;
     const int64_t start = v[kNsysKeys + 2], end = v[kNsysKeys + 3];
     if (start < 0 || end < start) {
@@ -186,7 +187,10 @@ Status ScanNsysRange(const RangePass& pass, const std::string& select, NsysParti
     AddLaunch(&c, end - start);
     // The first graph a configuration's launches name (most launch outside graphs: 0).
     if (c.graph_id == 0) c.graph_id = v[kNsysKeys];
-    if (start > 0) out->first_start = std::min(out->first_start, start);
+    if (start > 0) {
+      out->first_start = std::min(out->first_start, start);
+      out->timed.push_back({start, end, v[kNsysKeys + 4], static_cast<int32_t>(position)});
+    }
     out->last_end = std::max(out->last_end, end);
     ++out->launches;
     out->total_ns = SaturatingAdd(out->total_ns, end - start);
@@ -204,15 +208,20 @@ Status ScanNsysRange(const RangePass& pass, const std::string& select, NsysParti
 // of first appearance, the others merged (MergeInto), so that merging every range in rowid
 // order gives what one pass over the table gives.
 void MergeNsysPartial(NsysPartial* into, NsysPartial&& from) {
+  std::vector<int32_t> position_of(from.configs.size());
   for (size_t n = 0; n < from.configs.size(); ++n) {
     bool inserted = false;
     const size_t position = into->index.FindOrAppend(from.keys[n], &into->keys, &inserted);
+    position_of[n] = static_cast<int32_t>(position);
     if (inserted) {
       into->configs.push_back(std::move(from.configs[n]));
     } else {
       MergeInto(&into->configs[position], from.configs[n]);
     }
   }
+  for (TimedLaunch& l : from.timed) l.config = position_of[static_cast<size_t>(l.config)];
+  into->timed.insert(into->timed.end(), from.timed.begin(), from.timed.end());
+  std::vector<TimedLaunch>().swap(from.timed);
   into->launches += from.launches;
   // Durations are never negative here, so the saturating sum does not depend on the split.
   into->total_ns = SaturatingAdd(into->total_ns, from.total_ns);
@@ -293,11 +302,12 @@ StatusOr<TraceScan> NsysExportReader::ScanLaunches(const std::string& kernel_reg
   }
   OCC_ASSIGN_OR_RETURN(std::string graph, NsysColumn("graphId", "0"));
   OCC_ASSIGN_OR_RETURN(std::string context, NsysColumn("contextId", "0"));
-  // graphId and contextId read NULL as 0, start and end as -1 (a bad row).
+  OCC_ASSIGN_OR_RETURN(std::string stream, NsysColumn("streamId", "0"));
+  // graphId, contextId and streamId read NULL as 0, start and end as -1 (a bad row).
   const std::string select = std::string("SELECT ") + kScanFunction + "(" + columns +
                              "coalesce(" + graph + ", 0), coalesce(" + context +
-                             ", 0), coalesce(k.start, -1), coalesce(k.\"end\", -1)) "
-                             "FROM CUPTI_ACTIVITY_KIND_KERNEL k";
+                             ", 0), coalesce(k.start, -1), coalesce(k.\"end\", -1), coalesce(" +
+                             stream + ", 0)) FROM CUPTI_ACTIVITY_KIND_KERNEL k";
   const std::vector<RowidRange> ranges =
       SplitRowids(*db_, "CUPTI_ACTIVITY_KIND_KERNEL", reopen_path_.empty() ? 1 : jobs);
   std::vector<NsysPartial> partials(ranges.size());
@@ -316,6 +326,13 @@ StatusOr<TraceScan> NsysExportReader::ScanLaunches(const std::string& kernel_reg
   const std::vector<NsysKey>& keys = all.keys;
 
   OCC_RETURN_IF_ERROR(FillConfigs(*db_, file_index_, keys, kernel_regex, &scan.configs));
+  if (!all.timed.empty()) {
+    std::vector<int64_t> device_of_config;
+    for (const ConfigStats& c : scan.configs) device_of_config.push_back(c.device_id);
+    OverlapResult overlap = SweepOverlap(&all.timed, device_of_config);
+    for (size_t i = 0; i < scan.configs.size(); ++i) scan.configs[i].overlap = std::move(overlap.per_config[i]);
+    scan.busy_ns = overlap.busy_ns;
+  }
   if (bad > 0) {
     AddWarning(std::to_string(bad) + " kernel rows with a missing or negative start/duration: "
                "skipped");

@@ -1,8 +1,9 @@
 // occtrace's own trace format (schema/trace_schema.sql). Takes the open database; gives the run's
 // facts from OCC_META, one ConfigStats per OCC_KERNEL_CONFIG row with what the cubin
 // (OCC_FUNCTION) and Triton's cache (OCC_TRITON_KERNEL) add, and OCC_LAUNCH summed into them in
-// one streamed pass per rowid range of OCC_LAUNCH (parallel_scan.h; launch rows are never held
-// in memory), achieved occupancy joined from OCC_ACHIEVED by correlationId and context.
+// one streamed pass per rowid range of OCC_LAUNCH (parallel_scan.h; of a launch row only its
+// interval, stream and configuration are kept, for the overlap sweep of launch_overlap.h),
+// achieved occupancy joined from OCC_ACHIEVED by correlationId and context.
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -450,6 +451,8 @@ Status OcctraceReader::AddModuleOwners(std::vector<ConfigStats>* configs) {
 struct OcctraceReader::OccLaunchPartial {
   std::vector<ConfigStats> tallies;
   std::vector<std::pair<int32_t, const AchievedRow*>> achieved;
+  std::vector<TimedLaunch> timed;  // for the overlap sweep
+  int64_t unplaced_ns = 0;         // time of launches without a start (profiler replays)
   int64_t unknown_config = 0, negative = 0, absurd = 0, replayed_without_time = 0, untimed = 0;
   int64_t launches = 0, total_ns = 0;
   int64_t first_start = std::numeric_limits<int64_t>::max(), last_end = 0;
@@ -479,6 +482,22 @@ void AddAchievedSample(ConfigStats* c, double pct, const std::string& status,
   }
 }
 
+// Each configuration's overlap with the rest of its device, and the file's busy span
+// (launch_overlap.h); unknown when no launch has a start and a duration. A replayed launch has
+// no start (`unplaced_ns` is their time): the profiler ran it alone, so its time is busy time of
+// its own, and its overlap stays unknown.
+void SweepLaunchOverlap(std::vector<TimedLaunch>* timed, int64_t unplaced_ns, std::vector<ConfigStats>* configs,
+                        TraceScan* scan) {
+  if (timed->empty()) return;
+  std::vector<int64_t> device_of_config;
+  device_of_config.reserve(configs->size());
+  for (const ConfigStats& c : *configs) device_of_config.push_back(c.device_id);
+  OverlapResult overlap = SweepOverlap(timed, device_of_config);
+  std::vector<TimedLaunch>().swap(*timed);
+  for (size_t i = 0; i < configs->size(); ++i) (*configs)[i].overlap = std::move(overlap.per_config[i]);
+  scan->busy_ns = SaturatingAdd(overlap.busy_ns, unplaced_ns);
+}
+
 }  // namespace
 
 Status OcctraceReader::ScanOcctraceRange(const RangePass& pass, const std::string& select,
@@ -494,9 +513,9 @@ Status OcctraceReader::ScanOcctraceRange(const RangePass& pass, const std::strin
   // Launch times beyond this are corrupt rows, not kernels (about 11.5 days).
   constexpr int64_t kMaxDurationNs = 1'000'000'000'000'000;
   int64_t rows = 0;
-  // v: configId, start, duration[, correlationId], NULL as 0.
+  // v: configId, start, duration, streamId[, correlationId], NULL as 0.
   auto add_row = [&](const int64_t* v, int count) {
-    if (count != (with_achieved ? 4 : 3)) return false;
+    if (count != (with_achieved ? 5 : 4)) return false;
     if ((++rows & 0xffff) == 0 && pass.Cancelled()) return false;
     int32_t i = index.Find(v[0]);
     if (i < 0) {
@@ -515,7 +534,7 @@ Status OcctraceReader::ScanOcctraceRange(const RangePass& pass, const std::strin
       return true;
     }
     if (with_achieved) {
-      const AchievedRow* a = FindAchieved(v[3], configs[static_cast<size_t>(i)].context_id);
+      const AchievedRow* a = FindAchieved(v[4], configs[static_cast<size_t>(i)].context_id);
       if (a != nullptr) {
         // A replayed (profiled) launch has no CUPTI timestamp: its time is the profiler's.
         if (duration == 0) {
@@ -542,6 +561,9 @@ Status OcctraceReader::ScanOcctraceRange(const RangePass& pass, const std::strin
       c.last_end_ns = std::max(c.last_end_ns, SaturatingAdd(start, duration));
       out->first_start = std::min(out->first_start, start);
       out->last_end = std::max(out->last_end, SaturatingAdd(start, duration));
+      out->timed.push_back({start, SaturatingAdd(start, duration), v[3], i});
+    } else {
+      out->unplaced_ns = SaturatingAdd(out->unplaced_ns, duration);
     }
     ++out->launches;
     out->total_ns = SaturatingAdd(out->total_ns, duration);
@@ -563,8 +585,8 @@ StatusOr<TraceScan> OcctraceReader::ScanLaunches(const std::string& kernel_regex
   const ConfigIndex index(ids);
   const std::string select =
       std::string("SELECT ") + kLaunchScanFunction +
-      (!achieved_.empty() ? "(configId, start, duration, correlationId) FROM OCC_LAUNCH"
-                          : "(configId, start, duration) FROM OCC_LAUNCH");
+      (!achieved_.empty() ? "(configId, start, duration, streamId, correlationId) FROM OCC_LAUNCH"
+                          : "(configId, start, duration, streamId) FROM OCC_LAUNCH");
   const std::vector<RowidRange> ranges =
       SplitRowids(*db_, "OCC_LAUNCH", reopen_path_.empty() ? 1 : jobs);
   std::vector<OccLaunchPartial> partials(ranges.size());
@@ -574,12 +596,19 @@ StatusOr<TraceScan> OcctraceReader::ScanLaunches(const std::string& kernel_regex
   TraceScan scan;
   int64_t unknown_config = 0, negative = 0, absurd = 0, replayed_without_time = 0, untimed = 0;
   int64_t first_start = std::numeric_limits<int64_t>::max(), last_end = 0;
-  for (const OccLaunchPartial& part : partials) {
+  std::vector<TimedLaunch> timed = std::move(partials.front().timed);
+  int64_t unplaced_ns = 0;
+  for (OccLaunchPartial& part : partials) {
+    if (&part != &partials.front()) {
+      timed.insert(timed.end(), part.timed.begin(), part.timed.end());
+      std::vector<TimedLaunch>().swap(part.timed);
+    }
     for (size_t i = 0; i < configs.size(); ++i) MergeInto(&configs[i], part.tallies[i]);
     for (const auto& [i, a] : part.achieved) {
       AddAchievedSample(&configs[static_cast<size_t>(i)], a->pct, a->status, a->throughput);
     }
     unknown_config += part.unknown_config;
+    unplaced_ns = SaturatingAdd(unplaced_ns, part.unplaced_ns);
     negative += part.negative;
     absurd += part.absurd;
     replayed_without_time += part.replayed_without_time;
@@ -591,6 +620,7 @@ StatusOr<TraceScan> OcctraceReader::ScanLaunches(const std::string& kernel_regex
     last_end = std::max(last_end, part.last_end);
   }
   partials.clear();
+  SweepLaunchOverlap(&timed, unplaced_ns, &configs, &scan);
   if (unknown_config > 0) {
     AddWarning(std::to_string(unknown_config) +
                " OCC_LAUNCH rows reference a configId missing from OCC_KERNEL_CONFIG: skipped");
@@ -616,6 +646,9 @@ StatusOr<TraceScan> OcctraceReader::ScanLaunches(const std::string& kernel_regex
   }
   if (info_.trace_mode() == "light") {
     OCC_RETURN_IF_ERROR(AddLaunchCalls(ids, &configs, &scan));
+    // GPU times are estimates over every launch, the busy span only the timed launches': their
+    // difference would read as concurrency. Unknown.
+    scan.busy_ns = -1;
   } else {
     OCC_RETURN_IF_ERROR(AddReattachGapLaunches(ids, &configs, &scan));
     OCC_RETURN_IF_ERROR(AddTailLaunches(ids, &configs));

@@ -185,6 +185,16 @@ void PutConfig(const std::string& format, const ConfigStats& c, occtrace::Summar
   out->set_first_start_ns(c.first_start_ns);
   out->set_last_end_ns(c.last_end_ns);
   if (c.tail_launches >= 0) out->set_tail_launches(c.tail_launches);
+  if (c.overlap.known()) {
+    occtrace::OverlapTotals* o = out->mutable_overlap();
+    o->set_launches(c.overlap.launches);
+    o->set_launch_ns(c.overlap.launch_ns);
+    o->set_overlapped_ns(c.overlap.overlapped_ns);
+    o->set_solo_launches(c.overlap.solo_launches);
+    o->set_solo_ns(c.overlap.solo_ns);
+    for (int64_t stream : c.overlap.streams) o->add_streams(stream);
+    o->set_more_streams(c.overlap.more_streams);
+  }
 }
 
 // A check of one summary field; the first failure is the file's error.
@@ -284,6 +294,13 @@ void CheckConfig(const occtrace::SummaryConfig& c, const std::string& where, Che
   for (int i = 0; i < t.samples_size(); ++i) check->NonNegative(t.samples(i), where + ".throughput.samples");
   check->NonNegative(t.launches(), where + ".throughput.launches");
   CheckPmTotals(c.pm(), where, check);
+  const occtrace::OverlapTotals& o = c.overlap();
+  for (int64_t n : {o.launches(), o.launch_ns(), o.overlapped_ns(), o.solo_launches(), o.solo_ns()}) {
+    check->NonNegative(n, where + ".overlap counts");
+  }
+  check->Require(o.solo_launches() <= o.launches() && o.solo_ns() <= o.launch_ns() &&
+                     o.overlapped_ns() <= o.launch_ns(),
+                 where + ".overlap: solo launches or overlapped time above its launches");
 }
 
 Status CheckSummary(const occtrace::TraceSummary& s) {
@@ -302,6 +319,7 @@ Status CheckSummary(const occtrace::TraceSummary& s) {
   check.NonNegative(t.total_ns(), "totals.total_ns");
   check.NonNegative(t.first_start(), "totals.first_start");
   check.NonNegative(t.last_end(), "totals.last_end");
+  check.NonNegative(t.busy_ns(), "totals.busy_ns");
   for (int i = 0; i < s.devices_size() && !check.failed(); ++i) {
     CheckDevice(s.devices(i), "devices[" + std::to_string(i) + "]", &check);
   }
@@ -368,6 +386,14 @@ ConfigStats GetConfig(const occtrace::SummaryConfig& c, int file_index) {
   s.first_start_ns = std::max<int64_t>(0, c.first_start_ns());
   s.last_end_ns = std::max<int64_t>(0, c.last_end_ns());
   s.tail_launches = c.has_tail_launches() ? std::max<int64_t>(0, c.tail_launches()) : -1;
+  const occtrace::OverlapTotals& o = c.overlap();
+  s.overlap.launches = o.launches();
+  s.overlap.launch_ns = o.launch_ns();
+  s.overlap.overlapped_ns = o.overlapped_ns();
+  s.overlap.solo_launches = o.solo_launches();
+  s.overlap.solo_ns = o.solo_ns();
+  for (int64_t stream : o.streams()) s.overlap.AddStream(stream);
+  s.overlap.more_streams = o.more_streams();
   return s;
 }
 
@@ -406,6 +432,7 @@ class SummaryInput : public AnalysisInput {
     scan.total_ns = summary_.totals().total_ns();
     scan.first_start = summary_.totals().first_start();
     scan.last_end = summary_.totals().last_end();
+    scan.busy_ns = summary_.totals().busy_ns() > 0 ? summary_.totals().busy_ns() : -1;
     scan.configs.reserve(static_cast<size_t>(summary_.configs_size()));
     for (const auto& c : summary_.configs()) {
       ConfigStats stats = GetConfig(c, file_index_);
@@ -487,6 +514,7 @@ occtrace::TraceSummary SummaryOf(const AnalysisInput& trace, const TraceScan& sc
   occtrace::ScanTotals* totals = summary.mutable_totals();
   totals->set_launches(scan.launches);
   totals->set_total_ns(scan.total_ns);
+  totals->set_busy_ns(std::max<int64_t>(0, scan.busy_ns));
   totals->set_first_start(scan.first_start);
   totals->set_last_end(scan.last_end);
   for (const auto& c : scan.configs) PutConfig(trace.info().format(), c, summary.add_configs());
