@@ -214,12 +214,20 @@ void AdviseGroup(const ConfigStats& c, const DeviceProps& device, const LaunchAd
                             r.max_warps_per_sm);
   double best = reachable_now;
   const bool triton = IsTritonLaunch(c);
+  // Triton: the model's block size (same total threads) is not a launch Triton can make; its
+  // num_warps at the recorded grid takes that place.
   std::vector<Suggestion> suggestions;
   for (const auto& s : advice.suggestions) {
-    if (s.kind == "block_size" && triton) {
-      if (auto num_warps = TritonNumWarps(c, device, advice, reachable_now)) suggestions.push_back(*num_warps);
-    } else {
-      suggestions.push_back(s);
+    if (s.kind != "block_size" || !triton) suggestions.push_back(s);
+  }
+  if (triton) {
+    if (auto num_warps = TritonNumWarps(c, device, advice, reachable_now)) {
+      suggestions.push_back(*num_warps);
+      // In the model's order (advice.cc): highest predicted occupancy first, the grid size last.
+      std::stable_sort(suggestions.begin(), suggestions.end(), [](const Suggestion& x, const Suggestion& y) {
+        if ((x.kind == "grid_size") != (y.kind == "grid_size")) return y.kind == "grid_size";
+        return x.predicted_occupancy_pct > y.predicted_occupancy_pct;
+      });
     }
   }
   for (const auto& s : suggestions) {

@@ -143,6 +143,25 @@ TEST(BlockSizeAdvice, NoBetterOptionIsSaid) {
   EXPECT_EQ(a->verdict.rfind("no better option", 0), 0u) << a->verdict;
 }
 
+// Below one wave occupancy cannot matter: 96 threads x 64 registers take 6,144 registers a block,
+// 10 blocks/SM (30 warps, 46.875 %); block 64 takes 4,096, 16 blocks/SM (32 warps, 50 %). But
+// grid 264 (0.20 of a wave of 10 x 132) or the same work at block 64, grid 396 (0.19 of a wave),
+// is resident at once either way, and both spread evenly (2 and 3 blocks per SM): nothing to
+// suggest.
+TEST(BlockSizeAdvice, NoOccupancyAdviceWhereTheWholeGridIsResident) {
+  auto a = AdviseBlockSize(H100(), Launch(96, 64), 264);
+  ASSERT_TRUE(a.ok());
+  EXPECT_DOUBLE_EQ(a->current.occupancy_pct, 46.875);
+  EXPECT_FALSE(a->suggestion.has_value()) << a->verdict;
+  // Where SMs sit idle, smaller blocks still help, and occupancy is not named as the reason:
+  // 64 blocks of 1024 threads x 40 registers (1 block/SM, 50 %) use 64 of 132 SMs; smaller
+  // blocks would also raise theoretical occupancy, which the 0.5 waves make moot.
+  auto idle = AdviseBlockSize(H100(), Launch(1024, 40), 64);
+  ASSERT_TRUE(idle.ok() && idle->suggestion.has_value());
+  EXPECT_NE(idle->suggestion->text.find("busy SMs 64 → "), std::string::npos) << idle->suggestion->text;
+  EXPECT_EQ(idle->suggestion->text.find("theoretical occupancy"), std::string::npos) << idle->suggestion->text;
+}
+
 TEST(Limiter, SentenceAndRealLimiters) {
   const DeviceProps d = H100();
   const LaunchParams l = Launch(256, 44);
