@@ -73,8 +73,11 @@ std::string Dims(int x, int y, int z) {
 // A block as its owner wrote it: 256, or (32, 8) for a 2-D block.
 std::string BlockText(const occtrace::KernelGroup& g) { return Dims(g.block_x(), g.block_y(), g.block_z()); }
 
-// The measured configuration written the way its owner sets it.
-std::string ConfigInOwnersWords(KernelOriginKind kind, const occtrace::KernelGroup& g) {
+// The measured configuration `g` written the way its owner sets it, from `now`. Triton launches
+// 32 x num_warps threads per program over cdiv(n, XBLOCK) programs: num_warps never changes the
+// grid, so another grid names XBLOCK (BLOCK_SIZE in a hand-written kernel) as well.
+std::string ConfigInOwnersWords(KernelOriginKind kind, const occtrace::KernelGroup& g,
+                                const occtrace::KernelGroup& now) {
   const std::string grid = Dims(g.grid_x(), g.grid_y(), g.grid_z());
   const std::string block = Dims(g.block_x(), g.block_y(), g.block_z());
   switch (kind) {
@@ -85,8 +88,13 @@ std::string ConfigInOwnersWords(KernelOriginKind kind, const occtrace::KernelGro
       return "kernel(" + tuple(grid) + ", " + tuple(block) + ", args)";
     }
     case KernelOriginKind::kTriton:
-    case KernelOriginKind::kInductor:
-      return "num_warps=" + std::to_string(BlockThreads(g) / 32) + " (grid " + grid + ")";
+    case KernelOriginKind::kInductor: {
+      const std::string warps = "num_warps=" + std::to_string(BlockThreads(g) / 32);
+      if (GridBlocks(g) == GridBlocks(now)) return warps + " (the same grid, " + grid + " programs)";
+      const std::string xblock = kind == KernelOriginKind::kInductor ? "XBLOCK" : "BLOCK_SIZE";
+      return warps + " and the " + xblock + " that launches " + grid + " programs (grid = cdiv(n, " + xblock +
+             "); " + std::to_string(GridBlocks(now)) + " now)";
+    }
     default: return "<<<" + grid + ", " + block + ">>>";
   }
 }
@@ -379,7 +387,7 @@ void SuggestMeasuredConfig(KernelOriginKind owner, const occtrace::KernelGroup& 
   s->set_block_y(best.block_y());
   s->set_block_z(best.block_z());
   s->set_predicted_occupancy_pct(best.occupancy().theoretical_occupancy_pct());
-  s->set_text("Launch it as " + ConfigInOwnersWords(owner, best) + ": measured in this trace, block " +
+  s->set_text("Launch it as " + ConfigInOwnersWords(owner, best, g) + ": measured in this trace, block " +
               BlockText(best) + " takes " + Micros(best.mean_ns()) + " for the same " +
               Count(static_cast<double>(threads)) + " threads where block " + BlockText(g) +
               " takes " + Micros(g.mean_ns()) + " (" + std::to_string(best.launches()) + " and " +

@@ -297,6 +297,25 @@ TEST(MeasuredEvidence, UnknownOwnersKeepTheMeasuredComparisonWithTheCaveat) {
   EXPECT_EQ(run.actions[0].change().rfind("Owner unknown", 0), 0u) << run.actions[0].change();
 }
 
+// torch.profiler traces carry no mangled names: two Inductor kernels with the same registers and
+// the same 65,536 threads are two functions, never one's measured alternative; the same name at
+// two block sizes still is.
+TEST(MeasuredEvidence, WithoutMangledNamesTheNameTellsFunctionsApart) {
+  std::vector<occtrace::KernelGroup> groups = {Group("triton_per_fused_softmax_3", 2048, 32, 10, 9'000),
+                                               Group("triton_per_fused_layer_norm_0", 2048, 32, 10, 6'500),
+                                               Group("triton_poi_fused_gelu_1", 512, 128, 10, 9'000),
+                                               Group("triton_poi_fused_gelu_1", 256, 256, 10, 4'000)};
+  for (auto& g : groups) {
+    g.set_short_name(g.mangled_name());
+    g.clear_mangled_name();
+  }
+  ApplyOwnerAndEvidence(&groups, 285'000);
+  EXPECT_EQ(Measured(groups[0]), nullptr) << "another kernel is no measured configuration of this one";
+  EXPECT_EQ(groups[0].measured_points_size(), 0);
+  ASSERT_NE(Measured(groups[2]), nullptr);
+  EXPECT_EQ(groups[2].measured_gain_ns(), 10 * (9'000 - 4'000));
+}
+
 // Measured evidence comes first whatever order the advisors added it in: every printer's "best
 // suggestion" (CSV), list and chart read the suggestions in this order.
 TEST(MeasuredEvidence, MeasuredConfigurationsComeBeforeTheModelAndAMeasuredGapBeforeBoth) {
