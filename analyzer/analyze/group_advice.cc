@@ -134,7 +134,8 @@ bool BlockSizeGains(const ConfigStats& c, const DeviceProps& d, int new_block, i
          (idle_lanes(new_block) == 0 && idle_lanes(block) > 0);
 }
 
-bool IsTritonLaunch(const ConfigStats& c) {
+// Triton's or Inductor's kernel, or neither.
+KernelOriginKind TritonOrigin(const ConfigStats& c) {
   KernelFacts facts;
   facts.mangled = c.mangled_name;
   facts.demangled = c.name;
@@ -143,7 +144,7 @@ bool IsTritonLaunch(const ConfigStats& c) {
   facts.loader = loader;
   facts.module_library = library;
   const KernelOriginKind kind = ClassifyKernel(facts).kind;
-  return kind == KernelOriginKind::kTriton || kind == KernelOriginKind::kInductor;
+  return kind == KernelOriginKind::kTriton || kind == KernelOriginKind::kInductor ? kind : KernelOriginKind::kUnknown;
 }
 
 // Triton launches 32 x num_warps threads per program over a grid of cdiv(n, XBLOCK) programs:
@@ -153,7 +154,7 @@ bool IsTritonLaunch(const ConfigStats& c) {
 // the whole grid is resident at once, where occupancy cannot matter (XBLOCK sets the grid: the
 // grid-size advice covers it). Of equal reach, the smallest change of num_warps.
 std::optional<Suggestion> TritonNumWarps(const ConfigStats& c, const DeviceProps& d, const LaunchAdvice& advice,
-                                         double reachable_now) {
+                                         KernelOriginKind kind, double reachable_now) {
   const OccupancyResult& r = advice.occupancy;
   const int64_t grid = GridBlocks(c);
   if (grid <= int64_t{r.active_blocks_per_sm} * d.num_sms || d.warp_size <= 0) return std::nullopt;
@@ -178,6 +179,8 @@ std::optional<Suggestion> TritonNumWarps(const ConfigStats& c, const DeviceProps
   const int warps = chosen->block_size / d.warp_size;
   const Waves now = ComputeWaves(grid, r.active_blocks_per_sm, d.num_sms);
   const Waves then = ComputeWaves(grid, chosen->active_blocks_per_sm, d.num_sms);
+  // Inductor names the block of elements a program covers XBLOCK; hand-written kernels BLOCK_SIZE.
+  const std::string grid_rule = kind == KernelOriginKind::kInductor ? "cdiv(n, XBLOCK)" : "cdiv(n, BLOCK_SIZE)";
   Suggestion s;
   s.kind = "block_size";
   s.block_size = chosen->block_size;
@@ -186,12 +189,12 @@ std::optional<Suggestion> TritonNumWarps(const ConfigStats& c, const DeviceProps
   s.predicted_waves_per_sm = then.waves_per_sm;
   s.text = "Use num_warps=" + std::to_string(warps) + " (" + std::to_string(chosen->block_size) +
            " threads per program; the grid stays " + std::to_string(grid) +
-           " programs, as cdiv(n, XBLOCK) does not depend on num_warps): theoretical occupancy " +
+           " programs, as " + grid_rule + " does not depend on num_warps): theoretical occupancy " +
            Pct(r.theoretical_occupancy_pct) + " → " + Pct(chosen->occupancy_pct) +
            (chosen->active_blocks_per_sm != r.active_blocks_per_sm
                 ? ", waves " + Fixed(now.waves_per_sm, 2) + " → " + Fixed(then.waves_per_sm, 2)
                 : std::string());
-  s.assumptions = "Triton's launch: 32 × num_warps threads per program, grid = cdiv(n, XBLOCK) programs unchanged; " +
+  s.assumptions = "Triton's launch: 32 × num_warps threads per program, grid = " + grid_rule + " programs unchanged; " +
                   std::to_string(c.registers_per_thread) + " registers/thread and " +
                   FormatBytes(c.static_smem + c.dynamic_smem) +
                   " of shared memory per program unchanged (the compiler may allocate otherwise at another num_warps)";
@@ -213,7 +216,8 @@ void AdviseGroup(const ConfigStats& c, const DeviceProps& device, const LaunchAd
       ReachableOccupancyPct(grid, r.active_blocks_per_sm, r.warps_per_block, device.num_sms,
                             r.max_warps_per_sm);
   double best = reachable_now;
-  const bool triton = IsTritonLaunch(c);
+  const KernelOriginKind triton_kind = TritonOrigin(c);
+  const bool triton = triton_kind != KernelOriginKind::kUnknown;
   // Triton: the model's block size (same total threads) is not a launch Triton can make; its
   // num_warps at the recorded grid takes that place.
   std::vector<Suggestion> suggestions;
@@ -221,7 +225,7 @@ void AdviseGroup(const ConfigStats& c, const DeviceProps& device, const LaunchAd
     if (s.kind != "block_size" || !triton) suggestions.push_back(s);
   }
   if (triton) {
-    if (auto num_warps = TritonNumWarps(c, device, advice, reachable_now)) {
+    if (auto num_warps = TritonNumWarps(c, device, advice, triton_kind, reachable_now)) {
       suggestions.push_back(*num_warps);
       // In the model's order (advice.cc): highest predicted occupancy first, the grid size last.
       std::stable_sort(suggestions.begin(), suggestions.end(), [](const Suggestion& x, const Suggestion& y) {
