@@ -162,6 +162,31 @@ TEST(BlockSizeAdvice, NoOccupancyAdviceWhereTheWholeGridIsResident) {
   EXPECT_EQ(idle->suggestion->text.find("theoretical occupancy"), std::string::npos) << idle->suggestion->text;
 }
 
+// 1024 threads x 40 registers: 40,960 registers a block, 1 block/SM, a wave of 132 blocks. At
+// grid 64 every block is resident at once: a 32-register cap (2 blocks/SM) cannot help, and is
+// not advised; at grid 1,000 (7.6 waves) it is.
+TEST(Advice, NoMoreBlocksPerSmForAGridThatFitsInOneWave) {
+  auto kinds = [](const LaunchAdvice& a) {
+    std::string k;
+    for (const auto& s : a.suggestions) k += s.kind + " ";
+    return k;
+  };
+  AdviceInputs small;
+  small.grid_blocks = 64;
+  auto a = AdviseLaunch(H100(), Launch(1024, 40), small);
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->occupancy.active_blocks_per_sm, 1);
+  EXPECT_EQ(kinds(*a).find("register_cap"), std::string::npos) << kinds(*a);
+  bool noted = false;
+  for (const auto& n : a->notes) noted |= n.find("fits in one wave of 132 blocks") != std::string::npos;
+  EXPECT_TRUE(noted);
+  AdviceInputs large;
+  large.grid_blocks = 1000;
+  auto b = AdviseLaunch(H100(), Launch(1024, 40), large);
+  ASSERT_TRUE(b.ok());
+  EXPECT_NE(kinds(*b).find("register_cap"), std::string::npos) << kinds(*b);
+}
+
 TEST(Limiter, SentenceAndRealLimiters) {
   const DeviceProps d = H100();
   const LaunchParams l = Launch(256, 44);
