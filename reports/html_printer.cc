@@ -413,10 +413,8 @@ void PrintMetricsAndCurve(const occtrace::Report& report, const occtrace::Kernel
                     "(registers and shared memory per block as launched)"
         << "<i style=\"background:#e8590c\"></i>current: " << BlockThreads(g) << " threads, "
         << E(FormatPct(g.occupancy().theoretical_occupancy_pct()));
-    for (const occtrace::Suggestion& s : g.suggestions()) {
-      if (s.kind() != "block_size" || s.block_size() <= 0) continue;
-      out << "<i style=\"background:#2b8a3e\"></i>suggested: " << s.block_size() << " threads, "
-          << E(FormatPct(s.predicted_occupancy_pct())) << " predicted";
+    for (const BlockSizeMark& m : BlockSizeMarks(g)) {
+      out << "<i style=\"background:" << (m.suggested ? "#2b8a3e" : "#868e96") << "\"></i>" << E(m.label);
     }
     if (g.measured_points_size() > 0) {
       out << (report.what_if_gpu().empty()
@@ -476,8 +474,7 @@ void PrintFindings(const occtrace::KernelGroup& g, std::ostream& out) {
 
 void PrintSuggestions(const occtrace::KernelGroup& g, std::ostream& out) {
   if (g.suggestions_size() == 0) {
-    out << "<p><strong>Suggestions:</strong> none; no change of block size, registers or shared "
-           "memory raises the theoretical occupancy.</p>\n";
+    out << "<p><strong>Suggestions:</strong> none; " << E(NoSuggestionsReason(g)) << ".</p>\n";
   } else {
     out << "<p><strong>Suggestions</strong> <span class=\"muted\">(predictions are theoretical "
            "occupancy from the model)</span></p>\n<ol class=\"tight\">\n";

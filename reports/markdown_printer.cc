@@ -235,8 +235,7 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
     out << '\n';
   }
   if (g.suggestions_size() == 0) {
-    out << "**Suggestions:** none; no change of block size, registers or shared memory raises the "
-           "theoretical occupancy.\n\n";
+    out << "**Suggestions:** none; " << MarkdownText(NoSuggestionsReason(g)) << ".\n\n";
   } else {
     out << "**Suggestions** (predictions are theoretical occupancy from the model):\n\n";
     for (int i = 0; i < g.suggestions_size(); ++i) {

@@ -636,12 +636,39 @@ double UnjudgedTimePct(const occtrace::Report& report) {
   return 100.0 * static_cast<double>(ns) / static_cast<double>(report.summary().total_gpu_ns());
 }
 
-std::vector<int32_t> SuggestedBlockSizes(const occtrace::KernelGroup& group) {
-  std::vector<int32_t> sizes;
-  for (const occtrace::Suggestion& s : group.suggestions()) {
-    if (s.kind() == "block_size" && s.block_size() > 0) sizes.push_back(s.block_size());
+std::string NoSuggestionsReason(const occtrace::KernelGroup& group) {
+  if (group.judged() && group.occupancy().active_blocks_per_sm() > 0 && group.waves_per_sm() > 0 &&
+      group.waves_per_sm() <= 1.0) {
+    const int64_t blocks = int64_t{std::max(1, group.grid_x())} * std::max(1, group.grid_y()) * std::max(1, group.grid_z());
+    return "the whole grid (" + FormatCount(blocks) + (blocks == 1 ? " block" : " blocks") + ") is resident at once (" +
+           FormatFixed(group.waves_per_sm(), 2) + " waves), so occupancy cannot limit it";
   }
-  return sizes;
+  return "no change of block size, registers or shared memory raises the theoretical occupancy";
+}
+
+std::vector<BlockSizeMark> BlockSizeMarks(const occtrace::KernelGroup& group) {
+  std::vector<BlockSizeMark> marks;
+  bool measured = false;
+  for (const occtrace::Suggestion& s : group.suggestions()) {
+    if (s.block_size() <= 0) continue;
+    // A 2-D or 3-D block by its shape: (16, 16) and (32, 8) are both 256 threads.
+    const std::string threads =
+        (s.block_y() > 1 || s.block_z() > 1
+             ? "block " + DimsText(s.block_x(), s.block_y(), s.block_z()) + " (" + std::to_string(s.block_size()) + " threads)"
+             : std::to_string(s.block_size()) + " threads") +
+        ", ";
+    if (s.kind() == "measured_config") {
+      measured = true;
+      marks.push_back({s.block_size(), s.predicted_occupancy_pct(), true,
+                       "suggested: " + threads + "measured fastest, " + FormatPct(s.predicted_occupancy_pct()) +
+                           " theoretical"});
+    } else if (s.kind() == "block_size") {
+      marks.push_back({s.block_size(), s.predicted_occupancy_pct(), !measured,
+                       (measured ? "model: " : "suggested: ") + threads + FormatPct(s.predicted_occupancy_pct()) +
+                           " predicted" + (measured ? ", not measured" : "")});
+    }
+  }
+  return marks;
 }
 
 bool DiffHasBefore(const occtrace::DiffRow& row) { return row.status() != "new"; }
@@ -856,8 +883,8 @@ std::string OverlapCell(const occtrace::KernelGroup& g) {
 const std::string_view kActionsTitle = "What to change";
 const std::string_view kNoActions =
     "nothing to change in your own kernels: none ran measurably faster in another configuration, and "
-    "the occupancy model suggests no change (library and framework kernels are marked \"not tunable "
-    "from your code\")";
+    "the occupancy model predicts no gain (a suggestion without one stays in its kernel's section; "
+    "library and framework kernels are marked \"not tunable from your code\")";
 
 // ---- Several input files ---------------------------------------------------------------------
 

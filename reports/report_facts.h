@@ -141,8 +141,20 @@ struct MeasuredPointCells {
   std::string achieved;
 };
 MeasuredPointCells MeasuredCells(const occtrace::MeasuredPoint& point);
-// The suggested block sizes of a group (block_size suggestions), for the charts.
-std::vector<int32_t> SuggestedBlockSizes(const occtrace::KernelGroup& group);
+// Why a group has no suggestion: "the whole grid (128 blocks) is resident at once (0.12 waves),
+// so occupancy cannot limit it", or that no change raises its theoretical occupancy.
+std::string NoSuggestionsReason(const occtrace::KernelGroup& group);
+
+// The block sizes a group's occupancy chart marks, in the suggestions' order (measured first):
+// the measured fastest configuration is "suggested", with its measurement; the model's block
+// size is "suggested" only when nothing was measured faster, else a plain "model" mark.
+struct BlockSizeMark {
+  int32_t block_size = 0;
+  double theoretical_pct = 0;  // on the curve: the configuration's theoretical occupancy
+  bool suggested = false;
+  std::string label;           // "suggested: 512 threads, measured fastest, 100.0% theoretical"
+};
+std::vector<BlockSizeMark> BlockSizeMarks(const occtrace::KernelGroup& group);
 
 // --diff rows: "-34.4%" (GPU-time change after vs before), "" unless both sides exist.
 std::string DiffTimeChange(const occtrace::DiffRow& row);

@@ -14,6 +14,8 @@ namespace {
 
 constexpr std::string_view kCurrentColor = "#e8590c";
 constexpr std::string_view kSuggestedColor = "#2b8a3e";
+// The model's block size where a measured configuration is the suggestion.
+constexpr std::string_view kModelColor = "#868e96";
 constexpr std::string_view kCurveColor = "#364fc7";
 constexpr std::string_view kMeasuredColor = "#9c36b5";
 constexpr std::string_view kGridColor = "#dee2e6";
@@ -102,11 +104,8 @@ void AppendMarkers(const CurvePlot& plot, const occtrace::KernelGroup& group, in
             "\" r=\"6\" fill=\"#fff\" stroke=\"" + std::string(color) + "\" stroke-width=\"3\"><title>" +
             HtmlEscape(tip) + "</title></circle>";
   };
-  for (const occtrace::Suggestion& s : group.suggestions()) {
-    if (s.kind() != "block_size" || s.block_size() <= 0) continue;
-    marker(s.block_size(), s.predicted_occupancy_pct(), kSuggestedColor,
-           "suggested: " + std::to_string(s.block_size()) + " threads, " +
-               FormatPct(s.predicted_occupancy_pct()) + " predicted");
+  for (const BlockSizeMark& m : BlockSizeMarks(group)) {
+    marker(m.block_size, m.theoretical_pct, m.suggested ? kSuggestedColor : kModelColor, m.label);
   }
   marker(current, group.occupancy().theoretical_occupancy_pct(), kCurrentColor,
          "current: " + std::to_string(current) + " threads, " +
@@ -186,7 +185,7 @@ std::string OccupancyCurveSvg(const occtrace::KernelGroup& group, bool what_if) 
   CurvePlot plot;
   int max_x = group.curve(group.curve_size() - 1).block_size();
   max_x = std::max(max_x, current);
-  for (const int32_t s : SuggestedBlockSizes(group)) max_x = std::max(max_x, s);
+  for (const BlockSizeMark& m : BlockSizeMarks(group)) max_x = std::max(max_x, m.block_size);
   for (const occtrace::MeasuredPoint& p : group.measured_points()) max_x = std::max(max_x, p.block_size());
   plot.max_x = std::max(max_x, 32);
 

@@ -337,9 +337,7 @@ void PrintKernel(const occtrace::Report& report, const occtrace::KernelGroup& g,
              i == 0 ? label_pad + "Issues" : "");
   }
   if (g.suggestions_size() == 0) {
-    w.Field("Suggestions", "none: no change of block size, registers or shared memory raises the "
-                           "theoretical occupancy",
-            kIndent);
+    w.Field("Suggestions", "none: " + NoSuggestionsReason(g), kIndent);
   }
   for (int i = 0; i < g.suggestions_size(); ++i) {
     const occtrace::Suggestion& s = g.suggestions(i);

@@ -33,9 +33,12 @@ struct FunctionKey {
   }
 };
 
+// Traces without mangled names (torch.profiler's) name a function by its name: an empty
+// mangled name would make every kernel with the same registers "one function", and one
+// kernel's speed a measured alternative of another's.
 inline FunctionKey FunctionKeyOf(const occtrace::KernelGroup& g) {
-  return {g.mangled_name(), g.device_id(), g.registers_per_thread(), g.static_shared_mem(),
-          g.local_mem_per_thread()};
+  return {g.mangled_name().empty() ? g.name() : g.mangled_name(), g.device_id(), g.registers_per_thread(),
+          g.static_shared_mem(), g.local_mem_per_thread()};
 }
 
 }  // namespace occ

@@ -1,10 +1,16 @@
 #include "analyzer/analyze/group_advice.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
+#include <vector>
+
+#include "analyzer/analyze/kernel_origin.h"
+#include "analyzer/model/message_text.h"
 
 namespace occ {
 namespace {
@@ -105,6 +111,96 @@ void ShapeBlockSuggestion(const ConfigStats& c, int num_sms, occtrace::Suggestio
   s->set_assumptions(assumptions);
 }
 
+// How evenly a grid spreads over the SMs, as the block-size advice weighs it
+// (block_size_advice.cc): busy SMs over all SMs below one block per SM, else blocks per SM over
+// the busiest SM's, 1 from 0.9 on.
+double SmSpread(int64_t grid_blocks, int num_sms) {
+  if (grid_blocks <= 0 || num_sms <= 0) return 0;
+  const double per_sm = static_cast<double>(grid_blocks) / num_sms;
+  const double balance = per_sm / std::ceil(per_sm);
+  return balance >= 0.9 ? 1.0 : balance;
+}
+
+// A new block size is worth suggesting for what it changes beside the model's figures: the
+// occupancy the grid reaches, how evenly the grid spreads over the SMs, or idle lanes. A block
+// size that leaves all three as they are (Use 128 threads ... ≥ 2 blocks/SM at the same 50 %)
+// gains nothing the report can stand behind.
+bool BlockSizeGains(const ConfigStats& c, const DeviceProps& d, int new_block, int64_t new_grid,
+                    double reachable_now, double reachable_new) {
+  const int64_t block = BlockThreads(c);
+  auto idle_lanes = [&](int64_t b) { return (d.warp_size - b % d.warp_size) % d.warp_size; };
+  return reachable_new > reachable_now + 1e-9 ||
+         SmSpread(new_grid, d.num_sms) > SmSpread(GridBlocks(c), d.num_sms) + 1e-9 ||
+         (idle_lanes(new_block) == 0 && idle_lanes(block) > 0);
+}
+
+// Triton's or Inductor's kernel, or neither.
+KernelOriginKind TritonOrigin(const ConfigStats& c) {
+  KernelFacts facts;
+  facts.mangled = c.mangled_name;
+  facts.demangled = c.name;
+  facts.has_triton_metadata = c.triton_num_warps >= 0;
+  const std::string loader = LoaderLabel(c.loader), library = LoaderLabel(c.module_library);
+  facts.loader = loader;
+  facts.module_library = library;
+  const KernelOriginKind kind = ClassifyKernel(facts).kind;
+  return kind == KernelOriginKind::kTriton || kind == KernelOriginKind::kInductor ? kind : KernelOriginKind::kUnknown;
+}
+
+// Triton launches 32 x num_warps threads per program over a grid of cdiv(n, XBLOCK) programs:
+// num_warps changes the threads per program and never the grid, so the model's block sizes are
+// read at the recorded grid (not at the same total threads, as for CUDA C++). The num_warps
+// (a power of two) whose occupancy the grid reaches best, if it reaches more than now; none while
+// the whole grid is resident at once, where occupancy cannot matter (XBLOCK sets the grid: the
+// grid-size advice covers it). Of equal reach, the smallest change of num_warps.
+std::optional<Suggestion> TritonNumWarps(const ConfigStats& c, const DeviceProps& d, const LaunchAdvice& advice,
+                                         KernelOriginKind kind, double reachable_now) {
+  const OccupancyResult& r = advice.occupancy;
+  const int64_t grid = GridBlocks(c);
+  if (grid <= int64_t{r.active_blocks_per_sm} * d.num_sms || d.warp_size <= 0) return std::nullopt;
+  const BlockSizeCandidate* chosen = nullptr;
+  double chosen_reach = reachable_now;
+  double chosen_step = 0;
+  const double warps_now = static_cast<double>(BlockThreads(c)) / d.warp_size;
+  for (const BlockSizeCandidate& k : advice.block_size.ranked) {
+    const int warps = k.block_size / d.warp_size;
+    if (k.block_size % d.warp_size != 0 || (warps & (warps - 1)) != 0 || k.block_size == BlockThreads(c)) continue;
+    const double reach = ReachableOccupancyPct(grid, k.active_blocks_per_sm, warps, d.num_sms, r.max_warps_per_sm);
+    const double step = std::fabs(std::log2(warps / warps_now));
+    if (reach > chosen_reach + 1e-9 ||
+        (chosen != nullptr && reach > chosen_reach - 1e-9 &&
+         (step < chosen_step || (step == chosen_step && k.block_size < chosen->block_size)))) {
+      chosen = &k;
+      chosen_reach = reach;
+      chosen_step = step;
+    }
+  }
+  if (chosen == nullptr) return std::nullopt;
+  const int warps = chosen->block_size / d.warp_size;
+  const Waves now = ComputeWaves(grid, r.active_blocks_per_sm, d.num_sms);
+  const Waves then = ComputeWaves(grid, chosen->active_blocks_per_sm, d.num_sms);
+  // Inductor names the block of elements a program covers XBLOCK; hand-written kernels BLOCK_SIZE.
+  const std::string grid_rule = kind == KernelOriginKind::kInductor ? "cdiv(n, XBLOCK)" : "cdiv(n, BLOCK_SIZE)";
+  Suggestion s;
+  s.kind = "block_size";
+  s.block_size = chosen->block_size;
+  s.predicted_occupancy_pct = chosen->occupancy_pct;
+  s.predicted_blocks_per_sm = chosen->active_blocks_per_sm;
+  s.predicted_waves_per_sm = then.waves_per_sm;
+  s.text = "Use num_warps=" + std::to_string(warps) + " (" + std::to_string(chosen->block_size) +
+           " threads per program; the grid stays " + std::to_string(grid) +
+           " programs, as " + grid_rule + " does not depend on num_warps): theoretical occupancy " +
+           Pct(r.theoretical_occupancy_pct) + " → " + Pct(chosen->occupancy_pct) +
+           (chosen->active_blocks_per_sm != r.active_blocks_per_sm
+                ? ", waves " + Fixed(now.waves_per_sm, 2) + " → " + Fixed(then.waves_per_sm, 2)
+                : std::string());
+  s.assumptions = "Triton's launch: 32 × num_warps threads per program, grid = " + grid_rule + " programs unchanged; " +
+                  std::to_string(c.registers_per_thread) + " registers/thread and " +
+                  FormatBytes(c.static_smem + c.dynamic_smem) +
+                  " of shared memory per program unchanged (the compiler may allocate otherwise at another num_warps)";
+  return s;
+}
+
 }  // namespace
 
 void AdviseGroup(const ConfigStats& c, const DeviceProps& device, const LaunchAdvice& advice,
@@ -120,17 +216,37 @@ void AdviseGroup(const ConfigStats& c, const DeviceProps& device, const LaunchAd
       ReachableOccupancyPct(grid, r.active_blocks_per_sm, r.warps_per_block, device.num_sms,
                             r.max_warps_per_sm);
   double best = reachable_now;
+  const KernelOriginKind triton_kind = TritonOrigin(c);
+  const bool triton = triton_kind != KernelOriginKind::kUnknown;
+  // Triton: the model's block size (same total threads) is not a launch Triton can make; its
+  // num_warps at the recorded grid takes that place.
+  std::vector<Suggestion> suggestions;
   for (const auto& s : advice.suggestions) {
+    if (s.kind != "block_size" || !triton) suggestions.push_back(s);
+  }
+  if (triton) {
+    if (auto num_warps = TritonNumWarps(c, device, advice, triton_kind, reachable_now)) {
+      suggestions.push_back(*num_warps);
+      // In the model's order (advice.cc): highest predicted occupancy first, the grid size last.
+      std::stable_sort(suggestions.begin(), suggestions.end(), [](const Suggestion& x, const Suggestion& y) {
+        if ((x.kind == "grid_size") != (y.kind == "grid_size")) return y.kind == "grid_size";
+        return x.predicted_occupancy_pct > y.predicted_occupancy_pct;
+      });
+    }
+  }
+  for (const auto& s : suggestions) {
     if (!ChangesSomething(s, c, r)) continue;
     double reachable = reachable_now;
     bool keep = true;
     if (s.kind == "block_size" && s.block_size > 0) {
-      int64_t warps = (s.block_size + device.warp_size - 1) / device.warp_size;
-      reachable = ReachableOccupancyPct((work + s.block_size - 1) / s.block_size,
-                                        s.predicted_blocks_per_sm, warps, device.num_sms,
+      const int64_t warps = (s.block_size + device.warp_size - 1) / device.warp_size;
+      const int64_t new_grid = triton ? grid : (work + s.block_size - 1) / s.block_size;
+      reachable = ReachableOccupancyPct(new_grid, s.predicted_blocks_per_sm, warps, device.num_sms,
                                         r.max_warps_per_sm);
-      // A new block size may trade occupancy for SM balance, never lose occupancy for nothing.
-      keep = s.predicted_occupancy_pct >= r.theoretical_occupancy_pct || reachable > reachable_now;
+      // A new block size may trade occupancy for SM balance, never lose occupancy for nothing,
+      // and must gain something.
+      keep = (s.predicted_occupancy_pct >= r.theoretical_occupancy_pct || reachable > reachable_now) &&
+             BlockSizeGains(c, device, s.block_size, new_grid, reachable_now, reachable);
     } else if (s.kind != "grid_size") {
       reachable = ReachableOccupancyPct(grid, s.predicted_blocks_per_sm, r.warps_per_block,
                                         device.num_sms, r.max_warps_per_sm);
@@ -139,7 +255,7 @@ void AdviseGroup(const ConfigStats& c, const DeviceProps& device, const LaunchAd
     if (!keep) continue;
     occtrace::Suggestion* added = out.add_suggestions();
     ToProto(s, added);
-    if (s.kind == "block_size") ShapeBlockSuggestion(c, device.num_sms, added);
+    if (s.kind == "block_size" && !triton) ShapeBlockSuggestion(c, device.num_sms, added);
     best = std::max(best, reachable);
   }
   double headroom = std::max(0.0, best - reachable_now);

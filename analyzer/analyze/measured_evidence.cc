@@ -105,8 +105,11 @@ std::string Dims(int x, int y, int z) {
 // A block as its owner wrote it: 256, or (32, 8) for a 2-D block.
 std::string BlockText(const occtrace::KernelGroup& g) { return Dims(g.block_x(), g.block_y(), g.block_z()); }
 
-// The measured configuration written the way its owner sets it.
-std::string ConfigInOwnersWords(KernelOriginKind kind, const occtrace::KernelGroup& g) {
+// The measured configuration `g` written the way its owner sets it, from `now`. Triton launches
+// 32 x num_warps threads per program over cdiv(n, XBLOCK) programs: num_warps never changes the
+// grid, so another grid names XBLOCK (BLOCK_SIZE in a hand-written kernel) as well.
+std::string ConfigInOwnersWords(KernelOriginKind kind, const occtrace::KernelGroup& g,
+                                const occtrace::KernelGroup& now) {
   const std::string grid = Dims(g.grid_x(), g.grid_y(), g.grid_z());
   const std::string block = Dims(g.block_x(), g.block_y(), g.block_z());
   switch (kind) {
@@ -117,8 +120,13 @@ std::string ConfigInOwnersWords(KernelOriginKind kind, const occtrace::KernelGro
       return "kernel(" + tuple(grid) + ", " + tuple(block) + ", args)";
     }
     case KernelOriginKind::kTriton:
-    case KernelOriginKind::kInductor:
-      return "num_warps=" + std::to_string(BlockThreads(g) / 32) + " (grid " + grid + ")";
+    case KernelOriginKind::kInductor: {
+      const std::string warps = "num_warps=" + std::to_string(BlockThreads(g) / 32);
+      if (GridBlocks(g) == GridBlocks(now)) return warps + " (the same grid, " + grid + " programs)";
+      const std::string xblock = kind == KernelOriginKind::kInductor ? "XBLOCK" : "BLOCK_SIZE";
+      return warps + " and the " + xblock + " that launches " + grid + " programs (grid = cdiv(n, " + xblock +
+             "); " + std::to_string(GridBlocks(now)) + " now)";
+    }
     default: return "<<<" + grid + ", " + block + ">>>";
   }
 }
@@ -207,8 +215,8 @@ void PhraseForOwner(KernelOriginKind kind, const occtrace::KernelGroup& g, occtr
     }
   } else if (s->kind() == "block_size" && s->block_size() > 0) {
     if (triton) {
-      knob = "triton.Config({...}, " + TritonConfigArgs(g, "num_warps", std::max(1, s->block_size() / 32)) +
-             ") (" + std::to_string(s->block_size()) + " threads per program)";
+      // The model's text (group_advice.cc) says what num_warps changes and that the grid stays.
+      knob = "triton.Config({...}, " + TritonConfigArgs(g, "num_warps", std::max(1, s->block_size() / 32)) + ")";
     } else if (kind == KernelOriginKind::kNumba) {
       // A 2-D or 3-D block is suggested as a shape (group_advice.cc): Numba takes it as a tuple.
       std::string block = std::to_string(s->block_size());
@@ -220,6 +228,9 @@ void PhraseForOwner(KernelOriginKind kind, const occtrace::KernelGroup& g, occtr
     }
   } else if (s->kind() == "shared_memory" && triton) {
     knob = "use less shared memory: fewer num_stages or smaller block constexprs";
+  } else if (s->kind() == "grid_size" && triton) {
+    // The grid is cdiv(n, XBLOCK) programs: num_warps never changes it.
+    knob = "more programs: a smaller XBLOCK (BLOCK_SIZE in a hand-written kernel), as the grid is cdiv(n, XBLOCK)";
   }
   if (knob.empty()) return;
   if (kind == KernelOriginKind::kInductor) knob += " — for Inductor kernels through its autotuning configs";
@@ -362,7 +373,7 @@ void DropOccupancySuggestions(occtrace::KernelGroup* g) {
   }
 }
 
-// Nobody identified the owner: the model's suggestions stay, said to be conditional.
+// Nobody identified the owner: the suggestions stay, measured ones too, said to be conditional.
 void AddUnknownOwnerCaveat(occtrace::KernelGroup* g) {
   for (auto& s : *g->mutable_suggestions()) {
     s.set_text("Owner unknown (no loading library recorded, name not recognized); if you launch it "
@@ -435,7 +446,7 @@ void SuggestMeasuredConfig(KernelOriginKind owner, const occtrace::KernelGroup& 
   const bool solo = gb.solo || bb.solo;
   std::string launches = std::to_string(best.launches()) + " and " + std::to_string(g.launches()) + " launches";
   if (solo) launches = "launches that ran alone: " + SoloText(best) + " and " + SoloText(g);
-  std::string text = "Launch it as " + ConfigInOwnersWords(owner, best) + ": measured in this trace" +
+  std::string text = "Launch it as " + ConfigInOwnersWords(owner, best, g) + ": measured in this trace" +
                      (solo && !overlapped ? " on launches that ran alone" : "") + ", block " + BlockText(best) + " takes " +
                      Micros(bb.mean_ns) + " for the same " + Count(static_cast<double>(threads)) +
                      " threads where block " + BlockText(g) + " takes " + Micros(gb.mean_ns) + " (" + launches +
@@ -458,8 +469,8 @@ bool MostlyOverlapped(const occtrace::KernelGroup& g) {
 
 // Same compiled function, same device: its configurations' measured speed on the same work,
 // compared by BasisOf. Autotuning trials are left out (the autotuner measured them already, and
-// they are not the running program), and so are owners nobody identified (their measured
-// alternative may be a library's choice).
+// they are not the running program). An owner nobody identified keeps its measurement, with the
+// caveat (AddUnknownOwnerCaveat): a measured 3x is evidence whoever launches the kernel.
 void AddMeasuredEvidence(const std::vector<KernelOrigin>& origins,
                          std::vector<occtrace::KernelGroup>* groups) {
   std::map<FunctionKey, std::vector<size_t>> by_function;
@@ -472,7 +483,7 @@ void AddMeasuredEvidence(const std::vector<KernelOrigin>& origins,
     for (size_t i : members) AddMeasuredPoints(members, i, groups);
     for (size_t i : members) {
       auto& g = (*groups)[i];
-      if (!origins[i].tunable || origins[i].kind == KernelOriginKind::kUnknown || !g.autotuner().empty()) continue;
+      if (!origins[i].tunable || !g.autotuner().empty()) continue;
       const occtrace::KernelGroup* best = nullptr;
       for (size_t j : members) {
         const auto& h = (*groups)[j];
@@ -494,6 +505,19 @@ void AddMeasuredEvidence(const std::vector<KernelOrigin>& origins,
       SuggestMeasuredConfig(origins[i].kind, *best, gain, &g);
     }
   }
+}
+
+// Measured evidence first, in every format (the list, CSV's best suggestion, JSON, the HTML
+// chart): another configuration measured faster, then a measured occupancy gap, then the
+// model's predictions, each kind in its own order. Block 64 at the model's 100 % theoretical can
+// run 2.5x slower than a measured block 512; only a measurement shows it.
+void MeasuredFirst(occtrace::KernelGroup* g) {
+  auto rank = [](const occtrace::Suggestion& s) {
+    return s.kind() == "measured_config" ? 0 : s.kind() == "larger_blocks" ? 1 : 2;
+  };
+  auto* suggestions = g->mutable_suggestions();
+  std::stable_sort(suggestions->begin(), suggestions->end(),
+                   [&](const occtrace::Suggestion& x, const occtrace::Suggestion& y) { return rank(x) < rank(y); });
 }
 
 // The advice group `i` keeps for its owner: none for autotuning trials, library kernels and
@@ -528,6 +552,7 @@ void ApplyOwner(const KernelOrigin& origin, size_t i, int64_t run_total_ns,
   }
   if (g.judged()) AddShortBlockAdvice(origin.kind, larger_not_faster, &g);
   if (origin.kind == KernelOriginKind::kUnknown) AddUnknownOwnerCaveat(&g);
+  MeasuredFirst(&g);
   if (run_total_ns > 0 && g.measured_gain_ns() > 0) {
     g.set_priority(std::max(g.priority(), 100.0 * static_cast<double>(g.measured_gain_ns()) /
                                               static_cast<double>(run_total_ns)));

@@ -13,21 +13,13 @@
 namespace occ {
 namespace {
 
-// Per configuration, the suggestion with the strongest evidence: measured, then a measured gap,
-// then the model.
-int EvidenceRank(const occtrace::Suggestion& s) {
-  return s.kind() == "measured_config" ? 0 : s.kind() == "larger_blocks" ? 1 : 2;
-}
-
-const occtrace::Suggestion* StrongestSuggestion(const occtrace::KernelGroup& g) {
-  const occtrace::Suggestion* chosen = nullptr;
+// The occupancy model's first suggestion (they come best first): the one a model action names.
+// A measured gap (larger_blocks) predicts no gain, so it is never an action (run_figures.h).
+const occtrace::Suggestion* ModelSuggestion(const occtrace::KernelGroup& g) {
   for (const auto& s : g.suggestions()) {
-    // A measured comparison whose gain is not counted (its launches overlapped other kernels,
-    // measured_evidence.cc) stays in the kernel's own section, never an action.
-    if (s.kind() == "measured_config" && g.measured_gain_ns() <= 0) continue;
-    if (chosen == nullptr || EvidenceRank(s) < EvidenceRank(*chosen)) chosen = &s;
+    if (s.kind() != "measured_config" && s.kind() != "larger_blocks") return &s;
   }
-  return chosen;
+  return nullptr;
 }
 
 std::string BlockOf(const occtrace::KernelGroup& g) {
@@ -163,8 +155,8 @@ void SetModelBound(const std::vector<size_t>& members, const occtrace::Suggestio
   a->set_configurations(std::max(1, bounded));
 }
 
-// The model's suggestion for the configuration with the most to gain (the most GPU time where
-// none has a bound), with the upper bounds of all its configurations summed.
+// The model's suggestion for the configuration with the most to gain, with the upper bounds of
+// all its configurations summed; nullopt when the model predicts no gain for any of them.
 std::optional<Built> ModelAction(const std::vector<size_t>& members,
                                  std::vector<occtrace::KernelGroup>* judged) {
   size_t named = members.front();
@@ -177,21 +169,11 @@ std::optional<Built> ModelAction(const std::vector<size_t>& members,
     }
   }
   const auto& g = (*judged)[named];
-  const occtrace::Suggestion* chosen = StrongestSuggestion(g);
-  if (chosen == nullptr) return std::nullopt;  // members all have suggestions; for the compiler
+  const occtrace::Suggestion* chosen = ModelSuggestion(g);
+  if (chosen == nullptr || g.recoverable_ns_upper_bound() <= 0) return std::nullopt;
   occtrace::Action a;
   a.set_change(chosen->text());
-  if (EvidenceRank(*chosen) == 1) {
-    a.set_evidence(g.achieved().source() == "pm"
-                       ? "achieved occupancy from " + std::to_string(g.achieved().samples()) +
-                             " PM samples; block lifetime from launch times"
-                       : "achieved occupancy measured on sampled launches; block lifetime from launch times");
-    a.set_gain_kind("not predicted");
-    a.set_confidence("medium");
-    a.set_configurations(1);
-  } else {
-    SetModelBound(members, *chosen, judged, g, &a);
-  }
+  SetModelBound(members, *chosen, judged, g, &a);
   return Built{std::move(a), named};
 }
 

@@ -9,6 +9,9 @@
 //    measured gains of all its slower configurations; otherwise the occupancy model's suggestion
 //    for its configuration with the most to gain, with the sum of its configurations' upper
 //    bounds;
+//  - every action has a gain, measured or the model's bound: a suggestion with none (a measured
+//    occupancy gap, a block size for SM balance) stays in its kernel's section, so "What to
+//    change" never lists what "Recoverable" does not count;
 //  - each configuration's counted_gain_ns is its part of its function's action;
 //  - the summary's recoverable time is the sum of the actions, measured and model apart.
 // Actions below 1 % of GPU time each are minor (shown in the details) unless no other is left.

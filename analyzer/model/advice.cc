@@ -104,6 +104,18 @@ StatusOr<LaunchAdvice> AdviseLaunch(const DeviceProps& d, const LaunchParams& l,
     OCC_ASSIGN_OR_RETURN(const std::optional<Suggestion> fewer, FewerBarriers(d, l, out.occupancy));
     if (fewer) out.suggestions.push_back(*fewer);
   }
+  // A grid that fits in one wave is resident at once: more blocks per SM (registers, shared
+  // memory, barriers) cannot help it, and the block-size advice names no occupancy gain there.
+  if (out.waves && out.waves->blocks_per_wave > 0 && in.grid_blocks <= out.waves->blocks_per_wave) {
+    const size_t before = out.suggestions.size();
+    std::erase_if(out.suggestions, [](const Suggestion& s) { return s.kind != "block_size"; });
+    if (out.suggestions.size() < before) {
+      out.notes.push_back("the whole grid (" + std::to_string(in.grid_blocks) + " blocks) fits in one wave of " +
+                          std::to_string(out.waves->blocks_per_wave) +
+                          " blocks: every block is resident at once, so fitting more blocks per SM "
+                          "(registers, shared memory, barriers) cannot help");
+    }
+  }
   if (out.waves && out.waves->grid_below_sm_count) out.suggestions.push_back(MoreBlocks(d, l, in, out.occupancy));
   // Largest predicted gain first; the grid-size advice is about idle SMs, not occupancy, and
   // keeps its place after the occupancy suggestions.

@@ -4,7 +4,8 @@
 // (shared_memory_advice.h) that reach the next occupancy step, fewer named barriers, a larger
 // grid, and the caveats. occupancy_curves.h has the curves. Formulas: docs/occupancy.md
 // ("Advice") and occupancy-model.md §10. Every result states what it assumes; no advice ever
-// echoes the current configuration (it says "no better option" instead).
+// echoes the current configuration (it says "no better option" instead). A grid that fits in
+// one wave gets no advice to fit more blocks per SM: every block is resident at once.
 #pragma once
 
 #include <cstdint>

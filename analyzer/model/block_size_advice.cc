@@ -96,10 +96,18 @@ bool RanksAbove(const BlockSizeCandidate& x, const BlockSizeCandidate& y, int nu
   return x.block_size < y.block_size;
 }
 
+// Every block of the grid is resident at once: the occupancy limit is never reached.
+bool FitsOneWave(const BlockSizeCandidate& c) {
+  return c.active_blocks_per_sm > 0 && c.waves.blocks_per_wave > 0 && c.grid_blocks <= c.waves.blocks_per_wave;
+}
+
 // What `best` gains over `current`, in the order the score weighs it: "busy SMs 64 → 132 of
-// 132, theoretical occupancy 50% → 100%, ...".
+// 132, theoretical occupancy 50% → 100%, ...". Where both grids fit in one wave, occupancy,
+// waves and blocks per SM cannot matter (every block is resident anyway) and are not named;
+// empty when nothing else is gained.
 std::string Gains(const DeviceProps& d, const BlockSizeCandidate& best,
                   const BlockSizeCandidate& current, bool grid_known) {
+  const bool resident_anyway = grid_known && FitsOneWave(best) && FitsOneWave(current);
   std::string why;
   auto add = [&why](const std::string& part) { why += (why.empty() ? "" : ", ") + part; };
   const BlockScore bs = Score(best, d.num_sms, grid_known);
@@ -117,17 +125,17 @@ std::string Gains(const DeviceProps& d, const BlockSizeCandidate& best,
     add("SM load balance " + Pct(100.0 * SmBalance(current.grid_blocks, d.num_sms)) + " → " +
         Pct(100.0 * SmBalance(best.grid_blocks, d.num_sms)));
   }
-  if (best.occupancy_pct != current.occupancy_pct) {
+  if (best.occupancy_pct != current.occupancy_pct && !resident_anyway) {
     add("theoretical occupancy " + Pct(current.occupancy_pct) + " → " + Pct(best.occupancy_pct));
   }
-  if (grid_known && current.active_blocks_per_sm > 0 &&
+  if (grid_known && current.active_blocks_per_sm > 0 && !resident_anyway &&
       std::fabs(best.waves.waves_per_sm - current.waves.waves_per_sm) >= 0.005) {
     add("waves " + Fixed(current.waves.waves_per_sm, 2) + " → " + Fixed(best.waves.waves_per_sm, 2));
   }
   if (best.warp_waste_pct < current.warp_waste_pct) {
     add("idle lanes " + Pct(current.warp_waste_pct) + " → " + Pct(best.warp_waste_pct));
   }
-  if (bs.two_blocks > cs.two_blocks) add("≥ 2 blocks/SM");
+  if (bs.two_blocks > cs.two_blocks && !resident_anyway) add("≥ 2 blocks/SM");
   return why;
 }
 
@@ -158,7 +166,8 @@ StatusOr<BlockSizeAdvice> AdviseBlockSize(const DeviceProps& d, const LaunchPara
   const BlockSizeCandidate& best = all.front();
   const auto best_key = Score(best, d.num_sms, grid_known).Key();
   const auto current_key = Score(advice.current, d.num_sms, grid_known).Key();
-  if (best.block_size == l.block_threads || !(best_key > current_key)) {
+  const std::string gains = Gains(d, best, advice.current, grid_known);
+  if (best.block_size == l.block_threads || !(best_key > current_key) || gains.empty()) {
     advice.verdict = "no better option: " + std::to_string(l.block_threads) +
                      " threads per block is already among the best block sizes (" +
                      Pct(current.theoretical_occupancy_pct) + " theoretical occupancy" +
@@ -176,7 +185,7 @@ StatusOr<BlockSizeAdvice> AdviseBlockSize(const DeviceProps& d, const LaunchPara
   s.assumptions = advice.assumptions;
   s.text = "Use " + std::to_string(best.block_size) + " threads per block" +
            (grid_known ? " (grid " + std::to_string(best.grid_blocks) + ")" : std::string()) +
-           ": " + Gains(d, best, advice.current, grid_known);
+           ": " + gains;
   advice.verdict = s.text;
   advice.suggestion = s;
   return advice;

@@ -102,5 +102,40 @@ TEST(RunFigures, OnlySmallActionsStayActions) {
   EXPECT_TRUE(run.minor_actions.empty());
 }
 
+// "What to change" holds only what has a gain: a model suggestion the model bounds at 0 ns (a
+// block size for SM balance under one wave) and a measured occupancy gap (gain not predicted)
+// stay in their kernels' sections; Recoverable, the sum of the actions, says none, and agrees.
+TEST(RunFigures, SuggestionsWithoutAGainAreNoActions) {
+  std::vector<occtrace::KernelGroup> groups = {Group("_Z6nogainv", 66, 256, 10, 50'000),
+                                               Group("_Z5shortv", 20000, 256, 10, 30'000)};
+  AddModelSuggestion(&groups[0], 0);
+  auto* gap = groups[1].add_suggestions();
+  gap->set_kind("larger_blocks");
+  gap->set_text("Blocks are too short-lived ...");
+  ApplyOwnerAndEvidence(&groups, 800'000);
+  RunActions run = BuildRunActions(&groups, 800'000);
+  EXPECT_TRUE(run.actions.empty() && run.minor_actions.empty());
+  EXPECT_EQ(groups[0].suggestions_size(), 1) << "the suggestion stays in its kernel's section";
+  occtrace::Summary summary;
+  SetRecoverable(run, &summary);
+  EXPECT_EQ(summary.recoverable_ns_upper_bound(), 0);
+}
+
+// A function with a measured occupancy gap and a model bound: the action is the model's, with
+// its bound, never the gap's unpredicted gain.
+TEST(RunFigures, AModelActionIsTheModelsSuggestionNotAMeasuredGap) {
+  std::vector<occtrace::KernelGroup> groups = {Group("_Z4bothv", 20000, 96, 10, 30'000)};
+  auto* gap = groups[0].add_suggestions();
+  gap->set_kind("larger_blocks");
+  gap->set_text("Blocks are too short-lived ...");
+  AddModelSuggestion(&groups[0], 20'000);
+  ApplyOwnerAndEvidence(&groups, 300'000);
+  RunActions run = BuildRunActions(&groups, 300'000);
+  ASSERT_EQ(run.actions.size(), 1u);
+  EXPECT_EQ(run.actions[0].change(), "Try 128 threads per block");
+  EXPECT_EQ(run.actions[0].gain_kind(), "upper bound");
+  EXPECT_EQ(run.actions[0].gain_ns(), 20'000);
+}
+
 }  // namespace
 }  // namespace occ

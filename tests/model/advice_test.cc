@@ -143,6 +143,50 @@ TEST(BlockSizeAdvice, NoBetterOptionIsSaid) {
   EXPECT_EQ(a->verdict.rfind("no better option", 0), 0u) << a->verdict;
 }
 
+// Below one wave occupancy cannot matter: 96 threads x 64 registers take 6,144 registers a block,
+// 10 blocks/SM (30 warps, 46.875 %); block 64 takes 4,096, 16 blocks/SM (32 warps, 50 %). But
+// grid 264 (0.20 of a wave of 10 x 132) or the same work at block 64, grid 396 (0.19 of a wave),
+// is resident at once either way, and both spread evenly (2 and 3 blocks per SM): nothing to
+// suggest.
+TEST(BlockSizeAdvice, NoOccupancyAdviceWhereTheWholeGridIsResident) {
+  auto a = AdviseBlockSize(H100(), Launch(96, 64), 264);
+  ASSERT_TRUE(a.ok());
+  EXPECT_DOUBLE_EQ(a->current.occupancy_pct, 46.875);
+  EXPECT_FALSE(a->suggestion.has_value()) << a->verdict;
+  // Where SMs sit idle, smaller blocks still help, and occupancy is not named as the reason:
+  // 64 blocks of 1024 threads x 40 registers (1 block/SM, 50 %) use 64 of 132 SMs; smaller
+  // blocks would also raise theoretical occupancy, which the 0.5 waves make moot.
+  auto idle = AdviseBlockSize(H100(), Launch(1024, 40), 64);
+  ASSERT_TRUE(idle.ok() && idle->suggestion.has_value());
+  EXPECT_NE(idle->suggestion->text.find("busy SMs 64 → "), std::string::npos) << idle->suggestion->text;
+  EXPECT_EQ(idle->suggestion->text.find("theoretical occupancy"), std::string::npos) << idle->suggestion->text;
+}
+
+// 1024 threads x 40 registers: 40,960 registers a block, 1 block/SM, a wave of 132 blocks. At
+// grid 64 every block is resident at once: a 32-register cap (2 blocks/SM) cannot help, and is
+// not advised; at grid 1,000 (7.6 waves) it is.
+TEST(Advice, NoMoreBlocksPerSmForAGridThatFitsInOneWave) {
+  auto kinds = [](const LaunchAdvice& a) {
+    std::string k;
+    for (const auto& s : a.suggestions) k += s.kind + " ";
+    return k;
+  };
+  AdviceInputs small;
+  small.grid_blocks = 64;
+  auto a = AdviseLaunch(H100(), Launch(1024, 40), small);
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->occupancy.active_blocks_per_sm, 1);
+  EXPECT_EQ(kinds(*a).find("register_cap"), std::string::npos) << kinds(*a);
+  bool noted = false;
+  for (const auto& n : a->notes) noted |= n.find("fits in one wave of 132 blocks") != std::string::npos;
+  EXPECT_TRUE(noted);
+  AdviceInputs large;
+  large.grid_blocks = 1000;
+  auto b = AdviseLaunch(H100(), Launch(1024, 40), large);
+  ASSERT_TRUE(b.ok());
+  EXPECT_NE(kinds(*b).find("register_cap"), std::string::npos) << kinds(*b);
+}
+
 TEST(Limiter, SentenceAndRealLimiters) {
   const DeviceProps d = H100();
   const LaunchParams l = Launch(256, 44);
