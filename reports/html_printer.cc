@@ -233,6 +233,9 @@ void PrintSummary(const occtrace::Report& report, std::ostream& out) {
     Card(out, "Achieved occupancy", "not measured", "no launch was measured with hardware counters");
   }
   RecoverableCard(s, out);
+  if (const std::string tuning = TuningOverheadText(s); !tuning.empty()) {
+    Card(out, "Tuning overhead", FormatDuration(s.tuning_overhead_ns()), tuning);
+  }
   if (HasCrossRank(report)) {
     const occtrace::CrossRank& x = report.cross_rank();
     const bool straggler = HasStraggler(report);

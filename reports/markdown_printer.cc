@@ -60,6 +60,9 @@ void PrintHeader(const occtrace::Report& report, std::ostream& out) {
     out << "; achieved occupancy not measured";
   }
   out << ". Recoverable: " << SummaryRecoverableText(s) << ".";
+  if (const std::string tuning = TuningOverheadText(s); !tuning.empty()) {
+    out << " Tuning: " << MarkdownText(tuning) << ".";
+  }
   if (HasCrossRank(report)) out << " Straggler: " << MarkdownText(StragglerText(report)) << ".";
   if (s.unjudged_groups() > 0) {
     out << " " << FormatCount(s.unjudged_groups())

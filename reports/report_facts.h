@@ -116,6 +116,9 @@ std::string RecoverableText(int64_t ns);
 // The summary's recoverable time, measured gains and model bounds apart: "8.80 ms measured + up
 // to 2.39 ms by the occupancy model (upper bound)". The same sums as the actions.
 std::string SummaryRecoverableText(const occtrace::Summary& summary);
+// "tuning overhead: 8.46 ms (2.8% of GPU time), by Triton's autotuner (@triton.autotune); not in
+// the ranking or the actions", or empty when the trace shows no tuning (Summary.tuning_overhead_ns).
+std::string TuningOverheadText(const occtrace::Summary& summary);
 // One configuration's part of it (KernelGroup.counted_gain_*), with the model's bound when the
 // function's action is a measured one and the bound is therefore not counted.
 std::string GroupRecoverableText(const occtrace::KernelGroup& group);

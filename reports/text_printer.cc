@@ -153,6 +153,7 @@ void PrintSummary(const occtrace::Report& report, TextWriter& w) {
                          traced + ": not the what-if GPU's, not compared with its theoretical";
   w.Field("Occupancy", occupancy);
   w.Field("Recoverable", SummaryRecoverableText(s));
+  if (const std::string tuning = TuningOverheadText(s); !tuning.empty()) w.Field("Tuning", tuning);
   if (HasCrossRank(report)) {
     // Several ranks: the straggler and its cause open the report, before any table.
     const bool warn = HasStraggler(report) || !report.cross_rank().different_programs().empty();

@@ -21,6 +21,7 @@
 #include "analyzer/analyze/report_builder.h"
 #include "sqlite/sqlite_db.h"
 #include "analyzer/analyze/throughput_ceiling.h"
+#include "analyzer/analyze/tuning_overhead.h"
 
 namespace occ {
 namespace {
@@ -80,9 +81,11 @@ StatusOr<Analysis> Analyze(const ReportOptions& options, const std::vector<std::
   JudgeContext ctx;
   ctx.what_if = what_if;
   ctx.files = &a.files;
+  std::vector<FollowedBy> judged_followed_by, unjudged_followed_by;
   for (const auto& key : groups.order) {
     const Group& g = groups.by_key.at(key);
     Judged j = JudgeGroup(&ctx, g, a.run_total_ns);
+    (j.ok ? judged_followed_by : unjudged_followed_by).push_back({g.stats.followed_by_name, g.stats.followed_by_launches});
     if (several_files) *j.group.mutable_rank_spread() = SpreadOf(g.by_file, rank_order);
     if (j.ok) {
       AdviseGroup(g.stats, *j.device, j.advice, &j.group);
@@ -97,6 +100,12 @@ StatusOr<Analysis> Analyze(const ReportOptions& options, const std::vector<std::
   // Who owns each kernel, and what the trace's own measurements say can be gained.
   ApplyOwnerAndEvidence(&a.judged, a.run_total_ns);
   ApplyOwnerAndEvidence(&a.unjudged, a.run_total_ns);
+  // Autotuners' own time, kept apart from the program's (tuning_overhead.h).
+  std::vector<occtrace::KernelGroup*> all_groups;
+  for (auto& g : a.judged) all_groups.push_back(&g);
+  for (auto& g : a.unjudged) all_groups.push_back(&g);
+  judged_followed_by.insert(judged_followed_by.end(), unjudged_followed_by.begin(), unjudged_followed_by.end());
+  MarkTuningOverhead(all_groups, judged_followed_by);
   // The figures every view shares, once, before any view option applies.
   a.actions = BuildRunActions(&a.judged, a.run_total_ns);
   if (several_files) {

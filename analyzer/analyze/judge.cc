@@ -88,6 +88,7 @@ void FillIdentity(const Group& g, occtrace::KernelGroup* out) {
   out->set_last_end_ns(c.last_end_ns);
   out->set_tail_launches(c.tail_launches);
   FillOverlap(c.overlap, out);
+  out->set_launch_bounds_max_threads(static_cast<int32_t>(std::clamp<int64_t>(c.func_max_threads, 0, INT32_MAX)));
   // Never the tracing machine's folders: from the Python package on, or the file name.
   out->set_loader(LoaderLabel(c.loader));
   out->set_module_library(LoaderLabel(c.module_library));

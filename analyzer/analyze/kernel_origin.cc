@@ -103,12 +103,118 @@ bool IsNumbaName(std::string_view mangled, std::string_view name) {
          HasNumbaVersionTag(mangled);
 }
 
+// Header libraries, by the namespace of the kernel function itself (never of its template
+// arguments: a user's kernel<cub::Sum> is the user's). The namespaces and kernel templates are
+// CCCL's and CUTLASS's own: cub/cub/util_namespace.cuh (CUB_NAMESPACE_BEGIN: `cub` plus an
+// inline `_V_<version>_SM_<archs>`, `CUB_<version>_SM_<archs>_NS` before CCCL 2.3),
+// thrust/thrust/detail/config/namespace.h (`thrust` plus the same inline namespace),
+// libcudacxx/include/cuda/std/__internal/namespaces.h (`cuda`, `cuda::std`, inline `__4`),
+// cutlass/include/cutlass/device_kernel.h (cutlass::Kernel, Kernel2, device_kernel) and cute.
+struct HeaderLibrary {
+  std::string_view ns;
+  std::string_view library;
+  std::string_view controls;
+};
+constexpr std::string_view kCubControls =
+    "the algorithm call and its inputs: the number of items, the key and value types, the temporary "
+    "storage you pass, and the tuning the algorithm's own API accepts; CUB sets the block size and "
+    "registers itself, so no launch configuration or register cap applies";
+constexpr std::string_view kCutlassControls =
+    "the template's tile shape (ThreadblockShape/TileShape), stages and warp shape, and the problem "
+    "size and alignment; CUTLASS derives the grid and block from them, so no launch configuration or "
+    "register cap applies";
+constexpr std::array kHeaderLibraries = {
+    HeaderLibrary{"cub", "CUB", kCubControls},
+    HeaderLibrary{"thrust", "Thrust",
+                  "the algorithm call and its inputs: the sizes and types of the ranges, the execution "
+                  "policy (thrust::cuda::par, par_nosync, an allocator for its temporary storage); "
+                  "Thrust and the CUB it calls set the block size and registers themselves, so no "
+                  "launch configuration or register cap applies"},
+    HeaderLibrary{"cutlass", "CUTLASS", kCutlassControls},
+    HeaderLibrary{"cute", "CuTe", kCutlassControls},
+    HeaderLibrary{"cuda", "libcu++",
+                  "the call and its inputs; libcu++ sets the launch configuration itself, so no "
+                  "launch configuration or register cap applies"},
+};
+
+// The namespaces of the kernel function: "void cub::_V_300300_SM_900::detail::scan::
+// DeviceScanInitKernel<...>(...)" -> {cub, _V_300300_SM_900, detail, scan}; from the mangled
+// name (_ZN3cub17_V_300300_SM_9006detail...) when there is no demangled one.
+std::vector<std::string_view> FunctionNamespaces(std::string_view mangled, std::string_view demangled) {
+  std::vector<std::string_view> parts;
+  // A name no demangler could read stays mangled in both columns.
+  if (StartsWith(demangled, "_Z")) demangled = {};
+  if (!demangled.empty()) {
+    std::string_view f = demangled;
+    if (StartsWith(f, "void ")) f.remove_prefix(5);
+    f = f.substr(0, f.find_first_of("<("));
+    for (size_t at = f.find("::"); at != std::string_view::npos; at = f.find("::")) {
+      parts.push_back(f.substr(0, at));
+      f.remove_prefix(at + 2);
+    }
+    return parts;
+  }
+  if (!StartsWith(mangled, "_ZN")) return parts;
+  std::string_view m = mangled.substr(3);
+  // <length><identifier> pairs; the last one before a template or parameter list is the function.
+  while (!m.empty() && m[0] >= '1' && m[0] <= '9') {
+    size_t digits = 0, length = 0;
+    while (digits < m.size() && m[digits] >= '0' && m[digits] <= '9') length = length * 10 + static_cast<size_t>(m[digits++] - '0');
+    if (digits + length > m.size()) break;
+    parts.push_back(m.substr(digits, length));
+    m.remove_prefix(digits + length);
+  }
+  // An internal-linkage function is
+  // written L<length><name> after its namespaces: everything read so far is a namespace.
+  if (!parts.empty() && !StartsWith(m, "L")) parts.pop_back();
+  return parts;
+}
+
+// The header library a kernel's function belongs to, or nullptr. `wrapper` receives the
+// namespace CUB was wrapped in (CUB_WRAPPED_NAMESPACE: PyTorch's at_cuda_detail), if any.
+const HeaderLibrary* HeaderLibraryOf(std::string_view mangled, std::string_view demangled, std::string_view* wrapper) {
+  const std::vector<std::string_view> ns = FunctionNamespaces(mangled, demangled);
+  for (size_t i = 0; i < ns.size(); ++i) {
+    for (const HeaderLibrary& h : kHeaderLibraries) {
+      // cuda:: only at the top: another library's own `cuda` namespace (thrust::cuda_cub is not
+      // one, at::cuda is) says nothing about libcu++.
+      if (ns[i] != h.ns || (h.ns == "cuda" && i > 0)) continue;
+      // cuda::launch runs the user's functor in libcu++'s __kernel_launcher
+      // (libcudacxx/include/cuda/__launch/launch.h) with the configuration the user passes: the
+      // user's kernel, not the library's.
+      if (h.ns == "cuda" && (Contains(demangled, "__kernel_launcher") || Contains(mangled, "__kernel_launcher"))) {
+        return nullptr;
+      }
+      *wrapper = i > 0 ? ns[i - 1] : std::string_view();
+      return &h;
+    }
+  }
+  return nullptr;
+}
+
+// cuBLAS and cuDNN ship CUTLASS kernels precompiled, named after the instance:
+// cutlass::Kernel2<cutlass_80_tensorop_s16816gemm_bf16_128x128_64x5_nt_align8>.
+bool IsPrecompiledCutlassInstance(std::string_view name) {
+  for (size_t at = name.find("cutlass_"); at != std::string_view::npos; at = name.find("cutlass_", at + 1)) {
+    if (at + 8 < name.size() && name[at + 8] >= '0' && name[at + 8] <= '9') return true;
+  }
+  return false;
+}
+
 KernelOrigin Make(KernelOriginKind kind, std::string_view library, bool tunable, std::string_view evidence) {
   KernelOrigin o;
   o.kind = kind;
   o.library = std::string(library);
   o.tunable = tunable;
   o.evidence = std::string(evidence);
+  return o;
+}
+
+// A header library's kernel compiled into `binary` (a LoaderLabel; empty: not recorded).
+KernelOrigin MakeHeaderLibrary(const HeaderLibrary& h, std::string_view binary, std::string_view evidence) {
+  KernelOrigin o = Make(KernelOriginKind::kHeaderLibrary, h.library, false, evidence);
+  o.compiled_into = std::string(FileName(binary));
+  o.controls = std::string(h.controls);
   return o;
 }
 
@@ -178,6 +284,13 @@ KernelOrigin ClassifyByName(std::string_view mangled, std::string_view demangled
   if (has_triton_metadata || (!StartsWith(mangled, "_Z") && StartsWith(name, "triton_"))) {
     return Make(IsInductorName(name) ? KernelOriginKind::kInductor : KernelOriginKind::kTriton, "", true, "name");
   }
+  std::string_view wrapper;
+  if (const HeaderLibrary* h = HeaderLibraryOf(mangled, demangled, &wrapper);
+      h != nullptr && !IsPrecompiledCutlassInstance(name)) {
+    // PyTorch compiles CUB into itself wrapped in at_cuda_detail (CUB_WRAPPED_NAMESPACE).
+    if (wrapper == "at_cuda_detail") return Make(KernelOriginKind::kAten, "PyTorch (ATen)", false, "name");
+    return MakeHeaderLibrary(*h, "", "name");
+  }
   for (const VendorMarker& v : kVendorMarkers) {
     const bool hit = v.prefix ? (StartsWith(name, v.marker) || StartsWith(mangled, v.marker))
                               : (Contains(name, v.marker) || Contains(mangled, v.marker));
@@ -224,7 +337,12 @@ KernelOrigin ClassifyKernel(const KernelFacts& f) {
   // Where the code lives, when the driver says (a mapped image), then who loaded it.
   for (auto [label, evidence] : {std::pair{f.module_library, "library"}, std::pair{f.loader, "loader"}}) {
     ObjectVerdict v = ClassifyObject(label, f.mangled, name, evidence);
-    if (v.found) return v.origin;
+    if (!v.found) continue;
+    // The user's own binary loaded it, but a header library's kernel template is the code.
+    std::string_view wrapper;
+    const HeaderLibrary* h = HeaderLibraryOf(f.mangled, f.demangled, &wrapper);
+    if (v.origin.kind == KernelOriginKind::kCudaCpp && h != nullptr) return MakeHeaderLibrary(*h, label, "name");
+    return v.origin;
   }
   return ClassifyByName(f.mangled, f.demangled, f.has_triton_metadata);
 }
@@ -332,6 +450,7 @@ std::string_view OriginName(KernelOriginKind kind) {
     case KernelOriginKind::kInductor: return "inductor";
     case KernelOriginKind::kAten: return "aten";
     case KernelOriginKind::kVendor: return "vendor";
+    case KernelOriginKind::kHeaderLibrary: return "header_library";
     case KernelOriginKind::kUnknown: return "unknown";
   }
   return "unknown";
@@ -340,7 +459,7 @@ std::string_view OriginName(KernelOriginKind kind) {
 KernelOriginKind OriginKindFromName(std::string_view name) {
   for (KernelOriginKind k : {KernelOriginKind::kCudaCpp, KernelOriginKind::kNumba, KernelOriginKind::kCuPy,
                              KernelOriginKind::kTriton, KernelOriginKind::kInductor, KernelOriginKind::kAten,
-                             KernelOriginKind::kVendor}) {
+                             KernelOriginKind::kVendor, KernelOriginKind::kHeaderLibrary}) {
     if (OriginName(k) == name) return k;
   }
   return KernelOriginKind::kUnknown;
@@ -357,9 +476,17 @@ std::string LaunchKnob(KernelOriginKind kind) {
       return "Inductor's autotuning (torch._inductor.config.coordinate_descent_tuning = True or "
              "torch.compile(mode=\"max-autotune\")), which picks num_warps and XBLOCK/RBLOCK";
     case KernelOriginKind::kAten:
-    case KernelOriginKind::kVendor: return "";
+    case KernelOriginKind::kVendor:
+    case KernelOriginKind::kHeaderLibrary: return "";
   }
   return "";
+}
+
+std::string OwnerName(const KernelOrigin& origin) {
+  if (origin.kind == KernelOriginKind::kHeaderLibrary && !origin.compiled_into.empty()) {
+    return origin.library + " (compiled into " + origin.compiled_into + ")";
+  }
+  return origin.library.empty() ? std::string(OriginName(origin.kind)) : origin.library;
 }
 
 }  // namespace occ

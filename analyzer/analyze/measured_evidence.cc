@@ -12,6 +12,7 @@
 #include "analyzer/analyze/function_key.h"
 #include "analyzer/analyze/kernel_origin.h"
 #include "analyzer/analyze/throughput_ceiling.h"
+#include "analyzer/model/register_advice.h"
 
 namespace occ {
 namespace {
@@ -143,6 +144,13 @@ void MarkNotTunable(const KernelOrigin& origin, occtrace::KernelGroup* g) {
   g->set_headroom_pct(0);
   g->set_priority(0);
   g->set_recoverable_ns_upper_bound(0);
+  if (origin.kind == KernelOriginKind::kHeaderLibrary) {
+    // Compiled into the user's binary, yet not the user's code: the template chooses its launch.
+    g->add_issues("not tunable from your code: a " + origin.library + " kernel" +
+                  (origin.compiled_into.empty() ? "" : " compiled into " + origin.compiled_into) +
+                  " picks its own launch configuration; what you control is " + origin.controls);
+    return;
+  }
   g->add_issues("not tunable from your code: a " + origin.library +
                 " kernel picks its own launch configuration; what you control is the call — tensor "
                 "shapes and their alignment (multiples of 8/16), dtype, memory layout (e.g. "
@@ -204,9 +212,49 @@ std::string TritonConfigArgs(const occtrace::KernelGroup& g, const std::string& 
   return args;
 }
 
+// A register cap for a kernel compiled with __launch_bounds__(M): said as a change of it. The
+// second argument N' asks for N' resident blocks of M threads; B x N threads at the launched
+// block B need B x N = M x N' (the same registers per thread), else the bound moves to B.
+std::string CapAsLaunchBoundsChange(const occtrace::KernelGroup& g, const occtrace::Suggestion& s) {
+  const int64_t bound = g.launch_bounds_max_threads();
+  const int64_t block = BlockThreads(g);
+  const int64_t blocks = s.predicted_blocks_per_sm();
+  const std::string now = "__launch_bounds__(" + std::to_string(bound) + ")";
+  if (bound == block || (block * blocks) % bound == 0) {
+    const int64_t min_blocks = block * blocks / bound;
+    if (min_blocks >= 1) {
+      return "change " + now + " to __launch_bounds__(" + std::to_string(bound) + ", " + std::to_string(min_blocks) + ")";
+    }
+  }
+  return "change " + now + " to __launch_bounds__(" + std::to_string(block) + ", " + std::to_string(blocks) +
+         ") (the bound lowered to the " + std::to_string(block) + " threads it launches with)";
+}
+
+// The model's register cap is worded for CUDA C++: a kernel compiled with __launch_bounds__ gets
+// it as a change of that bound, and -maxrregcount (a flag for the whole translation unit) is
+// named only for the user's own CUDA C++.
+void PhraseRegisterCap(KernelOriginKind kind, const occtrace::KernelGroup& g, occtrace::Suggestion* s) {
+  std::string text = s->text();
+  const std::string_view reach = kMaxrregcountReach.substr(0, kMaxrregcountReach.find("%d"));
+  if (kind != KernelOriginKind::kCudaCpp) {
+    if (const size_t at = text.find(reach); at != std::string::npos) {
+      text.erase(at, text.find(')', at) + 1 - at);
+    }
+  }
+  const std::string proposed = "__launch_bounds__(" + std::to_string(BlockThreads(g)) + ", " +
+                               std::to_string(s->predicted_blocks_per_sm()) + ") on this kernel";
+  if (kind == KernelOriginKind::kCudaCpp && g.launch_bounds_max_threads() > 0) {
+    if (const size_t at = text.find(proposed); at != std::string::npos) {
+      text.replace(at, proposed.size(), CapAsLaunchBoundsChange(g, *s));
+    }
+  }
+  s->set_text(text);
+}
+
 void PhraseForOwner(KernelOriginKind kind, const occtrace::KernelGroup& g, occtrace::Suggestion* s) {
   std::string knob;
   const bool triton = kind == KernelOriginKind::kTriton || kind == KernelOriginKind::kInductor;
+  if (s->kind() == "register_cap") PhraseRegisterCap(kind, g, s);
   if (s->kind() == "register_cap") {
     if (triton) {
       knob = "cap registers: triton.Config({...}, " + TritonConfigArgs(g, "maxnreg", s->registers_per_thread()) + ")";

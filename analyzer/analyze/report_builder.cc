@@ -180,6 +180,18 @@ void FillSummary(const Analysis& a, occtrace::Summary* summary) {
       achieved_ns > 0 ? weighted_ach / static_cast<double>(achieved_ns) : 0);
   summary->set_unjudged_groups(static_cast<int32_t>(a.unjudged.size()));
   summary->set_unjudged_gpu_ns(unjudged_ns);
+  // Autotuners' time (tuning_overhead.h), and who tuned: the part before the ':'.
+  int64_t tuning_ns = 0;
+  std::set<std::string> tuners;
+  for (const auto* list : {&a.judged, &a.unjudged}) {
+    for (const auto& g : *list) {
+      if (g.tuning_overhead().empty()) continue;
+      tuning_ns = SaturatingAdd(tuning_ns, g.total_ns());
+      tuners.insert(g.tuning_overhead().substr(0, g.tuning_overhead().find(':')));
+    }
+  }
+  summary->set_tuning_overhead_ns(tuning_ns);
+  for (const std::string& t : tuners) summary->add_tuning_overhead_by(t);
 }
 
 // GPU time per limiting factor over every matched group, the unjudged as one more; largest first.
@@ -246,14 +258,24 @@ ShownGroups AddShownGroups(const ReportOptions& options, const std::optional<Dev
                            const KernelView& view, const Analysis& a, occtrace::Report* report) {
   ShownGroups out;
   out.rank.assign(a.judged.size(), 0);
+  bool full = false;  // --top reached: only tuning overhead is still listed
   for (size_t i : RankJudged(options.sort, a.judged)) {
     const auto& g = a.judged[i];
     if (!view.Shows(g.name())) continue;
+    // Tuning, not the program: listed apart, its time the summary's tuning overhead.
+    if (!g.tuning_overhead().empty()) {
+      *report->add_tuning() = g;
+      continue;
+    }
+    if (full) continue;
     if (g.time_pct() < options.min_time_pct) {
       ++out.hidden_small;
       continue;
     }
-    if (options.top > 0 && out.shown >= options.top) break;
+    if (options.top > 0 && out.shown >= options.top) {
+      full = true;
+      continue;
+    }
     occtrace::KernelGroup* group = report->add_groups();
     *group = g;
     group->set_rank(++out.shown);

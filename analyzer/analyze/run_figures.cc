@@ -51,7 +51,7 @@ std::vector<std::pair<FunctionKey, std::vector<size_t>>> FunctionsToAct(
     g.set_counted_gain_ns(0);
     g.set_counted_gain_kind("");
     // Autotuning trials never become actions (#29): the autotuner measured them already.
-    if (!g.tunable() || g.autotuning_trial() || g.suggestions_size() == 0) continue;
+    if (!g.tunable() || g.autotuning_trial() || !g.tuning_overhead().empty() || g.suggestions_size() == 0) continue;
     const FunctionKey key = FunctionKeyOf(g);
     if (!by_function.count(key)) order.push_back(key);
     by_function[key].push_back(i);

@@ -214,11 +214,19 @@ void WriteOccupancyArgs(const ConfigStats& c, const DeviceProps& p, const occtra
 }
 
 // Who owns the kernel and, for Triton's, where it comes from (OCC_TRITON_SOURCE), as the
-// reports write it beside the name.
+// reports write it beside the name. The owner rests on what the report's does (ClassifyOwners
+// in measured_evidence.cc): the loading library first, then the name.
 void WriteOwnerArgs(const ConfigStats& c, JsonWriter* w) {
-  const KernelOrigin origin = ClassifyKernel(c.mangled_name, c.name, c.triton_num_warps >= 0);
-  const std::string owner = origin.library.empty() ? std::string(OriginName(origin.kind))
-                                                   : origin.library;
+  const std::string loader = LoaderLabel(c.loader);
+  const std::string module_library = LoaderLabel(c.module_library);
+  KernelFacts facts;
+  facts.mangled = c.mangled_name;
+  facts.demangled = c.name;
+  facts.has_triton_metadata = c.triton_num_warps >= 0;
+  facts.loader = loader;
+  facts.module_library = module_library;
+  const KernelOrigin origin = ClassifyKernel(facts);
+  const std::string owner = OwnerName(origin);
   w->Key("owner");
   w->String(owner.c_str());
   w->Key("origin");

@@ -62,9 +62,11 @@ StatusOr<RegisterAdvice> AdviseRegisterCap(const DeviceProps& d, const LaunchPar
   s.text = "Cap registers at " + std::to_string(next.max_registers_per_thread) +
            "/thread (now " + std::to_string(l.regs_per_thread) + "): __launch_bounds__(" +
            std::to_string(l.block_threads) + ", " + std::to_string(next.active_blocks_per_sm) +
-           ") or -maxrregcount=" + std::to_string(next.max_registers_per_thread) + " → " +
-           BlocksPerSm(next.active_blocks_per_sm) + ", theoretical occupancy " +
-           Pct(current.theoretical_occupancy_pct) + " → " + Pct(next.occupancy_pct);
+           ") on this kernel → " + BlocksPerSm(next.active_blocks_per_sm) + ", theoretical occupancy " +
+           Pct(current.theoretical_occupancy_pct) + " → " + Pct(next.occupancy_pct) +
+           std::string(kMaxrregcountReach.substr(0, kMaxrregcountReach.find("%d"))) +
+           std::to_string(next.max_registers_per_thread) +
+           std::string(kMaxrregcountReach.substr(kMaxrregcountReach.find("%d") + 2));
   if (a.spill_warning) {
     s.text += "; the kernel already uses " + std::to_string(local_memory_per_thread) +
               " B of local memory per thread (spills or stack), a lower cap may spill more";

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analyzer/model/occupancy.h"
@@ -12,6 +13,12 @@
 #include "analyzer/model/suggestion.h"
 
 namespace occ {
+
+// -maxrregcount, said with its reach (%d: the cap). It is a compiler flag for a whole
+// translation unit, so advice for a kernel the user did not write drops it
+// (measured_evidence.cc, PhraseForOwner).
+inline constexpr std::string_view kMaxrregcountReach =
+    " (-maxrregcount=%d caps every kernel in the translation unit; prefer __launch_bounds__ on this kernel)";
 
 struct RegisterStep {
   int max_registers_per_thread = 0;   // the largest register count reaching this step

@@ -33,6 +33,12 @@ void MergeInto(ConfigStats* into, const ConfigStats& from) {
   }
   into->last_end_ns = std::max(into->last_end_ns, from.last_end_ns);
   if (from.tail_launches >= 0) into->tail_launches = std::max<int64_t>(0, into->tail_launches) + from.tail_launches;
+  if (from.followed_by_name == into->followed_by_name) {
+    into->followed_by_launches += from.followed_by_launches;
+  } else if (from.followed_by_launches > into->followed_by_launches) {
+    into->followed_by_name = from.followed_by_name;
+    into->followed_by_launches = from.followed_by_launches;
+  }
   into->launches += from.launches;
   into->untimed_launches += from.untimed_launches;
   into->time_estimated = into->time_estimated || from.time_estimated;

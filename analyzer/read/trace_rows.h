@@ -122,6 +122,12 @@ struct ConfigStats {
   // Launches that started after every other configuration of this kernel name on this device
   // had stopped; -1 = not counted (occtrace/read_occtrace.cc, AddTailLaunches).
   int64_t tail_launches = -1;
+  // Of this configuration's launches, those whose next launch on the same stream was of
+  // `followed_by_name` (mangled), a kernel name that ran in several configurations: the one
+  // most often next. What tells an autotuner's benchmark helper (the cache flush before each
+  // timed trial) from the program's own kernels (analyze/tuning_overhead.h). 0: none counted.
+  std::string followed_by_name;
+  int64_t followed_by_launches = 0;
 
   // Achieved occupancy (OCC_ACHIEVED rows joined by correlationId/contextId).
   int64_t achieved_samples = 0;

@@ -130,10 +130,9 @@ TEST(KernelOrigin, LoaderDecidesOverNames) {
       // Triton's launcher in its cache: hand-written Triton, and Inductor's by name.
       {"/home/u/.triton/cache/Xy3k2q/cuda_utils.so", "add_kernel", "", KernelOriginKind::kTriton, ""},
       {"/home/u/.triton/cache/Xy3k2q/cuda_utils.so", "triton_poi_fused_add_relu_0", "", KernelOriginKind::kInductor, ""},
-      // The user's own executable or extension: yours, even with a library-like name (CUTLASS
-      // templates instantiated in the user's code).
-      {"/home/u/project/build/my_solver", "_ZN7cutlass6KernelI4GemmEEvv", "void cutlass::Kernel<Gemm>()",
-       KernelOriginKind::kCudaCpp, ""},
+      // The user's own executable or extension (a header library's kernel compiled into it is
+      // the library's: HeaderLibrariesCompiledIntoTheUsersBinary).
+      {"/home/u/project/build/my_solver", "_Z8my_solvePfi", "my_solve(float*, int)", KernelOriginKind::kCudaCpp, ""},
       {"/home/u/.cache/torch_extensions/py312_cu124/my_ext/my_ext.so", "_Z9my_kernelPf", "my_kernel(float*)",
        KernelOriginKind::kCudaCpp, ""},
   };
@@ -194,6 +193,94 @@ TEST(KernelOrigin, NumbaNamesReadAsInTheSource) {
   EXPECT_TRUE(IsNumbaKernel("_ZN8__main__5saxpyB2v1B96cw51c", ""));
   EXPECT_TRUE(IsNumbaKernel("_ZN8__main__9transposeB2v2B104cw51cXTLSUwv1sDU", "")) << "a second compilation: [abi:v2]";
   EXPECT_FALSE(IsNumbaKernel("_Z5scalePfif", "scale(float*, int, float)"));
+}
+
+// Header libraries compiled into the user's program: the loader is the user's binary, the code
+// the library's. Names: the FUNC symbols of `nvcc -arch=sm_90 -cubin` (CUDA 13.0, CCCL 3.0.1) of
+// tests/golden/header_libraries/thrust_user.cu and cutlass_user.cu (CUTLASS at 7107b05), and the
+// newer inline namespace of cub/cub/util_namespace.cuh at CCCL 3.x (`_V_<version>_SM_<archs>`,
+// CUB_DETAIL_MAGIC_NS_BEGIN) as g++ mangles it.
+TEST(KernelOrigin, HeaderLibrariesCompiledIntoTheUsersBinary) {
+  struct HeaderCase {
+    const char* mangled;
+    const char* demangled;
+    const char* library;
+    const char* controls;  // a phrase of what the user controls
+  };
+  const HeaderCase cases[] = {
+      {"_ZN3cub17CUB_300001_SM_9006detail4scan20DeviceScanInitKernelINS0_13ScanTileStateIjLb1EEEEEvT_i",
+       "void cub::CUB_300001_SM_900::detail::scan::DeviceScanInitKernel<cub::CUB_300001_SM_900::ScanTileState<"
+       "unsigned int, true> >(cub::CUB_300001_SM_900::ScanTileState<unsigned int, true>, int)",
+       "CUB", "the algorithm call and its inputs"},
+      // No demangled name: the mangled one decides.
+      {"_ZN3cub17CUB_300001_SM_9006detail8for_each13static_kernelINS2_12policy_hub_t12policy_500_tEmN6thrust23THRUST_"
+       "300001_SM_900_NS8cuda_cub20__uninitialized_fill7functorINS7_10device_ptrIjEEjEEEEvT0_T1_",
+       "", "CUB", "the temporary storage you pass"},
+      {"_ZN3cub16_V_300300_SM_9006detail4scan20DeviceScanInitKernelIiEEvT_i",
+       "void cub::_V_300300_SM_900::detail::scan::DeviceScanInitKernel<int>(int, int)", "CUB",
+       "no launch configuration or register cap applies"},
+      // Thrust's own agent kernel (thrust/system/cuda/detail/core/agent_launcher.h), in its
+      // versioned namespace (thrust/detail/config/namespace.h, THRUST_<version>_SM_<archs>_NS).
+      {"", "void thrust::THRUST_200500_SM_900_NS::cuda_cub::core::_kernel_agent<int>(int)", "Thrust",
+       "the execution policy"},
+      {"", "void thrust::_V_300300_SM_900::cuda_cub::core::detail::_kernel_agent<int>(int)", "Thrust",
+       "the sizes and types of the ranges"},
+      // CUTLASS 2.x's generic kernel (include/cutlass/device_kernel.h: cutlass::Kernel).
+      {"_ZN7cutlass6KernelINS_4gemm6kernel4GemmINS1_11threadblock12MmaPipelinedINS1_9GemmShapeILi128ELi128ELi8EEEEEEEEEvNT_6ParamsE",
+       "", "CUTLASS", "the template's tile shape (ThreadblockShape/TileShape), stages and warp shape"},
+      {"", "void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<cute::tuple<int, int, int, int> > >("
+           "cutlass::gemm::kernel::GemmUniversal<cute::tuple<int, int, int, int> >::Params)",
+       "CUTLASS", "ThreadblockShape/TileShape"},
+      {"", "void cute::tiled_copy_kernel<float>(float const*, float*)", "CuTe", "stages and warp shape"},
+      {"", "void cuda::std::__4::__detail::fill_kernel<int>(int*, int)", "libcu++", "the call and its inputs"},
+  };
+  for (const HeaderCase& c : cases) {
+    KernelFacts facts;
+    facts.mangled = c.mangled;
+    facts.demangled = c.demangled;
+    facts.loader = "thrust_prog";
+    const KernelOrigin o = ClassifyKernel(facts);
+    EXPECT_EQ(OriginName(o.kind), "header_library") << c.mangled << c.demangled;
+    EXPECT_EQ(o.library, c.library) << c.mangled << c.demangled;
+    EXPECT_FALSE(o.tunable);
+    EXPECT_EQ(o.compiled_into, "thrust_prog");
+    EXPECT_EQ(OwnerName(o), std::string(c.library) + " (compiled into thrust_prog)");
+    EXPECT_NE(o.controls.find(c.controls), std::string::npos) << o.controls;
+    EXPECT_TRUE(LaunchKnob(o.kind).empty());
+  }
+}
+
+TEST(KernelOrigin, HeaderLibraryNamesOnlyByTheKernelsOwnNamespace) {
+  KernelFacts facts;
+  facts.loader = "my_app";
+  // The user's kernel templated on CUB's and CUTLASS's types is the user's.
+  facts.demangled = "void my_reduce<cub::CUB_300001_SM_900::Sum, cutlass::half_t>(float*, int)";
+  EXPECT_EQ(ClassifyKernel(facts).kind, KernelOriginKind::kCudaCpp);
+  facts.demangled = "heavy_stencil(float const*, float*, int)";
+  facts.mangled = "_Z13heavy_stencilPKfPfi";
+  EXPECT_EQ(ClassifyKernel(facts).kind, KernelOriginKind::kCudaCpp);
+  // cuda::launch runs the user's functor in libcu++'s __kernel_launcher
+  // (libcudacxx/include/cuda/__launch/launch.h), at the configuration the user passes.
+  facts.mangled = "";
+  facts.demangled = "void cuda::__4::__kernel_launcher<cuda::kernel_config<int>, my_functor, int>(cuda::kernel_config<int>, my_functor, int)";
+  EXPECT_EQ(ClassifyKernel(facts).kind, KernelOriginKind::kCudaCpp);
+  // A library loaded it: the library owns it, whatever it was compiled from.
+  facts.loader = "torch/lib/libtorch_cuda.so";
+  facts.demangled = "void at_cuda_detail::cub::DeviceRadixSortOnesweepKernel<int>(int)";
+  EXPECT_EQ(ClassifyKernel(facts).kind, KernelOriginKind::kAten);
+  facts.loader = "nvidia/cublas/lib/libcublasLt.so.13";
+  facts.demangled = "void cutlass::Kernel2<cutlass_80_tensorop_s16816gemm_bf16_128x128_64x5_nt_align8>("
+                    "cutlass_80_tensorop_s16816gemm_bf16_128x128_64x5_nt_align8::Params)";
+  EXPECT_EQ(ClassifyKernel(facts).library, "cuBLASLt");
+  // Names only (no loader recorded): PyTorch's wrapped CUB (CUB_WRAPPED_NAMESPACE=at_cuda_detail)
+  // is PyTorch's, cuBLAS's precompiled CUTLASS instances stay cuBLAS's, a CUB kernel is CUB's.
+  EXPECT_EQ(ClassifyKernel("", "void at_cuda_detail::cub::DeviceRadixSortOnesweepKernel<int>(int)").kind,
+            KernelOriginKind::kAten);
+  EXPECT_EQ(ClassifyKernel("", facts.demangled).kind, KernelOriginKind::kVendor);
+  const KernelOrigin cub = ClassifyKernel("_ZN3cub17CUB_300001_SM_9006detail4scan20DeviceScanInitKernelINS0_13ScanTileStateIjLb1EEEEEvT_i", "");
+  EXPECT_EQ(cub.kind, KernelOriginKind::kHeaderLibrary);
+  EXPECT_EQ(OwnerName(cub), "CUB");
+  EXPECT_EQ(cub.evidence, "name");
 }
 
 TEST(KernelOrigin, KnobsNameTheOwnersInterface) {

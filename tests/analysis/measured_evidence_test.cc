@@ -5,6 +5,8 @@
 // lose launch-configuration advice. Durations below are chosen for the rule being tested.
 #include "analyzer/analyze/measured_evidence.h"
 #include "analyzer/analyze/run_figures.h"
+#include "analyzer/model/arch_table.h"
+#include "analyzer/model/register_advice.h"
 
 #include <gtest/gtest.h>
 
@@ -421,6 +423,116 @@ TEST(MeasuredEvidence, NegligibleOverlapKeepsTheMeanOverAllLaunches) {
   ApplyOwnerAndEvidence(&groups, 1'040'000);
   ASSERT_NE(Measured(groups[0]), nullptr);
   EXPECT_EQ(groups[0].measured_gain_ns(), 20 * (40'000 - 12'000));
+}
+
+}  // namespace
+}  // namespace occ
+
+namespace occ {
+namespace {
+
+// The model's register cap for a kernel compiled with __launch_bounds__(1024) and launched with
+// 1,024 threads at 40 registers on an H200. By hand: 40 x 32 = 1,280 registers per warp (already
+// a multiple of the 256 allocation unit), 32 warps x 1,280 = 40,960 per block, so 1 block of
+// 65,536 registers fits (50 % occupancy); 2 blocks need <= 32,768 per block, 1,024 per warp, 32
+// per thread (100 %). __launch_bounds__(1024, 2) asks exactly that.
+occtrace::KernelGroup BoundedKernel(int launch_bound, int block, int registers) {
+  occtrace::KernelGroup g = Group("_Z5heavyPfi", 4096, block, 10, 50'000);
+  g.set_launch_bounds_max_threads(launch_bound);
+  LaunchParams l;
+  l.block_threads = block;
+  l.regs_per_thread = registers;
+  const RegisterAdvice advice = AdviseRegisterCap(LookupGpu("H200").value(), l, 0).value();
+  EXPECT_TRUE(advice.suggestion.has_value());
+  occtrace::Suggestion* s = g.add_suggestions();
+  s->set_kind("register_cap");
+  s->set_registers_per_thread(advice.suggestion->registers_per_thread);
+  s->set_predicted_blocks_per_sm(advice.suggestion->predicted_blocks_per_sm);
+  s->set_predicted_occupancy_pct(advice.suggestion->predicted_occupancy_pct);
+  s->set_text(advice.suggestion->text);
+  return g;
+}
+
+TEST(MeasuredEvidence, RegisterCapBuildsOnTheCompiledLaunchBounds) {
+  std::vector<occtrace::KernelGroup> groups = {BoundedKernel(1024, 1024, 40)};
+  ApplyOwnerAndEvidence(&groups, 500'000);
+  ASSERT_EQ(groups[0].origin(), "cuda_cpp");
+  ASSERT_EQ(groups[0].suggestions_size(), 1);
+  const std::string& text = groups[0].suggestions(0).text();
+  EXPECT_EQ(groups[0].suggestions(0).registers_per_thread(), 32);
+  EXPECT_NE(text.find("change __launch_bounds__(1024) to __launch_bounds__(1024, 2)"), std::string::npos) << text;
+  EXPECT_NE(text.find("theoretical occupancy 50% → 100%"), std::string::npos) << text;
+  // The user's own kernel: -maxrregcount is named, with its reach.
+  EXPECT_NE(text.find("-maxrregcount=32 caps every kernel in the translation unit; prefer __launch_bounds__ on "
+                      "this kernel"),
+            std::string::npos)
+      << text;
+}
+
+TEST(MeasuredEvidence, LaunchBoundsChangeKeepsTheBoundWhereTheThreadsDivide) {
+  // Bound 1024, launched at 256 with 64 registers: 64 x 32 = 2,048 per warp, 8 warps = 16,384 per
+  // block, 4 blocks (50 %); 5 blocks need <= 13,107 per block, 1,638 -> 1,536 per warp (6 x 256),
+  // 48 per thread. 256 x 5 = 1,280 threads is no multiple of 1,024: the bound moves to 256.
+  std::vector<occtrace::KernelGroup> groups = {BoundedKernel(1024, 256, 64)};
+  ApplyOwnerAndEvidence(&groups, 500'000);
+  ASSERT_EQ(groups[0].suggestions_size(), 1);
+  EXPECT_EQ(groups[0].suggestions(0).registers_per_thread(), 48);
+  EXPECT_NE(groups[0].suggestions(0).text().find(
+                "change __launch_bounds__(1024) to __launch_bounds__(256, 5) (the bound lowered to the 256 threads"),
+            std::string::npos)
+      << groups[0].suggestions(0).text();
+  // Bound 512, launched at 256, 40 registers: 8 warps x 1,280 = 10,240 per block, 6 blocks
+  // (61,440; 75 %); 8 blocks need <= 8,192 per block, 1,024 per warp, 32 per thread. 256 x 8 =
+  // 2,048 = 512 x 4.
+  groups = {BoundedKernel(512, 256, 40)};
+  ApplyOwnerAndEvidence(&groups, 500'000);
+  ASSERT_EQ(groups[0].suggestions_size(), 1);
+  EXPECT_NE(groups[0].suggestions(0).text().find("change __launch_bounds__(512) to __launch_bounds__(512, 4)"),
+            std::string::npos)
+      << groups[0].suggestions(0).text();
+}
+
+TEST(MeasuredEvidence, MaxrregcountOnlyForTheUsersOwnCudaCpp) {
+  // The same cap for a kernel nobody identified (no loader) and for a Numba kernel: no
+  // -maxrregcount, a flag that would cap every kernel of a translation unit the user may not own.
+  std::vector<occtrace::KernelGroup> groups = {BoundedKernel(0, 256, 64)};
+  groups[0].clear_loader();
+  groups.push_back(BoundedKernel(0, 256, 64));
+  groups[1].set_mangled_name("_ZN8__main__5saxpyB2v1B96cw51cXTLSUwv1sDU");
+  groups[1].set_name("__main__::saxpy[abi:v1][abi:cw51cXTLSUwv1sDU](float)");
+  groups[1].set_loader("_ctypes.cpython-312-x86_64-linux-gnu.so");
+  ApplyOwnerAndEvidence(&groups, 500'000);
+  ASSERT_EQ(groups[0].origin(), "unknown");
+  ASSERT_EQ(groups[1].origin(), "numba");
+  for (const auto& g : groups) {
+    ASSERT_EQ(g.suggestions_size(), 1) << g.origin();
+    EXPECT_EQ(g.suggestions(0).text().find("maxrregcount"), std::string::npos) << g.suggestions(0).text();
+  }
+}
+
+TEST(MeasuredEvidence, HeaderLibraryKernelInTheUsersBinaryGetsNoLaunchAdvice) {
+  // thrust::sort's onesweep pass, as nvcc 13.0 compiles it into the user's program (CCCL 3.0.1,
+  // cub/cub/device/dispatch/kernels/kernel_radix_sort.cuh): 56 registers at its policy's 384
+  // threads. The model's cap would be __launch_bounds__(384, 4) / -maxrregcount=40.
+  const std::string onesweep =
+      "_ZN3cub17CUB_300001_SM_9006detail10radix_sort29DeviceRadixSortOnesweepKernelINS1_5radix10policy_hubIjNS0_"
+      "8NullTypeEyE10Policy1000ELNS0_9SortOrderE0EjS6_yiiNS1_21identity_decomposer_tEEEvPT5_SC_PT3_PKSD_PT1_PKSH_PT2_"
+      "PKSL_T4_iiT6_";
+  std::vector<occtrace::KernelGroup> groups = {BoundedKernel(384, 384, 56)};
+  groups[0].set_mangled_name(onesweep);
+  groups[0].set_name(onesweep);
+  groups[0].set_loader("thrust_prog");
+  ApplyOwnerAndEvidence(&groups, 500'000);
+  EXPECT_EQ(groups[0].origin(), "header_library");
+  EXPECT_EQ(groups[0].owner_library(), "CUB");
+  EXPECT_FALSE(groups[0].tunable());
+  EXPECT_EQ(groups[0].suggestions_size(), 0);
+  ASSERT_GE(groups[0].issues_size(), 1);
+  const std::string& issue = groups[0].issues(groups[0].issues_size() - 1);
+  EXPECT_NE(issue.find("a CUB kernel compiled into thrust_prog picks its own launch configuration; what you "
+                       "control is the algorithm call and its inputs"),
+            std::string::npos)
+      << issue;
 }
 
 }  // namespace

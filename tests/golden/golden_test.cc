@@ -540,6 +540,7 @@ TEST(LaunchesConsistency, EveryLaunchShowsItsConfigurationsTheoreticalOccupancy)
     std::vector<const occtrace::KernelGroup*> groups;
     for (const auto& g : report.groups()) groups.push_back(&g);
     for (const auto& g : report.unjudged()) groups.push_back(&g);
+    for (const auto& g : report.tuning()) groups.push_back(&g);
 
     std::vector<std::string> launches_args = {"launches"};
     launches_args.insert(launches_args.end(), inputs.begin(), inputs.end());

@@ -77,6 +77,7 @@ class OcctraceReader : public DatabaseReader {
   Status AttributePm(const ConfigIndex& index, std::vector<ConfigStats>* configs);
   Status AddModuleOwners(std::vector<ConfigStats>* configs);
   Status AddTailLaunches(const std::vector<int64_t>& ids, std::vector<ConfigStats>* configs);
+  Status AddFollowedBy(const std::vector<int64_t>& ids, std::vector<ConfigStats>* configs);
   double MaxWarpsPerSm(int64_t device_id) const;  // 0: unknown
   Status AddTritonMetadata(std::vector<ConfigStats>* configs);
   Status AddTritonSources(std::vector<ConfigStats>* configs);

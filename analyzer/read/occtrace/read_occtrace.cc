@@ -652,6 +652,7 @@ StatusOr<TraceScan> OcctraceReader::ScanLaunches(const std::string& kernel_regex
   } else {
     OCC_RETURN_IF_ERROR(AddReattachGapLaunches(ids, &configs, &scan));
     OCC_RETURN_IF_ERROR(AddTailLaunches(ids, &configs));
+    OCC_RETURN_IF_ERROR(AddFollowedBy(ids, &configs));
   }
   OCC_RETURN_IF_ERROR(AttributePm(index, &configs));
   for (auto& c : configs) {
@@ -755,6 +756,56 @@ Status OcctraceReader::AddTailLaunches(const std::vector<int64_t>& ids, std::vec
     if (!row) break;
     auto it = config_of_id.find(stmt.Int64(0));
     if (it != config_of_id.end()) (*configs)[it->second].tail_launches = stmt.Int64(1);
+  }
+  return OkStatus();
+}
+
+// Which launches came right before a launch of a name with several configurations, on the same
+// stream: Triton's benchmark flushes the L2 cache (an ATen fill) before each timed trial, 1:1.
+// One window pass over the timed launches between the first start and last end of those names.
+Status OcctraceReader::AddFollowedBy(const std::vector<int64_t>& ids, std::vector<ConfigStats>* configs) {
+  std::map<std::pair<int64_t, std::string>, std::vector<size_t>> by_name;
+  for (size_t i = 0; i < configs->size(); ++i) {
+    const ConfigStats& c = (*configs)[i];
+    if (c.launches > 0 && c.last_end_ns > 0) by_name[{c.device_id, c.mangled_name}].push_back(i);
+  }
+  std::unordered_map<int64_t, size_t> config_of_id;
+  for (size_t i = 0; i < ids.size() && i < configs->size(); ++i) config_of_id[ids[i]] = i;
+  std::string several;  // ids of the configurations of names with several
+  int64_t from = std::numeric_limits<int64_t>::max(), to = 0;
+  for (const auto& [key, members] : by_name) {
+    if (members.size() < 2) continue;
+    for (size_t i : members) {
+      several += (several.empty() ? "" : ",") + std::to_string(ids[i]);
+      from = std::min(from, (*configs)[i].first_start_ns);
+      to = std::max(to, (*configs)[i].last_end_ns);
+    }
+  }
+  if (several.empty()) return OkStatus();
+  // The ids are integers from OCC_KERNEL_CONFIG, written into the statement as a list.
+  OCC_ASSIGN_OR_RETURN(
+      sql::Stmt stmt,
+      db_->Prepare("WITH seq AS (SELECT configId, lead(configId) OVER (PARTITION BY streamId ORDER BY start) AS next "
+                   "FROM OCC_LAUNCH WHERE start >= ? AND start <= ?) "
+                   "SELECT configId, next, count(*) FROM seq WHERE next IN (" + several + ") AND configId NOT IN (" +
+                   several + ") GROUP BY configId, next"));
+  OCC_RETURN_IF_ERROR(stmt.BindInt64(1, from));
+  OCC_RETURN_IF_ERROR(stmt.BindInt64(2, to));
+  std::map<std::pair<size_t, std::string>, int64_t> counts;  // (config, next name) -> launches
+  while (true) {
+    OCC_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) break;
+    auto config = config_of_id.find(stmt.Int64(0));
+    auto next = config_of_id.find(stmt.Int64(1));
+    if (config == config_of_id.end() || next == config_of_id.end()) continue;
+    counts[{config->second, (*configs)[next->second].mangled_name}] += stmt.Int64(2);
+  }
+  for (const auto& [key, launches] : counts) {
+    ConfigStats& c = (*configs)[key.first];
+    if (launches > c.followed_by_launches) {
+      c.followed_by_name = key.second;
+      c.followed_by_launches = launches;
+    }
   }
   return OkStatus();
 }
