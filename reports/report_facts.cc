@@ -648,6 +648,9 @@ double UnjudgedTimePct(const occtrace::Report& report) {
 }
 
 std::string NoSuggestionsReason(const occtrace::KernelGroup& group) {
+  // A library's kernel (vendor, framework, header library) has no launch advice by rule, not
+  // for want of one: its own issue line says what its owner controls.
+  if (group.judged() && !group.tunable()) return "its owner picks its launch configuration (see Issues)";
   if (group.judged() && group.occupancy().active_blocks_per_sm() > 0 && group.waves_per_sm() > 0 &&
       group.waves_per_sm() <= 1.0) {
     const int64_t blocks = int64_t{std::max(1, group.grid_x())} * std::max(1, group.grid_y()) * std::max(1, group.grid_z());

@@ -6,8 +6,8 @@
 namespace occ {
 namespace {
 
-// A benchmark helper comes before this share of its launches' next launches of the tuned name
-// (1:1 alternation; do_bench's warm-up runs without a flush only add launches of the name).
+// A benchmark helper comes before a tuned name, or before itself on the way to one, in this share
+// of its launches (Triton's do_bench alternates 1:1; Inductor's benchmarker chains flushes).
 constexpr double kAlternationShare = 0.9;
 
 bool Contains(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
@@ -33,7 +33,7 @@ void MarkTuningOverhead(const std::vector<occtrace::KernelGroup*>& groups, const
     }
     auto it = tuned.find({g.device_id(), followed_by[i].name});
     if (g.origin() == "aten" && Contains(name, "FillFunctor<int>") && it != tuned.end() &&
-        Contains(it->second, "Triton") && g.launches() > 0 &&
+        (Contains(it->second, "Triton") || Contains(it->second, "Inductor")) && g.launches() > 0 &&
         static_cast<double>(followed_by[i].launches) >= kAlternationShare * static_cast<double>(g.launches())) {
       g.set_tuning_overhead(it->second + ": benchmark cache flush before each timed run");
     }

@@ -122,9 +122,9 @@ struct ConfigStats {
   // Launches that started after every other configuration of this kernel name on this device
   // had stopped; -1 = not counted (occtrace/read_occtrace.cc, AddTailLaunches).
   int64_t tail_launches = -1;
-  // Of this configuration's launches, those whose next launch on the same stream was of
-  // `followed_by_name` (mangled), a kernel name that ran in several configurations: the one
-  // most often next. What tells an autotuner's benchmark helper (the cache flush before each
+  // Of this configuration's launches, those whose next launch on the same stream was of a kernel
+  // name that ran in several configurations, or of this configuration again (a chain of them);
+  // `followed_by_name` (mangled) is the name most often next. What tells an autotuner's benchmark helper (the cache flush before each
   // timed trial) from the program's own kernels (analyze/tuning_overhead.h). 0: none counted.
   std::string followed_by_name;
   int64_t followed_by_launches = 0;
