@@ -286,8 +286,8 @@ TEST(PmAttribution, AnOverflowedBufferLeavesAGapAndNothingElse) {
   EXPECT_EQ(report.files(0).pm_long_samples(), 0);
 }
 
-// A sample longer than 4 intervals (5 here, 100 us, as a stopped sampler leaves them: issue 41
-// saw one of 10.7 s) is rejected and counted, with a warning, though it spans A and B: A keeps
+// A sample longer than 4 intervals (5 here, 100 us, as a stopped sampler leaves them: a user's
+// trace held one of 10.7 s) is rejected and counted, with a warning, though it spans A and B: A keeps
 // its figure from its 20 samples alone, B (in no other sample) has none and says why.
 TEST(PmAttribution, ASampleLongerThanFourIntervalsIsRejectedAndCounted) {
   ScratchDir dir;

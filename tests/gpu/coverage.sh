@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Achieved occupancy as a user first meets it (issue #41), in one device call: each program
+# Achieved occupancy as a user first meets it, in one device call: each program
 # traced once, from a cold process, in the default mode (nothing set but the output path), then
 # occ-report's share of GPU time with an achieved figure, and the figures against Nsight Compute.
 #   STAGE=gpu-stage-X bash gpu-stage-X/tests/gpu/coverage.sh

@@ -21,8 +21,8 @@ whether mixed samples are in it, its clean, inside and mixed samples, replay's f
 ncu's, the difference), then, over the configurations with a PM figure (and >= --min-samples
 clean samples, 0 by default: occ-report shows a figure by its standard error), the share within
 --tolerance points (target: 90 %), the distribution of the differences and the worst cases: for
-all of them, and apart for figures from clean samples only and with mixed samples in them
-(issue 41). Exit 0 when the target is met over all of them, 1 when not, 2 on bad input.
+all of them, and apart for figures from clean samples only and with mixed samples in them.
+Exit 0 when the target is met over all of them, 1 when not, 2 on bad input.
 
 coverage prints, per report, the share of GPU time in configurations with an achieved figure,
 by source (PM samples, and of them with mixed samples in; replay), and the GPU time PM samples

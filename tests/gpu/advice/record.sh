@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Real traces of the advice test programs (issue #42), in one device call, from a staged tree
+# Real traces of the advice test programs, in one device call, from a staged tree
 # (tests/gpu/stage.sh build gpu-stage-X) whose bin/ also holds the CUDA C++ programs, built on
 # the CPU machine (nvcc -arch=sm_90; header_libs.cu needs CUTLASS's headers:
 # `pip download nvidia-cutlass`, its cutlass_library/source/include):
