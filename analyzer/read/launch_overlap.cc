@@ -7,6 +7,8 @@
 #include <tuple>
 #include <utility>
 
+#include "analyzer/read/trace_rows.h"
+
 namespace occ {
 
 void OverlapSums::AddStream(int64_t stream) {
@@ -26,10 +28,10 @@ void OverlapSums::AddStream(int64_t stream) {
 
 void OverlapSums::Merge(const OverlapSums& other) {
   launches += other.launches;
-  launch_ns += other.launch_ns;
-  overlapped_ns += other.overlapped_ns;
+  launch_ns = SaturatingAdd(launch_ns, other.launch_ns);
+  overlapped_ns = SaturatingAdd(overlapped_ns, other.overlapped_ns);
   solo_launches += other.solo_launches;
-  solo_ns += other.solo_ns;
+  solo_ns = SaturatingAdd(solo_ns, other.solo_ns);
   more_streams = more_streams || other.more_streams;
   for (int64_t s : other.streams) AddStream(s);
 }
@@ -102,11 +104,12 @@ int64_t SweepDevice(const TimedLaunch* launches, size_t n, std::vector<OverlapSu
     OverlapSums& s = (*sums)[static_cast<size_t>(l.config)];
     const int64_t duration = l.end - l.start;
     ++s.launches;
-    s.launch_ns += duration;
-    s.overlapped_ns += overlapped[i];
+    // Corrupt rows can hold durations near 2^63: sums saturate (trace_rows.h).
+    s.launch_ns = SaturatingAdd(s.launch_ns, duration);
+    s.overlapped_ns = SaturatingAdd(s.overlapped_ns, overlapped[i]);
     if (static_cast<double>(overlapped[i]) <= kSoloToleranceFraction * static_cast<double>(duration)) {
       ++s.solo_launches;
-      s.solo_ns += duration;
+      s.solo_ns = SaturatingAdd(s.solo_ns, duration);
     }
   }
   NameOverlappedStreams(launches, n, sums);
@@ -137,7 +140,7 @@ OverlapResult SweepOverlap(std::vector<TimedLaunch>* launches,
   while (begin < v.size()) {
     size_t end = begin + 1;
     while (end < v.size() && device(v[end]) == device(v[begin])) ++end;
-    result.busy_ns += SweepDevice(v.data() + begin, end - begin, &result.per_config);
+    result.busy_ns = SaturatingAdd(result.busy_ns, SweepDevice(v.data() + begin, end - begin, &result.per_config));
     begin = end;
   }
   return result;
