@@ -46,7 +46,7 @@ class BytesEvaluator final : public PmEvaluator {
       }
     }
   }
-  int calls = 0;
+  std::atomic<int> calls{0};  // read by a test while the writer evaluates
   std::vector<uint32_t> asked;
 };
 
@@ -292,6 +292,11 @@ TEST(PmSessionTest, AnImageIsJudgedOnceAFlushHasBroughtInTheRecordsOfItsTime) {
   session->SubmitPmImage(MakeImage(0, 900, Active(6), evaluator));  // [900, 1200)
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   while (forced.load() == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  // Until the writer has judged the image, then a little longer for its work report: a fixed
+  // wait alone was too short on a loaded 2-core machine.
+  while (evaluator->calls.load() == 0 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(60));
