@@ -27,6 +27,9 @@ double ColumnValue(const PmTerm& term, Index k) {
   return k == 0 ? static_cast<double>(term.ns) : k == 1 ? term.starts : term.ends;
 }
 
+// Whether position p holds a unit's time column (its rate), not a ramp-up or tail one.
+bool IsRateColumn(const std::vector<Index>& columns, Index p) { return columns[static_cast<size_t>(p)] % kColumnsPerUnit == 0; }
+
 // Lawson and Hanson's NNLS ("Solving Least Squares Problems", 1974, ch. 23) on the normal
 // equations: min ½ xᵀRx − gᵀx with x_i >= 0 where `constrained[i]`, which is min ‖Ax − y‖² for
 // R = AᵀA, g = Aᵀy (Bro and de Jong's "fast" form: the samples are never revisited); variables
@@ -382,7 +385,7 @@ void PmRateSolver::Separate(Fit* fit, std::vector<PmRates>* out) {
 void PmRateSolver::MarkInseparable(Fit* fit, const std::vector<std::ptrdiff_t>& candidates, std::vector<PmRates>* out) {
   const std::vector<int32_t>& units = fit->component->units;
   std::vector<bool> rates;
-  for (const Index p : candidates) rates.push_back(fit->columns[static_cast<size_t>(p)] % kColumnsPerUnit == 0);
+  for (const Index p : candidates) rates.push_back(IsRateColumn(fit->columns, p));
   MatrixXd l_candidates;
   const std::vector<Index> kept_candidates =
       PivotedCholesky(MatrixXd(fit->unit_gram(candidates, candidates)), rates, kDependentPivot, &l_candidates);
@@ -393,6 +396,7 @@ void PmRateSolver::MarkInseparable(Fit* fit, const std::vector<std::ptrdiff_t>& 
   // The kept rows of L, in pivot order, are lower triangular; a dropped column is Σ_m x_m × (kept
   // column m), with Lkᵀ x = its row of L.
   const MatrixXd lk = l_candidates(kept_candidates, Eigen::all);
+  std::vector<bool> edge_dropped(fit->columns.size(), false);
   for (size_t c = 0; c < candidates.size(); ++c) {
     const Index d = candidates[c];
     if (std::find(fit->kept.begin(), fit->kept.end(), d) != fit->kept.end()) continue;
@@ -400,6 +404,17 @@ void PmRateSolver::MarkInseparable(Fit* fit, const std::vector<std::ptrdiff_t>& 
     const VectorXd x = lk.triangularView<Eigen::Lower>().transpose().solve(
         VectorXd(l_candidates.row(static_cast<Index>(c)).transpose()));
     const double largest = x.cwiseAbs().maxCoeff();
+    // A ramp or tail column that others explain: a kernel that always starts as another ends
+    // (or in the same samples), so its ramp-up and the other's tail are one term to the samples.
+    // Giving the pair's deficit to whichever column the pivot kept would be arbitrary, so both
+    // go: those edges count at their kernels' body rates, as in a fit without edge terms.
+    if (!IsRateColumn(fit->columns, d)) {
+      for (Index m = 0; m < kept; ++m) {
+        const Index p = fit->kept[static_cast<size_t>(m)];
+        if (!IsRateColumn(fit->columns, p) && std::abs(x(m)) >= 1e-3 * largest) edge_dropped[static_cast<size_t>(p)] = true;
+      }
+      continue;
+    }
     Index partner = -1;
     for (Index m = 0; m < kept; ++m) {
       const Index unit_m = fit->columns[static_cast<size_t>(fit->kept[static_cast<size_t>(m)])] / kColumnsPerUnit;
@@ -414,6 +429,10 @@ void PmRateSolver::MarkInseparable(Fit* fit, const std::vector<std::ptrdiff_t>& 
     (*out)[static_cast<size_t>(units[static_cast<size_t>(unit_d)])].partner =
         units[static_cast<size_t>(fit->columns[static_cast<size_t>(fit->kept[static_cast<size_t>(partner)])] / kColumnsPerUnit)];
   }
+  // A subset of independent columns stays independent: one new factor.
+  if (std::erase_if(fit->kept, [&](Index p) { return edge_dropped[static_cast<size_t>(p)]; }) > 0) {
+    fit->kept_factor.compute(MatrixXd(fit->unit_gram(fit->kept, fit->kept)));
+  }
 }
 
 void PmRateSolver::SolveComponent(const Component& component, std::vector<PmRates>* out) const {
@@ -427,7 +446,7 @@ void PmRateSolver::SolveComponent(const Component& component, std::vector<PmRate
   const MatrixXd gram = fit.unit_gram(fit.kept, fit.kept);
   const VectorXd inverse = VectorXd(fit.scale(fit.kept)).cwiseInverse();
   std::vector<bool> rate;  // time columns: rates, >= 0; ramp and tail terms are free
-  for (const Index p : fit.kept) rate.push_back(fit.columns[static_cast<size_t>(p)] % kColumnsPerUnit == 0);
+  for (const Index p : fit.kept) rate.push_back(IsRateColumn(fit.columns, p));
   VectorXd warps, cycles;
   if (fit.kept_factor.info() != Eigen::Success ||
       !Nnls(gram, fit.kept_factor, inverse.cwiseProduct(VectorXd(fit.h_warps(fit.kept))), rate, &warps) ||
@@ -502,7 +521,7 @@ void PmRateSolver::Totals(const Fit& fit, std::vector<PmRates>* out) const {
   std::vector<Index> free_positions;
   std::vector<Index> slot(fit.columns.size(), -1);
   for (const Index p : fit.kept) {
-    const bool rate = fit.columns[static_cast<size_t>(p)] % kColumnsPerUnit == 0;
+    const bool rate = IsRateColumn(fit.columns, p);
     if (rate && (!(fit.warps_coef(p) > 0) || !(fit.cycles_coef(p) > 0))) continue;
     slot[static_cast<size_t>(p)] = static_cast<Index>(free_positions.size());
     free_positions.push_back(p);

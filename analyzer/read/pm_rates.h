@@ -32,8 +32,12 @@
 //     and tail ones) keeps the columns that are not, within kDependentPivot, combinations of the
 //     kept ones. A dropped column that only
 //     needs its own unit's (a kernel of one length: its time is a multiple of its starts) costs
-//     nothing; one that needs other units' ("always run together") means the samples cannot
-//     tell those units apart: all of them get kNotSeparable.
+//     nothing. A ramp or tail column that needs other units' edge columns (a kernel that always
+//     starts as another ends, common in a short run's fixed order) makes the pair's edges one
+//     term to the samples, and which kernel owns that deficit is not in them: all of those edge
+//     columns are dropped, and those edges count at their kernels' body rates. A time column
+//     that needs other units' ("always run together") means the samples cannot tell those units
+//     apart: all of them get kNotSeparable.
 //  2. Lawson-Hanson NNLS on the Gram matrix, once for warps, once for cycles: rates (time
 //     columns) >= 0, ramp and tail terms free; warm-started from the unconstrained solution. A
 //     unit whose whole-launch total is still not positive ran, but its samples do not add up

@@ -2,7 +2,8 @@
 // analyzer/read/pm_attribution.h) on synthetic sample streams with known per-configuration truth:
 // two kernels alternating inside every window, kernels shorter than the interval in random
 // order, concurrent streams (a configuration beside itself too), jittered phases, an
-// inseparable pair, and a configuration that only ran alone.
+// inseparable pair, a kernel that always starts as another ends, and a configuration that only
+// ran alone.
 //
 // The simulated GPU: each launch runs its configuration's body rates (active SM cycles per ns,
 // and warps per active cycle = occupancy × 64) with its own jitter, and in its first and last
@@ -231,6 +232,36 @@ TEST(PmRates, AnInseparablePairIsReportedAsSuch) {
   EXPECT_EQ(r.sums[0].mixed, 200);
   ExpectMatchesTruth(r, 2);
   EXPECT_NEAR(r.sums[2].solved.Pct(), r.truth_pct[2], 1e-9);
+}
+
+// A kernel that always starts as another ends: A (6-30 us) then B (6-30 us) 200 ns after it, pair
+// after pair, 100 us apart, with no sample boundary in the 200 ns. A's tail and B's ramp-up then
+// fall in the same sample every time, so the samples cannot tell those two terms apart (a short
+// run's kernels in a fixed order, e.g. ResNet-50 at 10 steps), though their times, drawn anew
+// each pair, tell the kernels apart. Both are solved, with those two edge terms dropped: the fit
+// then spreads the junction's deficit over both kernels' rates, which here reads A 0.4 points
+// above and B 1.6 below the whole-launch truth (edges of 1 us at half the cycles and 70 % of the
+// occupancy in 6-30 us launches). While the edge terms were kept, the pair was not separable.
+TEST(PmRates, AKernelThatAlwaysStartsAsAnotherEndsIsSolved) {
+  const std::vector<Truth> truths = {{231.7, 0.60}, {115.8, 0.30}};
+  std::mt19937_64 rng(5);
+  std::uniform_int_distribution<int64_t> length(6'000, 30'000);
+  std::vector<Launch> launches;
+  for (int i = 0; i < 60; ++i) {
+    const int64_t a_start = 1'000'000 + 100'000 * i + 3'000;
+    int64_t a_end = a_start + length(rng);
+    // No boundary between A's end and B's start: that sample would tell the edges apart.
+    if ((a_end + 200) % kInterval < 200 || a_end % kInterval == 0) a_end += 1'000;
+    launches.push_back(Jittered(rng, 0, a_start, a_end - a_start));
+    launches.push_back(Jittered(rng, 1, a_end + 200, length(rng)));
+  }
+  const Result r = Simulate(truths, launches);
+  for (size_t u = 0; u < truths.size(); ++u) {
+    ASSERT_EQ(r.sums[u].fit, PmFit::kSolved) << "unit " << u;
+    EXPECT_TRUE(r.sums[u].solved.Shown()) << "unit " << u << ": " << r.sums[u].solved.StandardErrorPoints();
+    EXPECT_NEAR(r.sums[u].solved.Pct(), r.truth_pct[u], 2.0) << "unit " << u;
+  }
+  EXPECT_GT(r.sums[0].solved.mixed, 50);
 }
 
 // A configuration that only ran alone: the solve gives the clean-sample ratio Σ warps ÷ Σ capacity
