@@ -30,11 +30,21 @@ struct PmValues {
 };
 
 // Turns samples of a counter-data image into values. Made by the collector per device and
-// shared by every image of that device; used on the writer thread only (after the collector
-// may have stopped: it holds what it needs, e.g. CUPTI's host object, by itself).
+// shared by every image of that device; Evaluate is used on the writer thread (after the
+// collector may have stopped: it holds what it needs, e.g. CUPTI's host object, by itself),
+// AnyActive on the decode thread.
 class PmEvaluator {
  public:
   virtual ~PmEvaluator() = default;
+  // The collector's idle spot check (pm_sampling_policy.h): whether an SM was active
+  // (sm__cycles_active > 0) in any of `samples`, a few of a decode's. Evaluates that one metric
+  // and stops at the first active sample; never waits long for CUPTI's lock, so that the decode
+  // thread does not stall behind the writer. Returns false when it could not tell (lock busy,
+  // evaluation failed): then nothing is concluded.
+  virtual bool AnyActive(const std::vector<uint8_t>& /*image*/, const std::vector<uint32_t>& /*samples*/,
+                         bool* /*active*/) {
+    return false;
+  }
   // Evaluates samples[k] of `image` into (*values)[k] (both resized to samples.size()), under
   // one hold of CUPTI's lock for the whole list: taken per sample, the lock made the writer
   // wait behind every decode (~115 us per evaluated sample, waits included, H200 2026-11-29).

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -39,6 +40,8 @@ struct FakePmState {
   std::function<int64_t()> clock;
   int64_t interval_ns = 0;
   uint64_t samples_lost_to_overflow = 0;
+  std::atomic<bool> gpu_active{true};  // what the evaluator's spot check finds
+  std::atomic<int> spot_checks{0};
 
   void Log(const std::string& call) {
     std::lock_guard lock(mutex);
@@ -56,11 +59,21 @@ struct FakePmState {
 
 class FakeEvaluator final : public PmEvaluator {
  public:
+  explicit FakeEvaluator(std::shared_ptr<FakePmState> state) : state_(std::move(state)) {}
+  bool AnyActive(const std::vector<uint8_t>&, const std::vector<uint32_t>& samples, bool* active) override {
+    EXPECT_FALSE(samples.empty());
+    ++state_->spot_checks;
+    *active = state_->gpu_active.load();
+    return true;
+  }
   void Evaluate(const std::vector<uint8_t>&, const std::vector<uint32_t>& samples, std::vector<PmValues>* values,
                 std::vector<uint8_t>* failed, std::string*) override {
     values->assign(samples.size(), PmValues{});
     failed->assign(samples.size(), 0);
   }
+
+ private:
+  std::shared_ptr<FakePmState> state_;
 };
 
 class FakeSampler final : public PmDeviceSampler {
@@ -140,7 +153,7 @@ class FakeSampler final : public PmDeviceSampler {
   bool started_ = false;
   int64_t next_sample_ = 0;
   int64_t stopped_at_ = 0;
-  std::shared_ptr<PmEvaluator> evaluator_ = std::make_shared<FakeEvaluator>();
+  std::shared_ptr<PmEvaluator> evaluator_ = std::make_shared<FakeEvaluator>(state_);
   std::vector<const char*> metrics_ = {kPmCyclesActiveMetric, kPmWarpsActiveMetric};
   std::string chip_ = "GH100";
 };
@@ -570,6 +583,38 @@ TEST(PmCollectorTest, SamplingFollowsGpuWorkOnAStandInClock) {
   EXPECT_EQ(MetaValue(meta, "pm_sampling_ms"), "1750");
   EXPECT_EQ(MetaValue(meta, "pm_gpu_busy_ms"), "1500");
   EXPECT_EQ(MetaValue(meta, "pm_pauses"), "0") << "stopping for want of work is not a budget pause";
+}
+
+// Spot checks (pm_sampling_policy.h): each decode of a sampling device is checked for an active
+// SM. With the idle allowance spent (none here), a device found idle stops although new code
+// wants samples; new code starts it again at once; a GPU found working samples on.
+TEST(PmCollectorTest, AnIdleGpuStopsSamplingOnceTheIdleAllowanceIsSpent) {
+  std::atomic<int64_t> now{0};
+  PmCollectorSettings settings = FastSettings();
+  settings.policy.idle_free_ns = 0;
+  settings.policy.new_code_ns = 3'600'000'000'000;  // wanted throughout
+  Rig rig(settings, [](FakePmState& state) { state.gpu_active = false; }, [&] { return now.load(); });
+  PmCollector& collector = *rig.collector;
+  collector.NoteContext(Ctx(0));
+  collector.NoteNewCode();
+  ASSERT_TRUE(WaitFor([&] { return collector.starts() == 1 && collector.stops() == 2; }))
+      << "the set-up's stop, then the idle one: " << collector.starts() << " starts, " << collector.stops() << " stops";
+  std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(collector.starts(), 1u) << "stopped until a look, 250 ms of the stand-in clock away";
+  collector.NoteNewCode();
+  ASSERT_TRUE(WaitFor([&] { return collector.starts() == 2 && collector.stops() == 3; }));
+  rig.state->gpu_active = true;
+  now += 300'000'000;  // a look is due
+  ASSERT_TRUE(WaitFor([&] { return collector.starts() == 3; }));
+  const int checks = rig.state->spot_checks.load();
+  ASSERT_TRUE(WaitFor([&] { return rig.state->spot_checks.load() >= checks + 5; }));
+  EXPECT_EQ(collector.stops(), 3u) << "working: it samples on";
+  collector.Shutdown();
+  const auto meta = collector.SessionMeta();
+  EXPECT_EQ(MetaValue(meta, "pm_idle_stops"), "2");
+  EXPECT_GE(std::stoi(MetaValue(meta, "pm_spot_checks")), checks + 5);
+  EXPECT_EQ(MetaValue(meta, "pm_spot_checks_untold"), "0");
+  EXPECT_EQ(MetaValue(meta, "pm_idle_sampling_ms"), "0") << "2 decodes of 3 samples of 50 us";
 }
 
 // The accounting adds up: decoded + undecoded = sampling time / interval, and what the stand-in

@@ -7,7 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
+#include <vector>
 
 namespace occ::inj {
 namespace {
@@ -122,6 +124,126 @@ TEST(PmSamplingPolicyTest, OnlyTheDeviceWithWantingConfigurationsSamples) {
   EXPECT_EQ(targets[1], PmTarget::kSampling);
   EXPECT_EQ(targets[2], PmTarget::kArmed) << "a device the writer has not seen";
   EXPECT_EQ(policy.busy_ns(), 2 * kS) << "GPU-busy time of all devices";
+}
+
+// Spot checks every 5 ms (a decode pass of 5 ms of samples) from `from` to `to` (exclusive),
+// while the device samples, all finding `active`; returns the targets decided after each.
+std::vector<PmTarget> CheckEvery5Ms(PmSamplingPolicy* policy, int64_t from, int64_t to, bool active,
+                                    int64_t* sampled) {
+  std::vector<PmTarget> out;
+  PmTarget target = DecideOne(policy, from, *sampled);
+  for (int64_t now = from; now < to; now += 5 * kMs) {
+    if (target == PmTarget::kSampling) {
+      *sampled += 5 * kMs;
+      policy->NoteSpotCheck(0, now + 5 * kMs, 5 * kMs, active);
+    }
+    target = DecideOne(policy, now + 5 * kMs, *sampled);
+    out.push_back(target);
+  }
+  return out;
+}
+
+long Count(const std::vector<PmTarget>& targets, PmTarget which) {
+  return std::count(targets.begin(), targets.end(), which);
+}
+
+// Sampling of an idle GPU goes to its own allowance (1 s free here, nothing from busy time):
+// the CPU bound's stays whole. Once it is spent, a device found idle stops (armed, not paused),
+// is looked at every probe period while the signals want it, and samples on once a look finds
+// work.
+TEST(PmSamplingPolicyTest, SamplingAnIdleGpuHasItsOwnAllowanceThenStopsAndLooksAgain) {
+  PmPolicySettings settings;
+  settings.new_code_ns = 100 * kS;  // wanted throughout
+  settings.free_ns = 0;             // the CPU bound allows nothing: only idle sampling can run
+  settings.idle_free_ns = 1 * kS;
+  settings.probe_period_ns = 250 * kMs;
+  PmSamplingPolicy policy(settings);
+  policy.NoteNewCode(0);
+  int64_t sampled = 0;
+  const std::vector<PmTarget> idle = CheckEvery5Ms(&policy, 0, 1 * kS, false, &sampled);
+  EXPECT_EQ(Count(idle, PmTarget::kSampling), 200) << "1 s of idle sampling on its allowance";
+  EXPECT_EQ(policy.idle_sampled_ns(), 1 * kS);
+  EXPECT_EQ(policy.budget_pauses(), 0) << "the CPU bound was charged nothing";
+  policy.NoteSpotCheck(0, 1005 * kMs, 5 * kMs, false);  // one more: the allowance is spent
+  EXPECT_EQ(DecideOne(&policy, 1005 * kMs, sampled), PmTarget::kArmed);
+  EXPECT_TRUE(policy.StoppedForIdleness(0, 1005 * kMs));
+  EXPECT_TRUE(policy.ProbePending(1100 * kMs));
+  EXPECT_EQ(DecideOne(&policy, 1254 * kMs, sampled), PmTarget::kArmed);
+  EXPECT_EQ(DecideOne(&policy, 1255 * kMs, sampled), PmTarget::kSampling) << "a look";
+  policy.NoteSpotCheck(0, 1260 * kMs, 5 * kMs, false);
+  EXPECT_EQ(DecideOne(&policy, 1260 * kMs, sampled), PmTarget::kArmed) << "still idle";
+  EXPECT_EQ(DecideOne(&policy, 1510 * kMs, sampled), PmTarget::kSampling) << "the next look";
+  policy.NoteSpotCheck(0, 1515 * kMs, 5 * kMs, true);
+  EXPECT_EQ(DecideOne(&policy, 1515 * kMs, sampled), PmTarget::kSampling) << "work: it samples on";
+  EXPECT_FALSE(policy.ProbePending(1515 * kMs));
+}
+
+// New code ends an idle stop at once: a module loads at its kernel's first launch.
+TEST(PmSamplingPolicyTest, NewCodeIsLookedAtAtOnce) {
+  PmPolicySettings settings;
+  settings.idle_free_ns = 0;
+  PmSamplingPolicy policy(settings);
+  policy.NoteWork(Report(/*wanting=*/1, kMs));
+  policy.NoteSpotCheck(0, 10 * kMs, 5 * kMs, false);
+  ASSERT_EQ(DecideOne(&policy, 10 * kMs, 5 * kMs), PmTarget::kArmed);
+  policy.NoteNewCode(20 * kMs);
+  EXPECT_EQ(DecideOne(&policy, 20 * kMs, 5 * kMs), PmTarget::kSampling);
+}
+
+// A training loop's gaps: the GPU busy 5 ms in every 25 for 10 s. While the idle allowance
+// lasts (here it is large), the idle passes between its steps stop nothing and cost the CPU
+// bound nothing.
+TEST(PmSamplingPolicyTest, ATrainingLoopsGapsNeverStopItWhileTheIdleAllowanceLasts) {
+  PmPolicySettings settings;
+  settings.idle_free_ns = 100 * kS;  // not spent in this run
+  PmSamplingPolicy policy(settings);
+  policy.NoteWork(Report(/*wanting=*/5, 10 * kMs));
+  int64_t sampled = 0;
+  for (int64_t t = 0; t < 10 * kS; t += 25 * kMs) {
+    for (const PmTarget target : CheckEvery5Ms(&policy, t, t + 20 * kMs, false, &sampled)) {
+      ASSERT_EQ(target, PmTarget::kSampling);
+    }
+    for (const PmTarget target : CheckEvery5Ms(&policy, t + 20 * kMs, t + 25 * kMs, true, &sampled)) {
+      ASSERT_EQ(target, PmTarget::kSampling);
+    }
+  }
+  EXPECT_FALSE(policy.StoppedForIdleness(0, 10 * kS));
+  EXPECT_EQ(policy.idle_sampled_ns(), 8 * kS);
+  EXPECT_EQ(policy.budget_pauses(), 0) << "the idle time was not charged to the CPU bound";
+}
+
+// A compile (Inductor, XLA): 20 s with the GPU idle but for a module load every 400 ms (each
+// with 10 ms of kernels), then 3 s of steady-state steps that keep the GPU busy and want samples.
+// Without spot checks the loads kept it sampling all the compile long and spent the free 5 s
+// before the steps (as the cold torch.compile and JAX runs did on the H200); with them the
+// idle sampling goes to its own allowance, then stops, and the steps are sampled, unpaused.
+TEST(PmSamplingPolicyTest, ACompilesModuleLoadsOnAnIdleGpuLeaveTheBudgetForTheSteps) {
+  for (const bool spot_checks : {false, true}) {
+    PmSamplingPolicy policy(PmPolicySettings{});  // 5 s free, 5 %, new code 1 s, idle 1 s
+    int64_t sampled = 0, busy = 0, paused_in_steps = 0, sampled_in_steps = 0;
+    for (int64_t now = 0; now < 23 * kS; now += 5 * kMs) {
+      const bool compiling = now < 20 * kS;
+      if (compiling && now % (400 * kMs) == 0) policy.NoteNewCode(now);
+      const bool gpu_active = !compiling || now % (400 * kMs) < 10 * kMs;
+      if (gpu_active) busy += 5 * kMs;
+      const PmTarget target = DecideOne(&policy, now, sampled);
+      if (target == PmTarget::kSampling) {
+        sampled += 5 * kMs;
+        sampled_in_steps += compiling ? 0 : 5 * kMs;
+        if (spot_checks) policy.NoteSpotCheck(0, now + 5 * kMs, 5 * kMs, gpu_active);
+      }
+      paused_in_steps += !compiling && target == PmTarget::kPaused;
+      policy.NoteWork(Report(compiling ? 0 : 10, busy));
+    }
+    if (spot_checks) {
+      EXPECT_EQ(paused_in_steps, 0);
+      // All but the steps before the first look: the compile's end left the device stopped.
+      EXPECT_GE(sampled_in_steps, 3 * kS - PmPolicySettings{}.probe_period_ns);
+      EXPECT_LT(sampled - sampled_in_steps, 4 * kS) << "the compile's sampling";
+    } else {
+      EXPECT_GT(paused_in_steps, 500) << "the compile spent the free allowance";
+    }
+  }
 }
 
 }  // namespace

@@ -24,6 +24,10 @@ constexpr std::chrono::nanoseconds kIdleWaitMax = std::chrono::seconds(1);
 // Free images per device below which sampling stops until half the pool is back (the header's
 // "Images").
 constexpr size_t kThrottleLowImages = 2;
+// Samples spot-checked per decode (SpotCheck): at 50 us and a 5 ms period, 8 of 100, about
+// 8 x 3 us of evaluation per pass when the GPU idles, less when it works (the first active
+// one ends the check).
+constexpr size_t kSpotCheckSamples = 8;
 
 }  // namespace
 
@@ -332,6 +336,7 @@ void PmCollector::Apply(uint32_t device_id, DeviceState* device, PmTarget target
     return;
   }
   (wanted == Phase::kPaused ? pauses_ : throttle ? throttles_ : stops_).fetch_add(1);
+  if (wanted == Phase::kArmed && !throttle && policy_.StoppedForIdleness(device_id, clock_())) idle_stops_.fetch_add(1);
   SetPhase(device_id, device, wanted);
   // What it sampled up to the stop leaves the hardware buffer now, not at a restart that may
   // never come (a paused device was never drained before: its last samples were lost).
@@ -341,6 +346,9 @@ void PmCollector::Apply(uint32_t device_id, DeviceState* device, PmTarget target
 std::chrono::nanoseconds PmCollector::NextWait() const {
   const std::chrono::nanoseconds period(settings_.decode_period_ns);
   if (throttled_) return period;  // the pool comes back without a signal: look each period
+  // A device stopped for idleness is looked at again without a signal; that lasts about a
+  // second after each signal at most.
+  if (policy_.ProbePending(clock_())) return period;
   for (const auto& [id, device] : devices_) {
     if (device.phase == Phase::kSampling) return period;
   }
@@ -436,6 +444,7 @@ bool PmCollector::DrainDevice(uint32_t device_id, DeviceState* device) {
       FailDevice(device_id, device, error);
       return false;
     }
+    if (pooled && device->phase == Phase::kSampling && !spans.empty()) SpotCheck(device_id, sampler, image, spans.size());
     HandOver(device_id, sampler, pooled ? &image : nullptr, std::move(spans));
     if (result.overflow) {
       // Samples were lost. CUPTI fails every later decode after an overflow, so sampling starts
@@ -446,6 +455,22 @@ bool PmCollector::DrainDevice(uint32_t device_id, DeviceState* device) {
     if (!result.image_full) return true;
   }
   return true;
+}
+
+void PmCollector::SpotCheck(uint32_t device_id, PmDeviceSampler* sampler, const std::vector<uint8_t>& image,
+                            size_t samples) {
+  // Evenly spread over the decode: a training loop's kernels come in bursts within a pass.
+  std::vector<uint32_t> picked;
+  const size_t count = std::min(samples, kSpotCheckSamples);
+  for (size_t k = 0; k < count; ++k) picked.push_back(static_cast<uint32_t>((2 * k + 1) * samples / (2 * count)));
+  bool active = false;
+  if (!InCupti("cuptiProfilerHostEvaluateToGpuValues", [&] { return sampler->evaluator()->AnyActive(image, picked, &active); })) {
+    spot_checks_untold_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  spot_checks_.fetch_add(1, std::memory_order_relaxed);
+  policy_.NoteSpotCheck(device_id, clock_(), static_cast<int64_t>(samples * settings_.device.interval_ns), active);
+  idle_sampled_ns_.store(policy_.idle_sampled_ns(), std::memory_order_relaxed);
 }
 
 void PmCollector::HandOver(uint32_t device_id, PmDeviceSampler* sampler, std::vector<uint8_t>* image,
@@ -581,6 +606,10 @@ void PmCollector::AddSamplingMeta(std::vector<std::pair<std::string, std::string
   meta->emplace_back("pm_pauses", std::to_string(pauses_.load()));
   meta->emplace_back("pm_resumes", std::to_string(resumes_.load()));
   meta->emplace_back("pm_new_code_signals", std::to_string(new_code_signals_.load()));
+  meta->emplace_back("pm_spot_checks", std::to_string(spot_checks_.load()));
+  meta->emplace_back("pm_spot_checks_untold", std::to_string(spot_checks_untold_.load()));
+  meta->emplace_back("pm_idle_sampling_ms", std::to_string(idle_sampled_ns_.load() / 1'000'000));
+  meta->emplace_back("pm_idle_stops", std::to_string(idle_stops_.load()));
   meta->emplace_back("pm_work_reports", std::to_string(reports_.load()));
   // decoded + undecoded = expected (the header says to what precision).
   const uint64_t interval = std::max<uint64_t>(1, settings_.device.interval_ns);

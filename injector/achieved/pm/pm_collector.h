@@ -33,9 +33,12 @@
 //    when that may change what it does. A copy under mutex_; no CUPTI call.
 //  - The decode thread ("occtrace-pm"): every decode_period drains each sampling device's
 //    hardware buffer into counter-data images, reads the sample spans and hands each image to
-//    the sink (TraceSession::SubmitPmImage: a queue push). It never evaluates:
-//    cuptiProfilerHostEvaluateToGpuValues and SQLite run on the writer thread (TraceWriter),
-//    which evaluates only samples that overlap kernels (pm_sample_join.h). After each pass and
+//    the sink (TraceSession::SubmitPmImage: a queue push). Evaluation
+//    (cuptiProfilerHostEvaluateToGpuValues) and SQLite run on the writer thread (TraceWriter),
+//    which evaluates only samples that overlap kernels (pm_sample_join.h); the decode thread
+//    only spot-checks kSpotCheckSamples of each decode for an active SM (one metric, stopping
+//    at the first active one: PmEvaluator::AnyActive), so that the policy learns within a decode
+//    period whether it samples an idle GPU, where the writer's records come a second late. After each pass and
 //    each signal it asks the sampling policy (pm_sampling_policy.h: follows GPU work that lacks
 //    samples, within the CPU bound) what each device should do, and starts or stops devices
 //    accordingly; a device it stops is drained right after the stop, so that no decoded sample
@@ -202,6 +205,9 @@ class PmCollector final : public AchievedProfiler {
   // Drains one device's hardware buffer into images for the sink; false when the device failed
   // (then disabled).
   bool DrainDevice(uint32_t device_id, DeviceState* device);
+  // Whether any SM was active in a few of a decode's `samples` samples, for the policy
+  // (pm_sampling_policy.h).
+  void SpotCheck(uint32_t device_id, PmDeviceSampler* sampler, const std::vector<uint8_t>& image, size_t samples);
   // One decode's samples to the sink: in their image, or (image null: decoded into the spare)
   // as spans only. An empty image goes back to the pool.
   void HandOver(uint32_t device_id, PmDeviceSampler* sampler, std::vector<uint8_t>* image,
@@ -271,6 +277,10 @@ class PmCollector final : public AchievedProfiler {
   std::atomic<uint64_t> samples_decoded_{0};
   std::atomic<uint64_t> samples_lost_{0};  // decoded into the spare image: writer behind
   std::atomic<uint64_t> new_code_signals_{0};
+  std::atomic<uint64_t> spot_checks_{0};
+  std::atomic<uint64_t> spot_checks_untold_{0};  // the CUPTI lock was busy or evaluation failed
+  std::atomic<uint64_t> idle_stops_{0};          // the policy's, for SessionMeta
+  std::atomic<int64_t> idle_sampled_ns_{0};      // likewise
   std::atomic<uint64_t> reports_{0};
   std::atomic<uint64_t> decode_ns_{0};
   std::atomic<int64_t> max_decode_ns_{0};

@@ -76,7 +76,39 @@ class CuptiPmEvaluator final : public PmEvaluator {
     }
   }
 
+  bool AnyActive(const std::vector<uint8_t>& image, const std::vector<uint32_t>& samples, bool* active) override {
+    // A short wait: the writer holds the lock for a whole image (about 1 ms), and a spot check
+    // missed costs nothing but a later stop.
+    std::unique_lock lock(PmCuptiMutex(), std::defer_lock);
+    if (!lock.try_lock_for(std::chrono::milliseconds(5))) return false;
+    const char* cycles[1] = {metrics_[cycles_]};
+    *active = false;
+    for (const uint32_t sample : samples) {
+      double value = -1;
+      std::string error;
+      // A subset CUPTI refuses: every configured metric at once, as in EvaluateOne.
+      if (!(subsets_evaluate_ && EvaluateMetrics(image, sample, cycles, 1, &value, &error)) &&
+          !EvaluateAll(image, sample, &value, &error)) {
+        return false;
+      }
+      if (value > 0) {
+        *active = true;
+        return true;
+      }
+    }
+    return true;
+  }
+
  private:
+  // PmCuptiMutex held. sm__cycles_active through every configured metric at once, for when CUPTI
+  // refuses subsets.
+  bool EvaluateAll(const std::vector<uint8_t>& image, size_t sample_index, double* cycles, std::string* error) {
+    double all[3] = {-1, -1, -1};
+    if (!EvaluateMetrics(image, sample_index, metrics_.data(), metrics_.size(), all, error)) return false;
+    *cycles = all[cycles_];
+    return true;
+  }
+
   // PmCuptiMutex held.
   bool EvaluateOne(const std::vector<uint8_t>& image, size_t sample_index, PmValues* out, std::string* error) {
     // The two occupancy metrics first, and the DRAM metric only for a sample in which an SM
@@ -121,7 +153,7 @@ class CuptiPmEvaluator final : public PmEvaluator {
   std::unique_ptr<ProfilerHost> host_;
   std::vector<const char*> metrics_;  // at most 3
   size_t cycles_ = 0, warps_ = 0, dram_ = 99;
-  bool subsets_evaluate_ = true;  // writer thread only
+  bool subsets_evaluate_ = true;  // PmCuptiMutex held
   bool lock_stuck_ = false;       // writer thread only: the last wait for the lock timed out
 };
 
