@@ -58,7 +58,8 @@ bool PmSamplingPolicy::StoppedForIdleness(uint32_t device_id, int64_t now_ns) co
 }
 
 bool PmSamplingPolicy::ProbePending(int64_t now_ns) const {
-  if (!IdleAllowanceSpent()) return false;
+  // `stopped` is only set with the allowance spent, and holds until the look (as in Wanted),
+  // even if GPU-busy time has grown the allowance since.
   for (const auto& [device, idle] : idle_) {
     if (idle.stopped && now_ns < idle.look_at_ns && Signalled(device, now_ns)) return true;
   }

@@ -263,7 +263,7 @@ def coverage_row(args):
             figures += 1
     # Tuning overhead (autotune trials, cache flushes, redzone checks) is reported apart from
     # the workload, and so is its share here: the coverage above is of the workload's GPU time.
-    tuning = [int(g.get("total_ns", 0)) for g in report.get("tuning", [])]
+    tuning_ns = sum(int(g.get("total_ns", 0)) for g in report.get("tuning", []))
     tuning_covered = sum(int(g.get("total_ns", 0)) for g in report.get("tuning", []) if g.get("achieved", {}).get("source"))
     keys = ("pm_sampling_ms", "pm_gpu_busy_ms", "pm_starts", "pm_pauses", "pm_samples_expected", "pm_samples_decoded",
             "pm_samples", "pm_samples_lost_busy", "pm_samples_lost_idle", "pm_samples_undecoded", "pm_late_kernel_records",
@@ -276,9 +276,8 @@ def coverage_row(args):
     except Exception as e:  # a trace that could not be read still gets its row
         meta = {"error": str(e)}
     facts = " ".join(f"{k.replace('pm_', '')}={meta.get(k, '-')}" for k in keys)
-    if sum(tuning):
-        facts = (f"tuning {sum(tuning) / 1e6:.1f} ms apart, {100.0 * tuning_covered / sum(tuning):.0f} % with achieved; "
-                 + facts)
+    if tuning_ns:
+        facts = f"tuning {tuning_ns / 1e6:.1f} ms apart, {100.0 * tuning_covered / tuning_ns:.0f} % with achieved; " + facts
     share = 100.0 * covered / total if total else 0.0
     print(f"| {args.label} | {meta.get('launch_count', '?')} launches | {args.wall_s} | {share:.1f} % | "
           f"{figures} of {configs} | {facts} |")

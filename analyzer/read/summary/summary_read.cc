@@ -5,7 +5,6 @@
 #include <google/protobuf/util/json_util.h>
 
 #include <cerrno>
-#include <climits>
 #include <cmath>
 #include <cstring>
 #include <fstream>

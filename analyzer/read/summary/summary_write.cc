@@ -4,16 +4,10 @@
 
 #include <google/protobuf/util/json_util.h>
 
-#include <cerrno>
-#include <climits>
-#include <cmath>
-#include <cstring>
-#include <fstream>
-#include <optional>
-#include <sstream>
+#include <algorithm>
+#include <cstdint>
+#include <string>
 #include <utility>
-
-#include "sqlite/sqlite_db.h"
 
 namespace occ {
 namespace {
