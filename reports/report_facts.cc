@@ -159,8 +159,11 @@ std::string PmSamplingText(const occtrace::InputFile& file) {
     out += ", on for " + FormatDuration(file.pm_sampling_ns()) + " of " + FormatDuration(file.pm_run_ns());
   }
   out += ": " + FormatCount(file.pm_samples()) + " samples (" + FormatCount(file.pm_clean_samples()) + " clean, " +
-         FormatCount(file.pm_mixed_samples()) + " mixed, " + FormatCount(file.pm_unattributed_samples()) +
-         " beside no traced launch";
+         FormatCount(file.pm_mixed_samples()) + " mixed, ";
+  if (file.pm_concurrent_samples() > 0) {
+    out += FormatCount(file.pm_concurrent_samples()) + " with kernels running at once (not used), ";
+  }
+  out += FormatCount(file.pm_unattributed_samples()) + " beside no traced launch";
   if (file.pm_long_samples() > 0) {
     out += ", " + FormatCount(file.pm_long_samples()) + " too long, not used";
   }
@@ -348,11 +351,25 @@ std::string PmErrorText(const occtrace::PmAchieved& pm) {
   return pm.standard_error() >= 0 ? " ± " + FormatFixed(pm.standard_error(), 1) : "";
 }
 
-// "50 clean samples" or "80 samples, 30 shared with other kernels": what a PM figure rests on.
+// "50 clean samples" or "80 samples, 30 shared with other kernels": what a PM figure rests on,
+// and what was left out of it: samples with other kernels running at once, and the shared ones
+// where the solve over them gave no figure.
 std::string PmSamplesText(const occtrace::PmAchieved& pm) {
-  if (!pm.from_mixed()) return FormatCount(pm.samples()) + " clean samples";
-  return FormatCount(pm.samples()) + " samples, " + FormatCount(pm.mixed_samples()) +
-         " shared with other kernels (least squares)";
+  std::string out = pm.from_mixed() ? FormatCount(pm.samples()) + " samples, " + FormatCount(pm.mixed_samples()) +
+                                          " shared with other kernels (least squares)"
+                                    : FormatCount(pm.samples()) + " clean samples";
+  const std::string& solve = pm.solve_status();
+  if (!solve.empty() && pm.mixed_samples() > 0) {
+    out += "; its " + FormatCount(pm.mixed_samples()) + " shared with other kernels left out: " +
+           (solve == "too_uncertain" && pm.solved_pct() >= 0
+                ? "with them the solve read " + FormatPct(pm.solved_pct()) + ", its error too large"
+            : solve == "not_separable" ? "they cannot tell it from the kernels beside it"
+                                       : "they do not add up");
+  }
+  if (pm.concurrent_samples() > 0) {
+    out += "; " + FormatCount(pm.concurrent_samples()) + " with other kernels running at once not used";
+  }
+  return out;
 }
 
 // PM's figure where replay gives the group's: "PM samples: 49.5% ± 0.3 over 50 clean samples",
@@ -365,6 +382,7 @@ std::string PmBesideText(const occtrace::PmAchieved& pm) {
                        : status == "not_separable" ? "not separable from the kernels beside it"
                        : status == "implausible"   ? "the samples do not add up"
                        : status == "no_samples"    ? "no sample while it ran"
+                       : status == "concurrent"    ? "other kernels always ran at the same time"
                                                    : status) +
            ")";
   }
@@ -376,7 +394,8 @@ std::string PmBesideText(const occtrace::PmAchieved& pm) {
 const std::string_view kPmTableLegend =
     "p = from PM samples (device-wide counters) in which only this kernel ran, m = from PM samples "
     "including ones shared with other kernels (least squares), else replay on measured launches; "
-    "n/e = PM error too large for a figure, n/s = PM samples cannot separate it from kernels beside it.";
+    "n/e = PM error too large for a figure, n/s = PM samples cannot separate it from kernels beside it, "
+    "n/c = other kernels always ran at the same time.";
 const std::string_view kPmWideTableLegend =
     "A figure marked PM comes from PM samples (device-wide counters), with its standard error and "
     "sample count; \"mixed\" counts the samples it shared with other kernels, whose counts the "
@@ -401,7 +420,7 @@ bool AnyPm(const occtrace::Report& report) {
 std::string AchievedNarrowCell(const occtrace::KernelGroup& group) {
   if (PmNoFigure(group)) {
     const std::string& status = group.achieved().pm().status();
-    return status == "too_uncertain" ? "n/e" : status == "not_separable" ? "n/s" : "–";
+    return status == "too_uncertain" ? "n/e" : status == "not_separable" ? "n/s" : status == "concurrent" ? "n/c" : "–";
   }
   if (!HasAchieved(group)) return "–";
   const double pct = group.achieved().mean_pct();
@@ -420,6 +439,7 @@ std::string AchievedWideCell(const occtrace::KernelGroup& group) {
     if (pm.status() == "not_separable") return "not separable (PM)";
     if (pm.status() == "implausible") return "samples do not add up (PM)";
     if (pm.status() == "no_samples") return "no PM sample";
+    if (pm.status() == "concurrent") return "always beside other kernels at once (PM)";
     return "–";
   }
   if (!HasAchieved(group)) return "–";

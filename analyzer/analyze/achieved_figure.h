@@ -1,11 +1,12 @@
 // The judge stage's achieved-occupancy figure for one group (judge.h calls it for every group,
 // judged or not): replay's per-launch measurements where the trace has them, else PM sampling's
 // least-squares figure (analyzer/read/pm_attribution.h) when its standard error is small
-// enough. Without a figure it always says why, in Achieved.not_measured_reason (and, for PM,
-// PmAchieved.status): PM sampling off, no sample while the kernel ran (sampling stopped, or its
-// samples lost), only in samples that do not separate it from another kernel, an error too
-// large, or a trace without achieved occupancy. Takes the group's rows and its input files'
-// facts; gives occtrace.Achieved except what needs the occupancy model (the gap to
+// enough, else the figure over the samples it had alone when theirs is. Without a figure it
+// always says why, in Achieved.not_measured_reason (and, for PM, PmAchieved.status): PM sampling
+// off, no sample while the kernel ran (sampling stopped, or its samples lost), only in samples
+// with other kernels at once, only in samples that do not separate it from another kernel, an
+// error too large, or a trace without achieved occupancy. Takes the group's rows and its input
+// files' facts; gives occtrace.Achieved except what needs the occupancy model (the gap to
 // theoretical, judge.cc).
 #pragma once
 

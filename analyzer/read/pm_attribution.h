@@ -12,15 +12,20 @@
 // CUDA-graph node or context) have one set of rates: the reader maps them to one unit, whose
 // sums go to the first of them. A sample is then counted once per unit, never once per row.
 //
-// Every sample is used (pm_rates.h has the model and the solve): a sample's counters add over the
-// units inside it, each weighted by its time there (plus a fixed ramp-up and tail per launch), so
-// per-unit rates follow by non-negative least squares over all samples of a device; achieved
-// occupancy = a unit's estimated warps ÷ (its estimated active cycles × max warps per SM).
-// Samples are still told apart, for the counts and for the figures kept beside the solved one:
+// Every sample in which the model holds is used (pm_rates.h has the model and the solve): a
+// sample's counters add over the units inside it, one after another, each weighted by its time
+// there (plus a fixed ramp-up and tail per launch), so per-unit rates follow by non-negative
+// least squares over those samples of a device; achieved occupancy = a unit's estimated warps ÷
+// (its estimated active cycles × max warps per SM). Samples are told apart, for which are used,
+// for the counts and for the figures kept beside the solved one:
 //   clean     one unit's launches alone in the sample: inside one launch, at its edge (idle time
 //             beside its start or end: sm__cycles_active counts only cycles in which an SM had
 //             a warp), several of its launches in sequence, or overlapping each other;
-//   mixed     launches of two units or more;
+//   mixed     launches of two units or more, one after another;
+//   concurrent  launches of two units or more running at the same time (concurrent streams):
+//             not used. Device-wide counters do not add over kernels that share SMs at once
+//             (sm__cycles_active counts an SM's cycle once, whoever holds it), so the model does
+//             not hold there; such a unit's figure comes from its other samples, or it has none;
 //   unattributed  no traced launch (another process, work the trace did not time): not used.
 // A unit that only ever ran alone gets exactly the clean-sample figure Σ warpsActive ÷
 // (Σ smCyclesActive × max warps per SM), the ratio Nsight Compute takes over a launch's run.
@@ -112,11 +117,12 @@ enum class PmFit {
   kNoCounts,       // the solve leaves it no warps or no cycles: its samples do not add up
   kNotSolved,      // the solve did not settle
   kUnknownDevice,  // its device has no known max warps per SM
+  kConcurrent,     // only in samples where other kernels ran at the same time: not used
   kNoSamples,      // no accepted sample while it ran
   kNone,           // the trace has no PM samples
 };
 
-// "solved", "not_separable", "no_counts", "not_solved", "unknown_device", "no_samples", "" (kNone): the names
+// "solved", "not_separable", "no_counts", "not_solved", "unknown_device", "concurrent", "no_samples", "" (kNone): the names
 // summaries store; PmFitFromName gives kNone for a name it does not know.
 const char* PmFitName(PmFit fit);
 PmFit PmFitFromName(std::string_view name);
@@ -126,7 +132,8 @@ struct PmSums {
   int64_t clean = 0;            // samples it ran alone in: inside + sequence + edge or overlapping
   int64_t inside = 0;
   int64_t sequence = 0;
-  int64_t mixed = 0;            // samples it shared with other units
+  int64_t mixed = 0;            // samples it shared with other units, one after another
+  int64_t concurrent = 0;       // samples where other units ran at the same time: not used
   PmFit fit = PmFit::kNone;
   // The kernel (name and shape) whose time over the samples is most like its own: what it is
   // not separable from; empty when it shared no sample.
@@ -151,6 +158,7 @@ struct PmCounts {
   int64_t samples = 0;          // rows read
   int64_t clean = 0;
   int64_t mixed = 0;
+  int64_t concurrent = 0;       // units running at the same time: not used
   int64_t unattributed = 0;
   int64_t bad = 0;              // end <= start, negative or non-finite counters, or above 100 %
   int64_t long_samples = 0;     // longer than kMaxPmSampleIntervals intervals: rejected
@@ -192,6 +200,7 @@ class PmSweep {
     int64_t id;
   };
   void AddClean(int64_t start, int64_t end, double capacity, double warps_active, double dram_pct);
+  bool UnitsRanAtOnce(int64_t start, int64_t end) const;
 
   std::vector<PmSums> sums_;
   std::vector<int32_t> partners_;

@@ -10,7 +10,9 @@
 //     warpsActive_j    = Σ_u ( t_ju·a_u + s_ju·α_u + e_ju·β_u )
 //     smCyclesActive_j = Σ_u ( t_ju·a'_u + s_ju·α'_u + e_ju·β'_u )
 // where t_ju is the time unit u's launches spent in sample j (two at once count twice), and s_ju,
-// e_ju how many of them started and ended in it. Idle time adds nothing to either counter
+// e_ju how many of them started and ended in it. Launches of different units running at the same
+// time break the sum (an SM's active cycle counts once, whoever holds it): the sweep keeps such
+// samples out (pm_attribution.h). Idle time adds nothing to either counter
 // (sm__cycles_active counts only cycles in which an SM held a warp), so it needs no term.
 // Why the ramp and tail terms: with rates alone, a launch's edges (where its rates are lower)
 // fall in samples shared with its neighbours, and the fit, which weighs a sample by the unit's

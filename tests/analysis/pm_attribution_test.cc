@@ -93,6 +93,16 @@ occtrace::Report Report(const ScratchDir& dir, const Rows& rows, const std::stri
   return report.ok() ? *report : occtrace::Report();
 }
 
+// The text printer wraps lines: its output with every run of spaces and line breaks as one space.
+std::string Unwrapped(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    const bool space = c == ' ' || c == '\n';
+    if (!space || (!out.empty() && out.back() != ' ')) out += space ? ' ' : c;
+  }
+  return out;
+}
+
 const occtrace::KernelGroup* Group(const occtrace::Report& report, int grid_x) {
   for (const auto& g : report.groups()) {
     if (g.grid_x() == grid_x) return &g;
@@ -165,39 +175,75 @@ TEST(PmAttribution, OneKernelAloneUsesInsideAndEdgeSamples) {
   EXPECT_EQ(file.pm_samples_undecoded(), -1);
 }
 
-// A [100 us, 1100 us) on stream 7 at 50 % over 2e6 cycles per sample, and B [500 us, 700 us) on
-// stream 8 beside it on other SMs at 25 % over 1e6 cycles. 50 samples of 20 us from 100 us; the 10
-// from 500 us to 680 us hold both: 3e6 cycles and 0.5 × 64 × 2e6 + 0.25 × 64 × 1e6 = 80e6 warps.
-// The clean-sample rule gave B nothing; the solve splits the 10 mixed samples: A 50 % from all 50,
-// B 25 % from its 10, both exactly (every sample fits).
-TEST(PmAttribution, SamplesSharedByTwoStreamsAreSplitBetweenThem) {
+// A [100 us, 1100 us) on stream 7 at 50 % over 2e6 cycles per sample; B [500 us, 700 us) on
+// stream 8 beside it, on A's SMs, and B again [1200 us, 1400 us) alone at 25 % over 1e6 cycles;
+// S [300 us, 400 us) on stream 9, beside A only. 20 us samples from 100 us to 1100 us and from
+// 1200 us to 1400 us. The 10 from 500 us hold A and B at once: an SM holding warps of both counts
+// its cycle once, so 2e6 cycles (not 3e6) and 64e6 + 16e6 = 80e6 warps; the 5 from 300 us hold A
+// and S: 2e6 cycles, 64e6 + 8e6 warps. Counters do not add over kernels running at once, so
+// those samples are counted and left out (a solve over them put A at 52.3 % and S at 136 %):
+// A 50 % from its 35 clean samples and B 25 % from its 10, both exactly; S, only ever beside A,
+// has no figure and says why.
+TEST(PmAttribution, SamplesWhereKernelsRanAtOnceAreCountedNotUsed) {
   ScratchDir dir;
   Rows rows;
   rows.Launch(kA, 100'000, 1'000'000, 7);
+  rows.Launch(kS, 300'000, 100'000, 9);
   rows.Launch(kB, 500'000, 200'000, 8);
+  rows.Launch(kB, 1'200'000, 200'000, 8);
   for (int i = 0; i < 50; ++i) {
     const int64_t start = 100'000 + 20'000 * i;
     const bool beside_b = start >= 500'000 && start < 700'000;
-    rows.Sample(start, start + 20'000, beside_b ? 3e6 : 2e6, beside_b ? 80e6 : 64e6);
+    const bool beside_s = start >= 300'000 && start < 400'000;
+    rows.Sample(start, start + 20'000, 2e6, beside_b ? 80e6 : beside_s ? 72e6 : 64e6);
   }
+  for (int i = 0; i < 10; ++i) rows.Sample(1'200'000 + 20'000 * i, 1'220'000 + 20'000 * i, 1e6, 16e6);
   occtrace::Report report = Report(dir, rows);
   const occtrace::KernelGroup* a = Group(report, 264);
   const occtrace::KernelGroup* b = Group(report, 132);
+  const occtrace::KernelGroup* s = Group(report, 66);
   ASSERT_NE(a, nullptr);
   ASSERT_NE(b, nullptr);
-  EXPECT_EQ(a->achieved().pm().clean_samples(), 40);
-  EXPECT_EQ(a->achieved().pm().mixed_samples(), 10);
-  EXPECT_EQ(a->achieved().pm().samples(), 50);
-  EXPECT_TRUE(a->achieved().pm().from_mixed());
-  EXPECT_NEAR(a->achieved().pm().achieved_pct(), 50.0, 1e-6);
-  EXPECT_EQ(b->achieved().pm().clean_samples(), 0);
-  EXPECT_EQ(b->achieved().pm().mixed_samples(), 10);
-  EXPECT_EQ(b->achieved().source(), "pm");
-  EXPECT_EQ(b->achieved().samples(), 10);
-  EXPECT_NEAR(b->achieved().pm().achieved_pct(), 25.0, 1e-6);
-  EXPECT_EQ(b->achieved().pm().clean_pct(), -1);
-  EXPECT_EQ(report.files(0).pm_mixed_samples(), 10);
-  EXPECT_EQ(report.files(0).pm_clean_samples(), 40);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(a->achieved().pm().clean_samples(), 35);
+  EXPECT_EQ(a->achieved().pm().mixed_samples(), 0);
+  EXPECT_EQ(a->achieved().pm().concurrent_samples(), 15);
+  EXPECT_EQ(a->achieved().pm().samples(), 35);
+  EXPECT_NEAR(a->achieved().pm().achieved_pct(), 50.0, 1e-9);
+  EXPECT_EQ(b->achieved().pm().clean_samples(), 10);
+  EXPECT_EQ(b->achieved().pm().concurrent_samples(), 10);
+  EXPECT_NEAR(b->achieved().pm().achieved_pct(), 25.0, 1e-9);
+  EXPECT_EQ(s->achieved().pm().status(), "concurrent");
+  EXPECT_EQ(s->achieved().pm().concurrent_samples(), 5);
+  EXPECT_EQ(s->achieved().source(), "");
+  EXPECT_EQ(s->achieved().not_measured_reason(),
+            "PM samples: in each of its 5 samples other kernels ran at the same time (concurrent streams), and "
+            "device-wide counters cannot be split between kernels that share the GPU at once; Nsight Compute "
+            "measures it alone");
+  EXPECT_EQ(report.files(0).pm_concurrent_samples(), 15);
+  EXPECT_EQ(report.files(0).pm_mixed_samples(), 0);
+  EXPECT_EQ(report.files(0).pm_clean_samples(), 45);
+  auto text = RunCli({dir.Path("pm.db"), "--top", "0"});
+  ASSERT_EQ(text.code, 0) << text.err;
+  const std::string unwrapped = Unwrapped(text.out);
+  // A summary keeps what was left out, and why S has no figure.
+  auto summarize = RunCli({"summarize", dir.Path("pm.db"), "-o", dir.Path("pm.s.json")});
+  ASSERT_EQ(summarize.code, 0) << summarize.err;
+  ReportOptions from_summary;
+  from_summary.inputs = {dir.Path("pm.s.json")};
+  auto summarized = BuildReport(from_summary);
+  ASSERT_TRUE(summarized.ok()) << summarized.status().message();
+  const occtrace::KernelGroup* s_again = Group(*summarized, 66);
+  ASSERT_NE(s_again, nullptr);
+  EXPECT_EQ(s_again->achieved().pm().status(), "concurrent");
+  EXPECT_EQ(s_again->achieved().pm().concurrent_samples(), 5);
+  EXPECT_EQ(summarized->files(0).pm_concurrent_samples(), 15);
+  for (const std::string& want : {std::string("60 samples (45 clean, 0 mixed, 15 with kernels running at once (not "
+                                             "used), 0 beside no traced launch)"),
+                                 std::string("n/c = other kernels always ran at the same time"),
+                                 std::string("15 with other kernels running at once not used")}) {
+    EXPECT_NE(unwrapped.find(want), std::string::npos) << "lacks '" << want << "':\n" << text.out;
+  }
 }
 
 // S: 30 launches of 5 us, one every 40 us from 1007 us; the collector drops idle samples, so the
@@ -704,6 +750,47 @@ TEST(PmAttribution, AnInseparablePairIsReportedAsSuch) {
   auto markdown = RunCli({path, "--top", "0", "--format", "markdown"});
   ASSERT_EQ(markdown.code, 0) << markdown.err;
   EXPECT_NE(markdown.out.find("not separable (PM)"), std::string::npos) << markdown.out;
+}
+
+// Every 40 us: A's launch of 24, 28 or 32 us in turn, then B's of 5 us at once. The first 20 us
+// sample is inside A (2e6 cycles, 64e6 warps: 50 %); the second holds A's last 4-12 us and B,
+// and its counters swing from sample to sample (B's rate differs with what ran before it):
+// 0.6e6 / 1.6e6 cycles, 10e6 / 60e6 warps in turn. The solve over all 24 samples cannot pin A
+// down (too uncertain), but A's 12 samples alone agree exactly: 12 × 64e6 ÷ (12 × 2e6 × 64) =
+// 50 %, standard error 0. That is its figure, and the report says why the shared samples were
+// left out. B, never alone, has none.
+TEST(PmAttribution, TheSamplesAKernelHadAloneGiveItsFigureWhereTheSolveGivesNone) {
+  ScratchDir dir;
+  Rows rows;
+  for (int k = 0; k < 12; ++k) {
+    const int64_t p = 1'000'000 + 40'000 * k;
+    const int64_t a_in_mixed = 4'000 + 4'000 * (k % 3);
+    rows.Launch(kA, p, 20'000 + a_in_mixed);
+    rows.Launch(kB, p + 20'000 + a_in_mixed, 5'000);
+    rows.Sample(p, p + 20'000, 2e6, 64e6);
+    rows.Sample(p + 20'000, p + 40'000, k % 2 == 0 ? 0.6e6 : 1.6e6, k % 2 == 0 ? 10e6 : 60e6);
+  }
+  occtrace::Report report = Report(dir, rows);
+  const occtrace::KernelGroup* a = Group(report, 264);
+  ASSERT_NE(a, nullptr);
+  const occtrace::PmAchieved& pm = a->achieved().pm();
+  EXPECT_EQ(pm.status(), "measured");
+  EXPECT_EQ(pm.solve_status(), "too_uncertain");
+  EXPECT_EQ(a->achieved().source(), "pm");
+  EXPECT_NEAR(pm.achieved_pct(), 50.0, 1e-9);
+  EXPECT_NEAR(pm.standard_error(), 0.0, 1e-9);
+  EXPECT_EQ(pm.samples(), 12);
+  EXPECT_EQ(pm.mixed_samples(), 12);
+  EXPECT_FALSE(pm.from_mixed());
+  const occtrace::KernelGroup* b = Group(report, 132);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->achieved().source(), "");
+  auto text = RunCli({dir.Path("pm.db"), "--top", "0"});
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(Unwrapped(text.out).find("50.0% ± 0.0 (PM samples: 12 clean samples; its 12 shared with other kernels "
+                                     "left out: with them the solve read 50.0%, its error too large)"),
+            std::string::npos)
+      << text.out;
 }
 
 // One configuration recorded as two OCC_KERNEL_CONFIG rows (A, and A6: node 3 of CUDA graph 7), a

@@ -1,15 +1,15 @@
 // PM attribution from every sample (analyzer/read/pm_rates.h through PmSweep,
 // analyzer/read/pm_attribution.h) on synthetic sample streams with known per-configuration truth:
 // two kernels alternating inside every window, kernels shorter than the interval in random
-// order, concurrent streams (a configuration beside itself too), jittered phases, an
-// inseparable pair, a kernel that always starts as another ends, and a configuration that only
-// ran alone.
+// order, concurrent streams (their shared samples left out; a configuration beside itself
+// solved), jittered phases, an inseparable pair, a kernel that always starts as another ends, and
+// a configuration that only ran alone.
 //
 // The simulated GPU: each launch runs its configuration's body rates (active SM cycles per ns,
 // and warps per active cycle = occupancy × 64) with its own jitter, and in its first and last
 // microsecond (ramp-up and tail) at half the cycles and 70 % of the occupancy. A sample's
 // counters are the integrals of every launch's rates over the sample, so they add over the
-// launches inside it, as the hardware's do (for kernels on disjoint SMs). The truth a figure is
+// launches inside it, as the hardware's do for kernels one after another. The truth a figure is
 // held to is each configuration's whole-launch occupancy, Σ warps ÷ (Σ cycles × 64) integrated
 // over all its launches here, independently of the solver: the figure Nsight Compute takes over
 // a launch's run.
@@ -181,8 +181,11 @@ TEST(PmRates, KernelsShorterThanTheIntervalInRandomOrderAreEachSolved) {
 
 // Stream 1 runs A (40-60 us) back to back; stream 2 runs B (10 us) and C (15 us) at random times,
 // and now and then another A, overlapping stream 1's: samples hold two kernels at once, and A
-// beside itself (its time there counts twice).
-TEST(PmRates, ConcurrentStreamsAndAConfigurationBesideItselfAreSolved) {
+// beside itself (its time there counts twice). Samples with two configurations at once are left
+// out (on a GPU their cycles do not add: pm_attribution.h), even here where the simulated ones
+// do: A is solved from the rest, beside itself included; B and C, which only ran beside A, get
+// no figure and say why.
+TEST(PmRates, ConcurrentStreamsLeaveTheirSharedSamplesOutAndAConfigurationBesideItselfIsSolved) {
   const std::vector<Truth> truths = {{115.8, 0.50}, {57.9, 0.20}, {57.9, 0.80}};
   std::mt19937_64 rng(3);
   std::uniform_int_distribution<int64_t> a_len(40'000, 60'000), start(0, 2'000'000);
@@ -203,11 +206,14 @@ TEST(PmRates, ConcurrentStreamsAndAConfigurationBesideItselfAreSolved) {
   }
   ASSERT_GT(concurrent_a, 5);
   const Result r = Simulate(truths, launches);
-  for (size_t u = 0; u < truths.size(); ++u) ExpectMatchesTruth(r, u);
-  // B and C never ran alone.
-  EXPECT_EQ(r.sums[1].clean, 0);
-  EXPECT_EQ(r.sums[2].clean, 0);
-  EXPECT_GT(r.sums[1].solved.mixed, 30);
+  ExpectMatchesTruth(r, 0);
+  EXPECT_GT(r.counts.concurrent, 30);
+  for (const size_t u : {size_t{1}, size_t{2}}) {
+    EXPECT_EQ(r.sums[u].clean, 0) << "unit " << u;
+    EXPECT_EQ(r.sums[u].mixed, 0) << "unit " << u;
+    EXPECT_GT(r.sums[u].concurrent, 15) << "unit " << u;
+    EXPECT_EQ(r.sums[u].fit, PmFit::kConcurrent) << "unit " << u;
+  }
 }
 
 // A and B always run the same way in every sample: A [s + 1, s + 9) us and B [s + 10, s + 18) us
@@ -289,24 +295,24 @@ TEST(PmRates, AConfigurationThatOnlyRanAloneGetsTheCleanSampleRatioAndItsError) 
   EXPECT_FALSE(s.solved.Shown());
 }
 
-// Rates are never negative. A runs through 30 samples (its ends outside them): 20 alone at 1e6
-// cycles and 32e6 warps (50 %), then, after a gap in the samples in which B started, 10 beside B
-// at 1.5e6 cycles but only 31e6 warps: B would need negative warps. With B's warps rate held at
-// zero, A's is the weighted mean over all 30 (weights 1 / busy time: 1/20000 alone, 1/40000 beside
-// B), Σ w t W ÷ Σ w t² = (20 × 32e6 + 10 × ½ × 31e6) ÷ (20 × 20000 + 10 × 10000) = 1590 warps per
-// ns; its cycles rate is 50 per ns (B's 25): 1590 ÷ (50 × 64) = 49.6875 %. Unconstrained, A would
-// read 50 % and B −50 warps per ns. B, left no warps, gets no figure.
+// Rates are never negative. A is in 30 samples of 20 us (its ends outside them): 20 alone at 1e6
+// cycles and 32e6 warps (50 %), then 10 that it shares half and half with B, one after the other,
+// at 1.5e6 cycles but only 15e6 warps, less than A's 10 us alone would give (16e6): B would need
+// negative warps. With B's warps rate held at zero, A's is the weighted mean over all 30 (every
+// sample 20 us busy, so equal weights), Σ t W ÷ Σ t² = (20 × 20000 × 32e6 + 10 × 10000 × 15e6) ÷
+// (20 × 20000² + 10 × 10000²) = 14.3e12 ÷ 9e9 = 1588.89 warps per ns; its cycles rate is 50 per
+// ns (B's 100, both exact): 1588.89 ÷ (50 × 64) = 49.6528 %. Unconstrained, A would read 50 %
+// and B −100 warps per ns. B, left no warps, gets no figure.
 TEST(PmRates, NoRateIsNegative) {
-  PmSweep sweep(2, kInterval);
-  sweep.BeginDevice(kMaxWarps);
-  sweep.AddLaunch(50'000, 10'000'000, 0);
-  for (int i = 0; i < 20; ++i) sweep.AddSample(100'000 + kInterval * i, 120'000 + kInterval * i, 1e6, 32e6, -1);
-  sweep.AddLaunch(550'000, 5'000'000, 1);
-  for (int i = 0; i < 10; ++i) sweep.AddSample(600'000 + kInterval * i, 620'000 + kInterval * i, 1.5e6, 31e6, -1);
-  sweep.Finish();
-  ASSERT_EQ(sweep.sums()[0].fit, PmFit::kSolved);
-  EXPECT_NEAR(sweep.sums()[0].solved.Pct(), 49.6875, 1e-9);
-  EXPECT_EQ(sweep.sums()[1].fit, PmFit::kNoCounts);
+  PmRateSolver solver(2);
+  const PmTerm alone[] = {{0, 20'000, 0, 0}};
+  const PmTerm shared[] = {{0, 10'000, 0, 0}, {1, 10'000, 0, 0}};
+  for (int i = 0; i < 20; ++i) solver.AddSample(32e6, 1e6, alone);
+  for (int i = 0; i < 10; ++i) solver.AddSample(15e6, 1.5e6, shared);
+  const std::vector<PmRates> rates = solver.Solve();
+  ASSERT_EQ(rates[0].status, PmRates::Status::kSolved);
+  EXPECT_NEAR(100 * rates[0].warps / (rates[0].cycles * kMaxWarps), 100 * (14.3e12 / 9e9) / (50 * 64), 1e-9);
+  EXPECT_EQ(rates[1].status, PmRates::Status::kNoCounts);
 }
 
 // The error is honest: over 40 independent runs of the alternating pair (new durations, gaps,

@@ -244,6 +244,7 @@ def coverage(args):
                           "pm_samples": sum(int(f.get("pm_samples", 0)) for f in files),
                           "pm_clean_samples": sum(int(f.get("pm_clean_samples", 0)) for f in files),
                           "pm_mixed_samples": sum(int(f.get("pm_mixed_samples", 0)) for f in files),
+                          "pm_concurrent_samples": sum(int(f.get("pm_concurrent_samples", 0)) for f in files),
                           "pm_unattributed_samples": sum(int(f.get("pm_unattributed_samples", 0)) for f in files),
                           "pm_overflows": sum(int(f.get("pm_overflows", 0)) for f in files)}))
     return 0

@@ -691,6 +691,7 @@ Status OcctraceReader::AttributePm(const ConfigIndex& index, std::vector<ConfigS
   if (n.samples > 0) info_.set_pm_samples(n.samples);
   info_.set_pm_clean_samples(n.clean);
   info_.set_pm_mixed_samples(n.mixed);
+  info_.set_pm_concurrent_samples(n.concurrent);
   info_.set_pm_unattributed_samples(n.unattributed);
   info_.set_pm_bad_samples(n.bad);
   info_.set_pm_long_samples(n.long_samples);

@@ -56,6 +56,7 @@ PmSums ReadPmTotals(const occtrace::PmTotals& pm) {
   s.inside = pm.inside();
   s.sequence = pm.sequence();
   s.mixed = pm.mixed();
+  s.concurrent = pm.concurrent();
   s.dram_pct_ns = pm.dram_pct_ns();
   s.dram_ns = pm.dram_ns();
   s.dram_samples = pm.dram_samples();
@@ -91,7 +92,7 @@ class Checker {
 
 void CheckPmTotals(const occtrace::PmTotals& pm, const std::string& where, Checker* check) {
   const occtrace::PmSolvedTotals& solved = pm.solved();
-  for (int64_t n : {pm.clean(), pm.inside(), pm.sequence(), pm.mixed(), pm.dram_samples(), solved.samples(),
+  for (int64_t n : {pm.clean(), pm.inside(), pm.sequence(), pm.mixed(), pm.concurrent(), pm.dram_samples(), solved.samples(),
                     solved.mixed(), pm.clean_sums().samples(), pm.inside_sums().samples()}) {
     check->NonNegative(n, where + ".pm counts");
   }

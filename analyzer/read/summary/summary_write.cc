@@ -44,6 +44,7 @@ void WritePmTotals(const PmSums& pm, occtrace::PmTotals* out) {
   out->set_inside(pm.inside);
   out->set_sequence(pm.sequence);
   out->set_mixed(pm.mixed);
+  out->set_concurrent(pm.concurrent);
   out->set_dram_pct_ns(pm.dram_pct_ns);
   out->set_dram_ns(pm.dram_ns);
   out->set_dram_samples(pm.dram_samples);
