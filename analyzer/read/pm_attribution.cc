@@ -208,11 +208,11 @@ void PmSweep::AddSample(int64_t start, int64_t end, double sm_cycles_active, dou
 }
 
 // Whether launches of two different units overlap in time inside [start, end). overlapping_ is
-// sorted by unit, then start.
-// Any overlap counts, however short: XLA's kernels on Hopper start theirs 0.1-2 us before the
-// previous one ends (programmatic dependent launch), and keeping samples with up to 5-25 % of
-// their time shared gained 1-5 points of JAX's coverage but lost 1-3 figures within 3 points of
-// ncu on the H200 traces of 2026-11-29.
+// sorted by unit, then start. Any overlap counts, however short. XLA's kernels on Hopper start
+// 0.1-2 us before the previous one ends (programmatic dependent launch); keeping samples with up
+// to 5-25 % of their time shared gave JAX 1-9 points more coverage, still short of 95 %, took up
+// to 3 points from others, and left agreement with ncu where it was (H200 traces of 2026-11-29,
+// bench/results/2026-11-29-pm-concurrent): no threshold to tune is the simpler rule.
 bool PmSweep::UnitsRanAtOnce(int64_t start, int64_t end) const {
   for (size_t i = 0; i < overlapping_.size(); ++i) {
     for (size_t j = i + 1; j < overlapping_.size(); ++j) {
